@@ -1,0 +1,44 @@
+// Local health checks: the compose healthcheck's URL path polled on the instance's loopback port,
+// or a TCP connect when the healthcheck names no URL.
+import net from 'node:net';
+import http from 'node:http';
+
+function tcpOpen(port, timeoutMs) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (ok) => { socket.destroy(); resolve(ok); };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function httpOk(port, path, timeoutMs) {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, timeout: timeoutMs, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode >= 200 && res.statusCode < 300);
+    });
+    req.once('timeout', () => { req.destroy(); resolve(false); });
+    req.once('error', () => resolve(false));
+  });
+}
+
+export function checkOnce(port, healthcheck) {
+  const timeout = Math.min(healthcheck.timeoutMs, 5000);
+  return healthcheck.kind === 'http' ? httpOk(port, healthcheck.path, timeout) : tcpOpen(port, timeout);
+}
+
+// Waits until the instance is healthy. `exited()` returns an exit description once the process
+// has died, so a crash fails at once instead of after the whole budget.
+export async function waitHealthy({ port, healthcheck, exited, label }) {
+  const budget = Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
+  const deadline = Date.now() + budget;
+  while (Date.now() < deadline) {
+    const gone = exited();
+    if (gone) throw new Error(`${label} exited before it was healthy (${gone})`);
+    if (await checkOnce(port, healthcheck)) return;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${label} was not healthy within ${Math.round(budget / 1000)} s (${healthcheck.kind === 'http' ? `GET ${healthcheck.path}` : 'TCP'} on port ${port})`);
+}

@@ -1,0 +1,76 @@
+// Starting and stopping instance processes. Each instance leads its own process group (like a
+// container), so a kill reaches its children too (nginx workers, cluster workers).
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+
+// Joins the cgroups before exec, so the program never runs a moment outside its quota.
+const JOIN_CGROUPS = 'for f in $LAB_CGROUP_PROCS; do echo $$ > "$f" || exit 97; done; exec "$@"';
+
+export function spawnInstance({ command, args, cwd, env, logFile, cgroupProcs = [] }) {
+  const out = fs.openSync(logFile, 'a');
+  const [file, argv] = cgroupProcs.length
+    ? ['/bin/sh', ['-c', JOIN_CGROUPS, 'sh', command, ...args]]
+    : [command, args];
+  const child = spawn(file, argv, {
+    cwd,
+    env: { ...env, LAB_CGROUP_PROCS: cgroupProcs.join(' ') },
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  child.unref();
+  let exit;
+  child.once('exit', (code, sig) => { exit = sig ? `killed by ${sig}` : `exit code ${code}`; });
+  child.once('error', (err) => { exit = `could not start ${command}: ${err.message}`; });
+  return { child, pid: child.pid, exited: () => exit };
+}
+
+export function isAlive(pid) {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // A zombie still answers kill(0); it is dead for our purposes.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export function groupAlive(pgid) {
+  try { process.kill(-pgid, 0); return true; } catch { return false; }
+}
+
+export function sendSignal(pid, signal, { group = false } = {}) {
+  try { process.kill(group ? -pid : pid, signal); return true; } catch { return false; }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitGone(pid, ms) {
+  const deadline = Date.now() + ms;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+// The compose stop sequence: stop signal, `stop_grace_period`, then SIGKILL — for the whole group.
+export async function stopInstance(pid, { signal = 'SIGTERM', graceMs = 10_000 } = {}) {
+  if (isAlive(pid)) {
+    sendSignal(pid, signal);
+    if (!(await waitGone(pid, graceMs))) sendSignal(pid, 'SIGKILL', { group: true });
+    await waitGone(pid, 5000);
+  }
+  // Whatever the leader left behind in its group.
+  if (groupAlive(pid)) {
+    sendSignal(pid, 'SIGTERM', { group: true });
+    await sleep(200);
+    sendSignal(pid, 'SIGKILL', { group: true });
+  }
+}
