@@ -6,9 +6,9 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { REPO_ROOT } from '../runner/compose.js';
 
-const results = path.join(REPO_ROOT, '.run', 'test-results');
-fs.rmSync(results, { recursive: true, force: true });
-fs.mkdirSync(results, { recursive: true });
+// A folder of this run's own, so two `make test` runs never read each other's reports.
+fs.mkdirSync(path.join(REPO_ROOT, '.run'), { recursive: true });
+const results = fs.mkdtempSync(path.join(REPO_ROOT, '.run', 'test-results-'));
 
 const nodeSuite = (name, dir) => ({
   name,

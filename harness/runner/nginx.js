@@ -5,6 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
 const SYSTEM_NGINX_DIR = '/etc/nginx';
+const NOBODY = 65534;
 
 export function nginxBinary() {
   if (process.env.NGINX_BIN) {
@@ -76,8 +77,13 @@ export function renderNginx({ svc, runDir, upstreamPorts, listenPorts }) {
   fs.rmSync(root, { recursive: true, force: true });
   fs.mkdirSync(path.join(root, 'conf.d'), { recursive: true });
   fs.mkdirSync(path.join(runDir, 'logs'), { recursive: true });
+  // Run as root, nginx's workers switch to `nobody`: they must reach and write the temp folders
+  // (request bodies over 16 kB are buffered there).
+  fs.chmodSync(runDir, 0o755);
   for (const kind of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
-    fs.mkdirSync(path.join(runDir, 'nginx-tmp', kind), { recursive: true });
+    const dir = path.join(runDir, 'nginx-tmp', kind);
+    fs.mkdirSync(dir, { recursive: true });
+    if (process.getuid?.() === 0) fs.chownSync(dir, NOBODY, NOBODY);
   }
   // The container's /etc/nginx: Debian's defaults (mime.types...) overlaid with the compose mounts.
   if (fs.existsSync(path.join(SYSTEM_NGINX_DIR, 'mime.types'))) {

@@ -17,6 +17,10 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
     const direct = await getJson(state.services.app.instances[0].url);
     assert.equal(direct.body.greeting, 'from-env', 'compose environment reaches the process');
     assert.equal(direct.body.instance, 'echo-app-1');
+    // nginx buffers bodies over 16 kB in its temp folder, which its workers must be able to write.
+    const posted = await fetch(state.url, { method: 'POST', body: 'x'.repeat(100_000), signal: AbortSignal.timeout(5000) });
+    assert.equal(posted.status, 200);
+    assert.equal((await posted.json()).received, 100_000);
     const cgroups = state.services.app.instances[0].cgroup;
     if (state.cpuLimits.enforced) {
       assert.ok(fs.readFileSync(path.join(cgroups[0], 'cgroup.procs'), 'utf8').includes(String(direct.body.pid)));

@@ -1,0 +1,101 @@
+// The request handler: routing, input checks and the endpoints. No framework: node:http only.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BadRequest, parseQuery } from './params.js';
+import { estimatePi } from './pi.js';
+import { discardBody, hasBody } from './body.js';
+
+const METHODS = new Set(['GET', 'HEAD']);
+
+export function sendJson(res, status, body, headers = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function createApp(config) {
+  const state = { hits: 0, draining: false };
+  const who = () => ({ instance: config.instance, pid: process.pid });
+
+  const routes = {
+    '/': {
+      params: {},
+      async run() {
+        const hits = ++state.hits;
+        if (config.homeDelayMs > 0) await sleep(config.homeDelayMs);
+        return [200, { ...who(), hits }];
+      },
+    },
+    '/pi': {
+      params: { samples: { min: 1, max: config.piMaxSamples, default: config.piDefaultSamples } },
+      async run({ samples }) {
+        return [200, { ...who(), samples, pi: estimatePi(samples) }];
+      },
+    },
+    '/delay': {
+      params: { ms: { min: 0, max: config.delayMaxMs, default: 0 } },
+      async run({ ms }) {
+        // A timer, not a busy wait: the event loop keeps serving other requests meanwhile.
+        if (ms > 0) await sleep(ms);
+        return [200, { ...who(), ms }];
+      },
+    },
+    '/health': {
+      params: {},
+      async run() {
+        return [200, { status: 'ok', ...who() }];
+      },
+    },
+    '/ready': {
+      params: {},
+      async run() {
+        return state.draining ? [503, { ready: false, reason: 'draining', ...who() }] : [200, { ready: true, ...who() }];
+      },
+    },
+  };
+
+  async function handle(req, res) {
+    // No endpoint takes a body; one that can't be read and dropped whole closes the connection.
+    const withBody = hasBody(req);
+    const bodyRead = withBody ? await discardBody(req, config.bodyDiscardMaxBytes) : true;
+    // While draining, every answer closes its connection so the proxy stops reusing it.
+    const headers = state.draining || !bodyRead ? { Connection: 'close' } : {};
+    if (!req.url.startsWith('/')) {
+      return sendJson(res, 400, { error: 'request target must be a path starting with /' }, headers);
+    }
+    const at = req.url.indexOf('?');
+    const path = at < 0 ? req.url : req.url.slice(0, at);
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (!route) return sendJson(res, 404, { error: 'not found', paths: Object.keys(routes) }, headers);
+    if (!METHODS.has(req.method)) {
+      return sendJson(res, 405, { error: `method ${req.method} not allowed; use GET` }, { ...headers, Allow: 'GET, HEAD' });
+    }
+    if (withBody) return sendJson(res, 413, { error: 'this endpoint takes no request body' }, headers);
+    let params;
+    try {
+      params = parseQuery(at < 0 ? '' : req.url.slice(at + 1), route.params);
+    } catch (err) {
+      if (err instanceof BadRequest) return sendJson(res, 400, { error: err.message }, headers);
+      throw err;
+    }
+    const [status, answer] = await route.run(params);
+    // Draining may have begun while this request waited.
+    sendJson(res, status, answer, state.draining ? { Connection: 'close' } : {});
+  }
+
+  async function handler(req, res) {
+    try {
+      await handle(req, res);
+    } catch (err) {
+      console.error(`unexpected error on ${req.method} ${req.url}:`, err);
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' }, { Connection: 'close' });
+      else res.destroy();
+    }
+  }
+
+  return { handler, state };
+}

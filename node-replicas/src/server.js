@@ -1,0 +1,34 @@
+// Entry point: a plain node:http server, one process per replica. See README.md.
+import http from 'node:http';
+import { ConfigError, loadConfig } from './config.js';
+import { createApp } from './app.js';
+import { onClientError } from './client-errors.js';
+import { installShutdown } from './shutdown.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`configuration error: ${err.message}`);
+  process.exit(2);
+}
+
+const { handler, state } = createApp(config);
+const server = http.createServer(handler);
+server.keepAliveTimeout = config.keepAliveTimeoutMs;
+server.headersTimeout = config.headersTimeoutMs;
+server.on('clientError', onClientError);
+// `Expect: 100-continue`: answer at once (a body is refused anyway) instead of inviting the body.
+server.on('checkContinue', handler);
+server.on('error', (err) => {
+  console.error(`${config.instance}: cannot listen on ${config.host}:${config.port}: ${err.message}`);
+  process.exit(1);
+});
+
+installShutdown({ server, state, config });
+
+server.listen(config.port, config.host, () => {
+  const { port } = server.address();
+  console.log(`${config.instance} listening on ${config.host}:${port} (pid ${process.pid}, GET / delay ${config.homeDelayMs} ms)`);
+});

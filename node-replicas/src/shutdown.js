@@ -1,0 +1,38 @@
+// Graceful shutdown on SIGTERM (docker stop, compose, the local runner) and SIGINT (Ctrl-C):
+// report not ready, stop accepting, let in-flight requests finish, close idle keep-alive
+// sockets, exit 0. A timer bounds the whole drain so a stuck request can't hold the exit.
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export function installShutdown({ server, state, config, log = console.log, exit = process.exit }) {
+  let started = false;
+
+  async function shutdown(signal) {
+    if (started) {
+      log(`${config.instance}: ${signal} while draining; still waiting (at most ${config.shutdownTimeoutMs} ms in all)`);
+      return;
+    }
+    started = true;
+    state.draining = true;
+    log(`${config.instance}: ${signal}: draining`);
+    const force = setTimeout(() => {
+      log(`${config.instance}: in-flight requests still open after ${config.shutdownTimeoutMs} ms; closing them`);
+      server.closeAllConnections();
+      exit(1);
+    }, config.shutdownTimeoutMs);
+    // Optional pause while still accepting, so an active health checker (Docker, Kubernetes)
+    // sees /ready answer 503 before the port closes. nginx needs none: a closed port is refused
+    // at once and nginx retries the request on another replica.
+    if (config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
+    // Stops accepting and closes idle keep-alive sockets; busy ones close after their answer
+    // (which carries `Connection: close` while draining). The callback runs once all are gone.
+    server.close(() => {
+      clearTimeout(force);
+      log(`${config.instance}: drained; exiting`);
+      exit(0);
+    });
+    server.closeIdleConnections();
+  }
+
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}

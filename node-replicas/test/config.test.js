@@ -1,0 +1,43 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+test('defaults: port 3000 on all interfaces, keep-alive above the proxy\'s 30 s, no delay', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 3000);
+  assert.equal(c.host, '0.0.0.0');
+  assert.equal(c.instance, os.hostname());
+  assert.ok(c.keepAliveTimeoutMs > 30_000);
+  assert.ok(c.headersTimeoutMs > c.keepAliveTimeoutMs);
+  assert.equal(c.homeDelayMs, 0);
+  assert.ok(c.piDefaultSamples <= c.piMaxSamples);
+});
+
+test('INSTANCE_NAME, when set, names the instance', () => {
+  assert.equal(loadConfig({ INSTANCE_NAME: 'node-replicas-app-3' }).instance, 'node-replicas-app-3');
+});
+
+test('the GET / delay is fixed + a random part chosen once + the slow instance\'s extra', () => {
+  const env = { DELAY_MS: '10', DELAY_RANDOM_MAX_MS: '100', SLOW_DELAY_MS: '500', SLOW_INSTANCE: '2' };
+  assert.equal(loadConfig({ ...env, INSTANCE_NAME: 'x-app-1' }, () => 0).homeDelayMs, 10);
+  assert.equal(loadConfig({ ...env, INSTANCE_NAME: 'x-app-1' }, () => 0.999).homeDelayMs, 110);
+  assert.equal(loadConfig({ ...env, INSTANCE_NAME: 'x-app-2' }, () => 0).homeDelayMs, 510);
+  // Suffix match on a whole index: instance 12 is not instance 2.
+  assert.equal(loadConfig({ ...env, INSTANCE_NAME: 'x-app-12' }, () => 0).homeDelayMs, 10);
+  assert.equal(loadConfig({ ...env, SLOW_INSTANCE: '', INSTANCE_NAME: 'x-app-2' }, () => 0).homeDelayMs, 10);
+});
+
+for (const [name, value] of [
+  ['PORT', 'eighty'], ['PORT', '70000'], ['PORT', '-1'], ['DELAY_MS', '1.5'], ['PI_MAX_SAMPLES', '0'],
+  ['SHUTDOWN_TIMEOUT_MS', '0'], ['SLOW_DELAY_MS', 'lots'], ['DELAY_RANDOM_MAX_MS', '1e3'],
+]) {
+  test(`rejects ${name}=${value} with a message naming it`, () => {
+    assert.throws(() => loadConfig({ [name]: value }), (err) => err instanceof ConfigError && err.message.startsWith(name));
+  });
+}
+
+test('rejects a default above the maximum and a headers timeout not above keep-alive', () => {
+  assert.throws(() => loadConfig({ PI_DEFAULT_SAMPLES: '20', PI_MAX_SAMPLES: '10' }), ConfigError);
+  assert.throws(() => loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000' }), ConfigError);
+});

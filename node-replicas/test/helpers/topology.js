@@ -1,0 +1,41 @@
+// Runs this sample's compose.yaml through the local runner (real nginx, one process per replica)
+// in a fresh run folder, and tears it down after the test.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { up, down, ps } from '../../../harness/runner/index.js';
+import { SAMPLE_DIR } from './child.js';
+
+// `stop()` tears down early (e.g. to run another topology in the same test); t.after makes sure.
+// KEEP_RUN=1 keeps the run folder (nginx and replica logs) for a post-mortem.
+export async function startTopology(t, env = {}) {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-replicas-test-'));
+  // mkdtemp makes the folder 0700; nginx's workers (nobody, when run as root) must reach its
+  // temp files in there, or a request body over 16 kB answers 500.
+  fs.chmodSync(runDir, 0o755);
+  let stopped;
+  const stop = () => {
+    stopped ??= down({ runDir }).then(() => process.env.KEEP_RUN || fs.rmSync(runDir, { recursive: true, force: true }));
+    return stopped;
+  };
+  t.after(stop);
+  const topo = await up({ sample: SAMPLE_DIR, runDir, env: { REPLICAS: '4', HTTP_PORT: '0', ...env } });
+  const app = topo.services.app.instances;
+  return { runDir, topo, url: topo.url, app, names: app.map((i) => i.name), stop };
+}
+
+export function statusOf(runDir, service, index) {
+  return ps({ runDir }).find((p) => p.service === service && p.index === index)?.status;
+}
+
+// Polls until the instance's process is gone (bounded); returns its last status.
+export async function waitExited(runDir, service, index, maxMs = 15_000) {
+  const deadline = Date.now() + maxMs;
+  let status = statusOf(runDir, service, index);
+  while (status === 'running' && Date.now() < deadline) {
+    await sleep(50);
+    status = statusOf(runDir, service, index);
+  }
+  return status;
+}

@@ -1,0 +1,107 @@
+// Graceful shutdown of one replica process: not ready, stop accepting, finish in-flight
+// requests, close idle keep-alive sockets, exit 0 — and a bound when a request won't finish.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer } from './helpers/child.js';
+import { request } from './helpers/http.js';
+
+// Starts `n` slow requests and returns their promises once the server has surely read them:
+// a later request on a new connection has been answered, and Node handles input in order.
+async function inFlight(server, n, ms) {
+  // Failures become values, so a request cut short is asserted rather than left unhandled.
+  const pending = Array.from({ length: n }, () => request(`${server.url}/delay?ms=${ms}`).catch((error) => ({ error })));
+  await sleep(50);
+  assert.equal((await request(`${server.url}/health`)).status, 200);
+  return pending;
+}
+
+function refused(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', (err) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+test('SIGTERM: in-flight requests finish, idle keep-alive sockets close, new connections are refused, exit 0', async (t) => {
+  const server = await startServer(t);
+  // An idle keep-alive connection, as nginx keeps to each replica.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const idle = await new Promise((resolve, reject) => {
+    http.get(`${server.url}/health`, { agent }, (res) => {
+      const { socket } = res;
+      res.resume();
+      res.on('end', () => resolve(socket));
+    }).on('error', reject);
+  });
+  const idleClosed = once(idle, 'close');
+
+  const pending = await inFlight(server, 3, 1000);
+  server.child.kill('SIGTERM');
+
+  await idleClosed; // closed by the server while requests are still in flight
+  const answers = await Promise.all(pending);
+  for (const a of answers) {
+    assert.equal(a.status, 200);
+    assert.equal(a.json.ms, 1000);
+    assert.equal(a.headers.connection, 'close', 'answers during the drain close their connection');
+  }
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+  assert.ok(await refused(server.port));
+  assert.match(server.output(), /SIGTERM: draining[\s\S]*drained; exiting/);
+});
+
+test('SIGINT drains the same way', async (t) => {
+  const server = await startServer(t);
+  const pending = await inFlight(server, 2, 500);
+  server.child.kill('SIGINT');
+  for (const a of await Promise.all(pending)) assert.equal(a.status, 200);
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+});
+
+test('/ready answers 503 while draining; /health stays 200', async (t) => {
+  // SHUTDOWN_DELAY_MS keeps the port open for a while after the signal, as for an active health checker.
+  const server = await startServer(t, { SHUTDOWN_DELAY_MS: '1500' });
+  assert.equal((await request(`${server.url}/ready`)).status, 200);
+  const pending = await inFlight(server, 1, 500);
+  server.child.kill('SIGTERM');
+  let ready;
+  for (let i = 0; i < 100; i++) {
+    ready = await request(`${server.url}/ready`);
+    if (ready.status === 503) break;
+    await sleep(20);
+  }
+  assert.equal(ready.status, 503);
+  assert.deepEqual({ ready: ready.json.ready, reason: ready.json.reason }, { ready: false, reason: 'draining' });
+  assert.equal(ready.headers.connection, 'close');
+  const health = await request(`${server.url}/health`);
+  assert.equal(health.status, 200);
+  assert.equal((await pending[0]).status, 200);
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+});
+
+test('a second signal while draining does not cut the drain short', async (t) => {
+  const server = await startServer(t);
+  const pending = await inFlight(server, 1, 800);
+  server.child.kill('SIGTERM');
+  await sleep(100);
+  server.child.kill('SIGTERM');
+  assert.equal((await pending[0]).status, 200);
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+  assert.match(server.output(), /SIGTERM while draining/);
+});
+
+test('the drain is bounded: a request still running at SHUTDOWN_TIMEOUT_MS is cut and the process exits', async (t) => {
+  const server = await startServer(t, { SHUTDOWN_TIMEOUT_MS: '300' });
+  const pending = await inFlight(server, 1, 5000);
+  server.child.kill('SIGTERM');
+  // Exit code 1 says the drain did not finish cleanly; the 5 s request never got its answer.
+  assert.deepEqual(await server.exited, { code: 1, signal: null });
+  assert.equal((await pending[0]).error?.code, 'ECONNRESET');
+  assert.match(server.output(), /still open after 300 ms/);
+});
