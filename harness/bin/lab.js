@@ -48,6 +48,7 @@ const fault = (name, sig, what) => program.command(`${name} <service> [index]`).
   });
 fault('kill', 'SIGKILL', 'kill -9 one instance');
 fault('term', 'SIGTERM', 'SIGTERM one instance (graceful stop)');
+fault('hup', 'SIGHUP', 'SIGHUP one instance (node-cluster: rolling restart of its workers)');
 
 program.command('restart <service> [index]').description('restart one instance on the same port').option(...runDirOption)
   .action(async (service, index = '1', o) => {

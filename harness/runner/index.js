@@ -37,6 +37,11 @@ function toolPath() {
   return [path.dirname(NODE24), ...extra, process.env.PATH].join(':');
 }
 
+function onPath(command, cwd) {
+  if (command.includes('/')) return fs.existsSync(path.resolve(cwd, command));
+  return toolPath().split(':').some((dir) => dir && fs.existsSync(path.join(dir, command)));
+}
+
 function fillPlaceholders(text, ctx) {
   return String(text).replace(/\{(port|index|data|run|services\.([\w-]+)\.port)\}/g, (whole, key, svc) => {
     if (svc) {
@@ -108,7 +113,10 @@ function instanceSpec(topology, svc, index, ctx, runDir) {
   const fill = (v) => fillPlaceholders(v, ctx);
   const env = {};
   for (const [k, v] of Object.entries(svc.environment)) env[k] = rewriteServiceAddresses(v, ctx.ports);
-  for (const [k, v] of Object.entries(svc.local.environment)) env[k] = fill(v);
+  for (const [k, v] of Object.entries(svc.local.environment)) {
+    // A variable naming a service that is not part of this run (services + noDeps) is left unset.
+    try { env[k] = fill(v); } catch (err) { if (!/is not part of this run/.test(err.message)) throw err; }
+  }
   env.INSTANCE_NAME = name;
   if (svc.local.nginx) {
     const rendered = renderNginx({ svc, runDir, upstreamPorts: ctx.ports, listenPorts: ctx.listen[svc.name] });
@@ -118,7 +126,11 @@ function instanceSpec(topology, svc, index, ctx, runDir) {
   if (!svc.local.command) throw new Error(`${svc.name}: no x-local.command in compose.yaml, so it can't run without Docker`);
   env[svc.local.port_env] = String(ctx.port);
   const [command, ...args] = svc.local.command.map(fill);
-  return { name, command: command === 'node' && fs.existsSync(NODE24) ? NODE24 : command, args, cwd: topology.dir, env };
+  const resolved = command === 'node' && fs.existsSync(NODE24) ? NODE24 : command;
+  if (!onPath(resolved, topology.dir)) {
+    throw new Error(`${svc.name}: its local program '${command}' is not installed (not on PATH); see ${topology.sample}/README.md`);
+  }
+  return { name, command: resolved, args, cwd: topology.dir, env };
 }
 
 function launch(state, svcName, inst) {

@@ -1,0 +1,50 @@
+// The Express app, without listening: the worker listens, tests can mount it as they like.
+import cluster from 'node:cluster';
+import os from 'node:os';
+import express from 'express';
+import { computeRoutes } from './routes/compute.js';
+import { items } from './routes/items.js';
+import { connectionState, isConnected } from './db.js';
+import { HttpError, toHttpError } from './errors.js';
+import { log } from './log.js';
+
+export function createApp({
+  bodyLimit = '16kb', instance, piDefaultSamples = 1_000_000, piMaxSamples = 10_000_000, delayMaxMs = 5_000,
+  state = { draining: false },
+} = {}) {
+  const who = () => ({
+    instance: instance ?? os.hostname(),
+    pid: process.pid,
+    worker: cluster.worker?.id ?? null,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  // nginx is the only hop in front: client addresses come from its X-Forwarded-For.
+  app.set('trust proxy', 'loopback, uniquelocal');
+  app.use(express.json({ limit: bodyLimit }));
+
+  app.get('/', (_req, res) => {
+    res.json({ message: 'Welcome to the node-cluster API', ...who() });
+  });
+  app.get('/health', (_req, res) => res.json({ status: 'ok', ...who() }));
+  // Ready = connected to MongoDB and not shutting down.
+  app.get('/ready', (_req, res) => {
+    const mongodb = connectionState();
+    const reason = state.draining ? 'draining' : (isConnected() ? undefined : 'database unavailable');
+    res.status(reason ? 503 : 200).json({ status: reason ? 'not ready' : 'ready', reason, mongodb, ...who() });
+  });
+  app.use(computeRoutes({ who, piDefaultSamples, piMaxSamples, delayMaxMs }));
+  app.use('/api/items', items);
+
+  app.use((req, _res, next) => next(new HttpError(404, `no route for ${req.method} ${req.path}`)));
+
+  // Four arguments: Express's error handler signature.
+  app.use((err, req, res, _next) => {
+    const { status, body } = toHttpError(err);
+    if (status >= 500 && status !== 503) log('request failed', { method: req.method, path: req.path, error: err?.stack ?? String(err) });
+    if (res.headersSent) return res.destroy();
+    return res.status(status).json(body);
+  });
+  return app;
+}

@@ -1,0 +1,37 @@
+// Environment parsing in one place, with bounds, so a typo fails at start-up with a clear message.
+function int(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
+  }
+  return n;
+}
+
+export function loadConfig(env = process.env) {
+  return {
+    port: int(env, 'PORT', 3000, { min: 0, max: 65535 }),
+    host: env.HOST || '0.0.0.0',
+    mongodbUri: env.MONGODB_URI || 'mongodb://127.0.0.1:27017/items',
+    // Connections per worker. Total on the server ≈ replicas × workers × (maxPoolSize + 2
+    // monitoring sockets); see README "Connections to MongoDB".
+    maxPoolSize: int(env, 'MONGODB_MAX_POOL_SIZE', 10, { min: 1, max: 1000 }),
+    bodyLimit: env.BODY_LIMIT || '16kb',
+    // /pi and /delay bounds: the same knobs and defaults as node-replicas.
+    piDefaultSamples: int(env, 'PI_DEFAULT_SAMPLES', 1_000_000, { min: 1 }),
+    piMaxSamples: int(env, 'PI_MAX_SAMPLES', 10_000_000, { min: 1, max: 1_000_000_000 }),
+    delayMaxMs: int(env, 'DELAY_MAX_MS', 5_000, { max: 600_000 }),
+    // How long a worker waits for in-flight requests before it exits anyway.
+    drainMs: int(env, 'DRAIN_TIMEOUT_MS', 10_000, { min: 0 }),
+    // During a drain, keep-alive sockets get this long to take their `Connection: close` response.
+    idleGraceMs: int(env, 'DRAIN_IDLE_GRACE_MS', 1_000, { min: 0, max: 60_000 }),
+    // Must outlive nginx's upstream keepalive_timeout (30 s) so the proxy closes idle sockets first.
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1 }),
+    // Crash respawn: first delay and how many crashes in a row before giving up (see backoff.js).
+    respawnInitialMs: int(env, 'RESPAWN_INITIAL_DELAY_MS', 100, { min: 1, max: 60_000 }),
+    respawnMaxCrashes: int(env, 'RESPAWN_MAX_CRASHES', 10, { min: 1, max: 1000 }),
+    clustering: !/^(false|0|no|off)$/i.test(env.CLUSTERING_ENABLED ?? 'true'),
+    instance: env.INSTANCE_NAME || undefined,
+  };
+}

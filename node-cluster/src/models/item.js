@@ -1,0 +1,42 @@
+import mongoose from 'mongoose';
+
+const itemSchema = new mongoose.Schema(
+  {
+    name: {
+      type: String,
+      required: [true, 'name is required'],
+      trim: true,
+      minlength: [1, 'name must not be empty'],
+      maxlength: [100, 'name must be at most 100 characters'],
+      unique: true, // a unique index: a second item with the same name is a 409
+    },
+    description: {
+      type: String,
+      trim: true,
+      maxlength: [1000, 'description must be at most 1000 characters'],
+      default: '',
+    },
+    quantity: {
+      type: Number,
+      min: [0, 'quantity must be 0 or more'],
+      max: [1_000_000, 'quantity must be at most 1000000'],
+      validate: { validator: Number.isInteger, message: 'quantity must be an integer' },
+      default: 0,
+    },
+  },
+  {
+    timestamps: true,
+    versionKey: false,
+    // Unknown fields in a body are dropped instead of stored.
+    strict: true,
+    toJSON: {
+      transform(_doc, ret) {
+        ret.id = String(ret._id);
+        delete ret._id;
+        return ret;
+      },
+    },
+  },
+);
+
+export const Item = mongoose.models.Item ?? mongoose.model('Item', itemSchema);

@@ -1,0 +1,153 @@
+// The cluster primary: forks the workers, respawns crashed ones with backoff, replaces them one at
+// a time on SIGHUP and drains them all on SIGTERM/SIGINT. It serves no requests itself.
+import cluster from 'node:cluster';
+import { createBackoff } from './backoff.js';
+import { log } from './log.js';
+
+export function startSupervisor({ workers, drainMs, backoff: backoffOptions = {}, listenTimeoutMs = 30_000 }) {
+  const backoff = createBackoff(backoffOptions);
+  const forkedAt = new Map(); // worker id -> time of fork
+  const retiring = new Set(); // worker ids we asked to stop: their exits are planned
+  const candidates = new Set(); // rolling-restart replacements not yet listening: never respawned
+  const listening = new Set(); // worker ids that have started listening (and so handle messages)
+  let shuttingDown = false;
+  let rolling = false;
+  let pendingRespawns = 0;
+  let gaveUp = false;
+
+  const alive = () => Object.values(cluster.workers).filter((w) => w && !w.isDead());
+
+  function fork() {
+    const worker = cluster.fork();
+    forkedAt.set(worker.id, Date.now());
+    log('worker forked', { worker: worker.id, workerPid: worker.process.pid });
+    return worker;
+  }
+
+  // Resolves once `worker` accepts connections; rejects if it dies or takes too long first.
+  function whenListening(worker) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { cleanup(); reject(new Error('listen timeout')); }, listenTimeoutMs);
+      const onListening = () => { cleanup(); resolve(); };
+      const onExit = () => { cleanup(); reject(new Error('exited before listening')); };
+      function cleanup() {
+        clearTimeout(timer);
+        worker.off('listening', onListening);
+        worker.off('exit', onExit);
+      }
+      worker.on('listening', onListening);
+      worker.on('exit', onExit);
+    });
+  }
+
+  function whenExited(worker) {
+    return new Promise((resolve) => {
+      if (worker.isDead()) resolve();
+      else worker.once('exit', () => resolve());
+    });
+  }
+
+  // Planned stop: the worker stops accepting, finishes its requests and exits by itself;
+  // SIGKILL if it is still there after the drain timeout plus a margin.
+  function retire(worker) {
+    retiring.add(worker.id);
+    const timer = setTimeout(() => {
+      log('worker did not exit in time, killing', { worker: worker.id });
+      worker.process.kill('SIGKILL');
+    }, drainMs + 2_000);
+    worker.once('exit', () => clearTimeout(timer));
+    // A worker still starting up may not listen for messages yet, and has no requests to drain.
+    if (listening.has(worker.id) && worker.isConnected()) worker.send({ cmd: 'shutdown' });
+    else worker.process.kill('SIGTERM');
+  }
+
+  cluster.on('listening', (worker) => listening.add(worker.id));
+
+  cluster.on('exit', (worker, code, signal) => {
+    listening.delete(worker.id);
+    const uptimeMs = Date.now() - (forkedAt.get(worker.id) ?? Date.now());
+    forkedAt.delete(worker.id);
+    const planned = retiring.delete(worker.id) || worker.exitedAfterDisconnect;
+    log('worker exited', { worker: worker.id, code, signal, planned, uptimeMs });
+    if (shuttingDown) {
+      if (alive().length === 0) {
+        log('primary stopped');
+        process.exit(0);
+      }
+      return;
+    }
+    if (planned) return;
+    if (candidates.delete(worker.id)) {
+      backoff.onCrash(uptimeMs); // counts towards the crash-loop limit, but the old worker stays
+      return;
+    }
+    const delayMs = backoff.onCrash(uptimeMs);
+    if (delayMs === null) {
+      gaveUp = true;
+      log('crash loop: not respawning', { crashes: backoff.crashes });
+      if (alive().length === 0 && pendingRespawns === 0) {
+        log('no workers left, primary exiting');
+        process.exit(1);
+      }
+      return;
+    }
+    log('respawning worker', { delayMs, crashes: backoff.crashes });
+    pendingRespawns += 1;
+    setTimeout(() => {
+      pendingRespawns -= 1;
+      if (!shuttingDown && !gaveUp) fork();
+      else if (gaveUp && alive().length === 0 && pendingRespawns === 0) process.exit(1);
+    }, delayMs);
+  });
+
+  // One worker at a time: the new one must be listening before the old one is asked to stop,
+  // so there are always at least `workers` processes accepting connections.
+  async function rollingRestart() {
+    if (rolling || shuttingDown) {
+      log('rolling restart ignored', { reason: rolling ? 'already running' : 'shutting down' });
+      return;
+    }
+    rolling = true;
+    const old = alive().filter((w) => !retiring.has(w.id));
+    log('rolling restart started', { workers: old.length });
+    try {
+      for (const worker of old) {
+        if (shuttingDown) break;
+        const next = fork();
+        candidates.add(next.id);
+        try {
+          await whenListening(next);
+          candidates.delete(next.id);
+        } catch (err) {
+          log('rolling restart aborted: new worker failed', { worker: next.id, error: err.message });
+          if (!next.isDead()) retire(next);
+          return;
+        }
+        retire(worker);
+        await whenExited(worker);
+      }
+      log('rolling restart done');
+    } finally {
+      rolling = false;
+    }
+  }
+
+  function shutdown(signal) {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    const workersLeft = alive();
+    log('primary shutting down', { signal, workers: workersLeft.length });
+    if (workersLeft.length === 0) process.exit(0);
+    for (const worker of workersLeft) retire(worker);
+  }
+
+  process.on('SIGHUP', () => { rollingRestart(); });
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  const initial = Array.from({ length: workers }, fork);
+  Promise.allSettled(initial.map(whenListening)).then((results) => {
+    if (results.every((r) => r.status === 'fulfilled')) log('cluster ready', { workers });
+  });
+  return { rollingRestart, shutdown };
+}

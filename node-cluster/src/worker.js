@@ -1,0 +1,85 @@
+// One worker: the HTTP server plus its own MongoDB connection. Run by the primary (cluster mode)
+// or directly with CLUSTERING_ENABLED=false. Shuts down gracefully on the primary's "shutdown"
+// message, SIGTERM or SIGINT: stop accepting, finish in-flight requests, then exit.
+import cluster from 'node:cluster';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { connect, disconnect } from './db.js';
+import { log } from './log.js';
+
+export function startWorker(config = loadConfig()) {
+  // Test hooks: make a worker fail during start-up (always, or while a given file exists), to
+  // exercise the primary's crash backoff and a rolling restart onto a broken release.
+  if (process.env.CRASH_ON_START === '1') throw new Error('CRASH_ON_START=1: failing at start-up on purpose');
+  const crashFile = process.env.CRASH_ON_START_FILE;
+  if (crashFile && fs.existsSync(crashFile)) throw new Error(`${crashFile} exists: failing at start-up on purpose`);
+
+  const state = { draining: false };
+  const app = createApp({ ...config, state });
+  // In-flight responses, so a shutdown can ask each to close its connection when done. Tracked
+  // before the app sees the request: a synchronous route has answered by the time it returns.
+  const inFlight = new Set();
+  let closing = false;
+  const server = http.createServer((req, res) => {
+    if (closing) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+    app(req, res);
+  });
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
+
+  connect(config.mongodbUri, { maxPoolSize: config.maxPoolSize });
+
+  server.listen(config.port, config.host, () => {
+    log('worker listening', { port: server.address().port, worker: cluster.worker?.id ?? null });
+  });
+
+  const exit = async (code) => {
+    await disconnect();
+    process.exit(code);
+  };
+
+  function shutdown(reason) {
+    if (closing) return;
+    closing = true;
+    state.draining = true;
+    log('worker draining', { reason, inFlight: inFlight.size });
+    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+    // Backstop: requests still running after the drain timeout are cut off.
+    setTimeout(() => {
+      log('worker drain timeout, exiting', { inFlight: inFlight.size });
+      exit(0);
+    }, config.drainMs).unref();
+    // Keep-alive clients first get one more response each, marked `Connection: close`, so they
+    // stop reusing the socket themselves. Closing a socket that looks idle at once races with a
+    // request the client is already sending on it (ECONNRESET), hence the short grace.
+    setTimeout(() => {
+      const idle = setInterval(() => server.closeIdleConnections(), 100);
+      idle.unref();
+      const done = () => {
+        clearInterval(idle);
+        log('worker drained');
+        exit(0);
+      };
+      if (cluster.isWorker) {
+        // Closes this worker's listening handle, waits for its connections to end, then tells
+        // the primary this exit was planned (worker.exitedAfterDisconnect), and drops the IPC.
+        process.once('disconnect', done);
+        cluster.worker.disconnect();
+      } else {
+        server.close(done);
+      }
+    }, Math.min(config.idleGraceMs, config.drainMs)).unref();
+  }
+
+  process.on('message', (msg) => { if (msg?.cmd === 'shutdown') shutdown('primary'); });
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  // SIGHUP means "rolling restart" to the primary; a worker that gets it too (a signal sent to
+  // the whole process group) keeps serving.
+  process.on('SIGHUP', () => {});
+  return server;
+}

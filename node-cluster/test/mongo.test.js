@@ -1,0 +1,160 @@
+// Against a real MongoDB server (mongod), started by the local runner with the whole sample:
+// mongo + app (2 workers) + nginx. Skipped, with the reason, when no mongod binary is found —
+// never replaced by a fake. Looked up in MONGOD_BIN, then PATH, then <repo>/.tools/*/bin.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import mongoose from 'mongoose';
+import { up, down, signal, restart, REPO_ROOT } from '../../harness/runner/index.js';
+import { request, waitFor } from './helpers.js';
+import '../src/db.js'; // sets sanitizeFilter, as the app does
+import { Item } from '../src/models/item.js';
+
+function findMongod() {
+  if (process.env.MONGOD_BIN) return fs.existsSync(process.env.MONGOD_BIN) ? process.env.MONGOD_BIN : undefined;
+  const tools = path.join(REPO_ROOT, '.tools');
+  const toolDirs = fs.existsSync(tools) ? fs.readdirSync(tools).map((d) => path.join(tools, d, 'bin')) : [];
+  for (const dir of [...(process.env.PATH ?? '').split(':'), ...toolDirs]) {
+    const candidate = path.join(dir, 'mongod');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch { /* next */ }
+  }
+  return undefined;
+}
+
+const mongod = findMongod();
+const skip = mongod ? false
+  : 'no mongod binary: set MONGOD_BIN or put mongod on PATH (see README "Where mongod comes from"); '
+    + 'no registry reachable from this machine ships one, so these tests cannot run here';
+
+describe('with a real MongoDB', () => {
+  let runDir;
+  let topo;
+  let nginxPort;
+  let appPort;
+  const api = (p, opts) => request(nginxPort, p, opts);
+
+  before(async () => {
+    if (!mongod) return;
+    // The runner looks mongod up on PATH.
+    process.env.PATH = `${path.dirname(mongod)}:${process.env.PATH}`;
+    runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-mongo-'));
+    topo = await up({ sample: 'node-cluster', runDir, env: { HTTP_PORT: '0', WORKERS: '2', CPUS: '2' } });
+    nginxPort = Number(new URL(topo.url).port);
+    appPort = topo.services.app.instances[0].port;
+    await waitFor(async () => (await request(appPort, '/ready')).status === 200, { timeoutMs: 20_000, what: 'app ready' });
+    await mongoose.connect(`mongodb://127.0.0.1:${topo.services.mongo.instances[0].port}/items`);
+  });
+
+  after(async () => {
+    if (!mongod) return;
+    await mongoose.disconnect();
+    if (runDir) {
+      await down({ runDir });
+      fs.rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+
+  test('the seed items are there (post_start seeded them)', { skip }, async () => {
+    const res = await api('/api/items?limit=100');
+    assert.equal(res.status, 200);
+    const seed = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'database/mongo/items.json'), 'utf8'));
+    assert.ok(res.body.items.length >= seed.length);
+    assert.ok(res.body.items.some((i) => i.name === 'Anvil'));
+  });
+
+  test('CRUD round trip through nginx', { skip }, async () => {
+    const created = await api('/api/items', { method: 'POST', body: { name: 'Round trip', description: 'x', quantity: 2, extra: 'dropped' } });
+    assert.equal(created.status, 201);
+    const { id } = created.body;
+    assert.match(id, /^[0-9a-f]{24}$/);
+    assert.equal(created.headers.location, `/api/items/${id}`);
+    assert.equal(created.body.extra, undefined);
+
+    const got = await api(`/api/items/${id}`);
+    assert.deepEqual([got.status, got.body.name, got.body.quantity], [200, 'Round trip', 2]);
+
+    const patched = await api(`/api/items/${id}`, { method: 'PATCH', body: { quantity: 5 } });
+    assert.deepEqual([patched.status, patched.body.quantity, patched.body.name], [200, 5, 'Round trip']);
+
+    const put = await api(`/api/items/${id}`, { method: 'PUT', body: { name: 'Round trip 2', description: 'y', quantity: 6 } });
+    assert.deepEqual([put.status, put.body.name], [200, 'Round trip 2']);
+
+    const listed = await api(`/api/items?name=${encodeURIComponent('Round trip 2')}`);
+    assert.deepEqual(listed.body.items.map((i) => i.id), [id]);
+
+    assert.equal((await api(`/api/items/${id}`, { method: 'DELETE' })).status, 204);
+    assert.equal((await api(`/api/items/${id}`)).status, 404);
+    assert.equal((await api(`/api/items/${id}`, { method: 'DELETE' })).status, 404);
+  });
+
+  test('bad input matrix: 400 / 409 / 413 with JSON bodies, never a 500 or a stack', { skip }, async () => {
+    const dup = await api('/api/items', { method: 'POST', body: { name: 'Anvil' } });
+    const cases = [
+      ['malformed JSON', await api('/api/items', { method: 'POST', body: '{"name":' }), 400],
+      ['too large', await api('/api/items', { method: 'POST', body: { name: 'a', description: 'x'.repeat(20_000) } }), 413],
+      ['body is an array', await api('/api/items', { method: 'POST', body: [{ name: 'a' }] }), 400],
+      ['not JSON', await api('/api/items', { method: 'POST', body: 'name=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400],
+      ['empty update', await api('/api/items/0123456789abcdef01234567', { method: 'PATCH', body: {} }), 400],
+      ['missing name', await api('/api/items', { method: 'POST', body: { quantity: 1 } }), 400],
+      ['name too long', await api('/api/items', { method: 'POST', body: { name: 'n'.repeat(101) } }), 400],
+      ['negative quantity', await api('/api/items', { method: 'POST', body: { name: 'neg', quantity: -1 } }), 400],
+      ['duplicate name', dup, 409],
+      ['invalid id (GET)', await api('/api/items/not-an-id'), 400],
+      ['invalid id (PATCH)', await api('/api/items/123', { method: 'PATCH', body: { quantity: 1 } }), 400],
+      ['invalid id (DELETE)', await api('/api/items/zzzzzzzzzzzzzzzzzzzzzzzz', { method: 'DELETE' }), 400],
+      ['limit out of range', await api('/api/items?limit=1000'), 400],
+      ['skip not a number', await api('/api/items?skip=abc'), 400],
+    ];
+    for (const [what, res, status] of cases) {
+      assert.equal(res.status, status, `${what}: ${res.text}`);
+      assert.equal(typeof res.body?.error, 'string', what);
+      assert.doesNotMatch(res.text, /\.js:\d+|node_modules/, what);
+    }
+    const missingName = cases.find(([what]) => what === 'missing name')[1];
+    assert.deepEqual(Object.keys(missingName.body.fields), ['name']);
+    assert.deepEqual(dup.body.fields, ['name']);
+  });
+
+  test('operator injection neither matches extra documents nor changes data', { skip }, async () => {
+    const before = await Item.countDocuments();
+    const created = await api('/api/items', { method: 'POST', body: { name: 'Target', quantity: 1 } });
+    const { id } = created.body;
+
+    const inCreate = await api('/api/items', { method: 'POST', body: { name: { $ne: null } } });
+    assert.equal(inCreate.status, 400);
+    const inUpdate = await api(`/api/items/${id}`, { method: 'PATCH', body: { name: { $ne: null } } });
+    assert.equal(inUpdate.status, 400);
+    const setOp = await api(`/api/items/${id}`, { method: 'PATCH', body: { $set: { name: 'hacked' }, $unset: { quantity: 1 } } });
+    assert.equal(setOp.status, 400);
+    const inQuery = await api('/api/items?name[$ne]=x');
+    assert.equal(inQuery.status, 400);
+
+    const stored = await Item.findById(id).lean();
+    assert.deepEqual([stored.name, stored.quantity], ['Target', 1]);
+    assert.equal(await Item.countDocuments(), before + 1);
+    // sanitizeFilter: an operator in a filter value is matched literally, so it matches nothing.
+    assert.equal(await Item.countDocuments({ name: { $ne: null } }), 0);
+    await api(`/api/items/${id}`, { method: 'DELETE' });
+  });
+
+  test('database down → /ready and the API answer 503 at once; they recover by themselves', { skip }, async () => {
+    await signal({ runDir, service: 'mongo', index: 1, signal: 'SIGKILL' });
+    await waitFor(async () => (await request(appPort, '/ready')).status === 503, { timeoutMs: 15_000, what: '/ready 503' });
+    const down503 = await api('/api/items', { timeoutMs: 3_000 });
+    assert.equal(down503.status, 503);
+    assert.equal(down503.body.error, 'database unavailable');
+
+    await restart({ runDir, service: 'mongo', index: 1 });
+    await waitFor(async () => (await request(appPort, '/ready')).status === 200, { timeoutMs: 30_000, what: '/ready 200 again' });
+    // Both workers reconnect: every request (spread over them) succeeds.
+    await waitFor(async () => {
+      const all = await Promise.all(Array.from({ length: 6 }, () => request(appPort, '/api/items?limit=1')));
+      return all.every((r) => r.status === 200);
+    }, { timeoutMs: 30_000, what: 'the API to answer 200 from every worker' });
+  });
+});
