@@ -1,0 +1,69 @@
+using Microsoft.Data.Sqlite;
+using Microsoft.EntityFrameworkCore;
+using Npgsql;
+
+namespace Api.Data;
+
+public enum DatabaseProvider { Sqlite, Postgres, SqlServer }
+
+public static class DatabaseSetup
+{
+    public const string DefaultSqlite = "Data Source=products.db";
+
+    public static DatabaseProvider ParseProvider(string? value) => value?.Trim().ToLowerInvariant() switch
+    {
+        null or "" or "sqlite" => DatabaseProvider.Sqlite,
+        "postgres" or "postgresql" or "npgsql" => DatabaseProvider.Postgres,
+        "sqlserver" or "mssql" => DatabaseProvider.SqlServer,
+        _ => throw new InvalidOperationException(
+            $"Database:Provider '{value}' is not one of Sqlite, Postgres, SqlServer."),
+    };
+
+    public static IServiceCollection AddProductsDatabase(this IServiceCollection services, IConfiguration config)
+    {
+        var provider = ParseProvider(config["Database:Provider"]);
+        var connection = config.GetConnectionString("Default");
+        services.AddSingleton(new DatabaseInfo(provider));
+
+        switch (provider)
+        {
+            case DatabaseProvider.Sqlite:
+                services.AddDbContextPool<AppDbContext, SqliteAppDbContext>(o =>
+                    o.UseSqlite(connection ?? DefaultSqlite));
+                break;
+            case DatabaseProvider.Postgres:
+                services.AddDbContextPool<AppDbContext, PostgresAppDbContext>(o =>
+                    o.UseNpgsql(Require(connection, provider), npgsql => npgsql.EnableRetryOnFailure()));
+                break;
+            case DatabaseProvider.SqlServer:
+#if SQLSERVER
+                // Connection resiliency: transient SQL Server errors (failover, throttling) are retried.
+                services.AddDbContextPool<AppDbContext, SqlServerAppDbContext>(o =>
+                    o.UseSqlServer(Require(connection, provider), sql => sql.EnableRetryOnFailure()));
+                break;
+#else
+                throw new InvalidOperationException(
+                    "This build has no SQL Server support: publish with -p:WithSqlServer=true (the Dockerfile does).");
+#endif
+        }
+        return services;
+    }
+
+    // Unique index violations, recognised per provider.
+    public static bool IsUniqueViolation(DbUpdateException e) => e.InnerException switch
+    {
+        SqliteException s => s.SqliteErrorCode == 19 && s.SqliteExtendedErrorCode is 2067 or 1555,
+        PostgresException p => p.SqlState == PostgresErrorCodes.UniqueViolation,
+#if SQLSERVER
+        Microsoft.Data.SqlClient.SqlException m => m.Number is 2601 or 2627,
+#endif
+        _ => false,
+    };
+
+    private static string Require(string? connection, DatabaseProvider provider) =>
+        string.IsNullOrWhiteSpace(connection)
+            ? throw new InvalidOperationException($"ConnectionStrings:Default is required for {provider}.")
+            : connection;
+}
+
+public sealed record DatabaseInfo(DatabaseProvider Provider);

@@ -1,0 +1,78 @@
+using System.Runtime;
+
+namespace Api.Endpoints;
+
+public static class InfoEndpoints
+{
+    public const int MaxPiSamples = 10_000_000;
+    public const int DefaultPiSamples = 1_000_000;
+    public const int MaxDelayMs = 5_000;
+    public const int DefaultDelayMs = 100;
+
+    public static string InstanceName { get; } =
+        Environment.GetEnvironmentVariable("INSTANCE_NAME") is { Length: > 0 } name ? name : Environment.MachineName;
+
+    public static void MapInfoEndpoints(this IEndpointRouteBuilder app)
+    {
+        app.MapGet("/api", () =>
+        {
+            ThreadPool.GetMinThreads(out var minWorkers, out _);
+            return TypedResults.Ok(new
+            {
+                hostname = InstanceName,
+                pid = Environment.ProcessId,
+                processorCount = Environment.ProcessorCount,
+                threadPool = new
+                {
+                    threads = ThreadPool.ThreadCount,
+                    pendingWorkItems = ThreadPool.PendingWorkItemCount,
+                    minWorkerThreads = minWorkers,
+                },
+                gc = GCSettings.IsServerGC ? "server" : "workstation",
+            });
+        });
+
+        // CPU-bound: Monte-Carlo estimate of pi over `samples` random points.
+        app.MapGet("/pi", (string? samples) =>
+        {
+            var errors = new Dictionary<string, string[]>();
+            var n = QueryInt.Parse(samples, "samples", DefaultPiSamples, 1, MaxPiSamples, errors);
+            if (errors.Count > 0) return Results.ValidationProblem(errors);
+            return Results.Ok(new { hostname = InstanceName, samples = n, pi = EstimatePi(n) });
+        });
+
+        // Slow I/O done right: the thread goes back to the pool while waiting.
+        app.MapGet("/delay", async (string? ms, CancellationToken ct) =>
+        {
+            var errors = new Dictionary<string, string[]>();
+            var wait = QueryInt.Parse(ms, "ms", DefaultDelayMs, 0, MaxDelayMs, errors);
+            if (errors.Count > 0) return Results.ValidationProblem(errors);
+            await Task.Delay(wait, ct);
+            return Results.Ok(new { hostname = InstanceName, delayedMs = wait, blocking = false });
+        });
+
+        // The sync-over-async mistake, on purpose: a pool thread is held for the whole wait.
+        // Under concurrency the pool starves and even /api queues behind it.
+        app.MapGet("/delay/blocking", (string? ms) =>
+        {
+            var errors = new Dictionary<string, string[]>();
+            var wait = QueryInt.Parse(ms, "ms", DefaultDelayMs, 0, MaxDelayMs, errors);
+            if (errors.Count > 0) return Results.ValidationProblem(errors);
+            Task.Delay(wait).Wait();
+            return Results.Ok(new { hostname = InstanceName, delayedMs = wait, blocking = true });
+        });
+    }
+
+    public static double EstimatePi(int samples)
+    {
+        var random = new Random();
+        var inside = 0;
+        for (var i = 0; i < samples; i++)
+        {
+            var x = random.NextDouble();
+            var y = random.NextDouble();
+            if (x * x + y * y <= 1.0) inside++;
+        }
+        return 4.0 * inside / samples;
+    }
+}

@@ -1,0 +1,87 @@
+using Api.Data;
+using Api.Endpoints;
+using Api.Errors;
+using Api.Hosting;
+using Microsoft.AspNetCore.Diagnostics.HealthChecks;
+using Microsoft.AspNetCore.Http.Json;
+
+if (args is ["--healthcheck", var probeUrl, ..])
+{
+    return await HealthProbe.RunAsync(probeUrl);
+}
+
+// appsettings.json sits beside Api.dll; the runner starts `dotnet out/Api.dll` from the sample folder.
+var builder = WebApplication.CreateBuilder(new WebApplicationOptions
+{
+    Args = args,
+    ContentRootPath = AppContext.BaseDirectory,
+});
+RuntimeSettings runtime;
+try
+{
+    runtime = RuntimeSettings.From(builder.Configuration);
+    DatabaseSetup.ParseProvider(builder.Configuration["Database:Provider"]);
+}
+catch (InvalidOperationException e)
+{
+    // A bad setting: one line naming it, exit 2 (no stack trace, no core dump).
+    Console.Error.WriteLine(e.Message);
+    return 2;
+}
+runtime.Apply();
+
+// Locally (the runner, the tests) PORT is set and the app listens on loopback; in the container
+// ASPNETCORE_HTTP_PORTS=8080 (the aspnet image's default) applies instead.
+if (builder.Configuration["PORT"] is { Length: > 0 } port)
+{
+    if (!int.TryParse(port, out var p) || p is < 1 or > 65535)
+    {
+        Console.Error.WriteLine($"PORT must be 1..65535, got '{port}'.");
+        return 2;
+    }
+    builder.WebHost.UseUrls($"http://{builder.Configuration["HOST"] ?? "127.0.0.1"}:{p}");
+}
+
+builder.WebHost.ConfigureKestrel(k =>
+{
+    // Same cap as nginx's client_max_body_size. Keep-alive stays at Kestrel's 130 s default:
+    // above nginx's upstream keepalive_timeout (30 s), so the proxy always closes idle connections first.
+    k.Limits.MaxRequestBodySize = 1024 * 1024;
+});
+builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = runtime.ShutdownTimeout);
+builder.Services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
+builder.Services.Configure<JsonOptions>(o => o.SerializerOptions.MaxDepth = 16);
+
+builder.Services.AddProblemDetails();
+builder.Services.AddExceptionHandler<ProblemExceptionHandler>();
+builder.Services.AddProductsDatabase(builder.Configuration);
+builder.Services.AddHealthChecks().AddDbContextCheck<AppDbContext>(tags: ["ready"]);
+
+var app = builder.Build();
+
+if (args.Contains("migrate"))
+{
+    try
+    {
+        await Migrator.RunAsync(app.Services);
+        return 0;
+    }
+    catch (Exception e)
+    {
+        app.Logger.LogError(e, "Migration failed");
+        return 1;
+    }
+}
+
+app.UseExceptionHandler();
+app.UseStatusCodePages();
+
+app.MapInfoEndpoints();
+app.MapProductEndpoints();
+app.MapHealthChecks("/health/live", new HealthCheckOptions { Predicate = _ => false });
+app.MapHealthChecks("/health/ready", new HealthCheckOptions { Predicate = c => c.Tags.Contains("ready") });
+
+await app.RunAsync();
+return 0;
+
+public partial class Program;
