@@ -30,8 +30,8 @@ program.command('up <sample>').description('start a sample and wait until it is 
 program.command('ps').description('list the running processes').option(...runDirOption).action((o) => {
   const rows = ps({ runDir: o.runDir });
   if (!rows.length) { console.log('nothing running'); return; }
-  const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status'], style: { head: [], border: [] } });
-  for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status]);
+  const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'child pids'], style: { head: [], border: [] } });
+  for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status, (r.children ?? []).join(' ')]);
   console.log(`${readState(o.runDir).sample}\n${table.toString()}`);
 });
 

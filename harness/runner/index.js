@@ -167,6 +167,7 @@ export async function up(opts = {}) {
   const state = { sample: topology.sample, runDir, runId, startedAt: new Date().toISOString(), url: undefined, cpuLimits, order, services: {} };
   writeState(state);
   if (!cpuLimits.enforced) log(`CPU limits NOT enforced: ${cpuLimits.reason}`);
+  const built = new Set();
   try {
     for (const name of order) {
       const svc = topology.services[name];
@@ -179,7 +180,8 @@ export async function up(opts = {}) {
         stopSignal: svc.local.nginx ? 'SIGQUIT' : 'SIGTERM', stopGraceMs: svc.stopGraceMs, instances: [] };
       state.services[name] = entry;
       const baseCtx = { ports, listen, run: runDir };
-      if (svc.local.build) {
+      if (svc.local.build && !built.has(svc.local.build.join(' '))) {
+        built.add(svc.local.build.join(' ')); // services sharing one build (app + migrator) build once
         log(`${name}: building (${svc.local.build.join(' ')})`);
         const [cmd, ...args] = svc.local.build.map((v) => fillPlaceholders(v, { ...baseCtx, port: '', index: '', data: '' }));
         await run(cmd, args, { cwd: topology.dir, env: { ...process.env, PATH: toolPath() }, logFile: path.join(runDir, 'logs', `${name}-build.log`), label: `${name} build` });
@@ -265,13 +267,18 @@ export async function down(opts = {}) {
   return { stopped, cgroupsLeft: left };
 }
 
+// Processes an instance started itself (nginx workers, cluster workers).
+function childPids(pid) {
+  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
+}
+
 export function ps(opts = {}) {
   const state = readState(path.resolve(opts.runDir ?? DEFAULT_RUN_DIR));
   if (!state) return [];
   return Object.entries(state.services).flatMap(([service, entry]) => (entry.skipped
     ? [{ service, index: '-', pid: '-', url: `(skipped: ${entry.skipped})`, status: 'skipped' }]
-    : entry.instances.map((i) => ({ service, index: i.index, pid: i.pid, url: i.url,
-      status: isAlive(i.pid) ? 'running' : entry.oneshot ? 'completed' : 'exited' }))));
+    : entry.instances.map((i) => ({ service, index: i.index, pid: i.pid, url: entry.oneshot ? '-' : i.url,
+      status: isAlive(i.pid) ? 'running' : entry.oneshot ? 'completed' : 'exited', children: childPids(i.pid) }))));
 }
 
 // kill -9 reaches the whole instance (as when a container dies); other signals go to its main process.
