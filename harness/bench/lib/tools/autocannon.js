@@ -1,0 +1,39 @@
+// autocannon (Node, in-process): closed loop, or paced per connection with overallRate.
+import { GeneratorError } from './errors.js';
+import autocannon from 'autocannon';
+import { createRequire } from 'node:module';
+
+export function normalise(r) {
+  return {
+    requests: r.requests.total,
+    durationS: r.duration,
+    rps: r.duration > 0 ? r.requests.total / r.duration : 0,
+    latencyMs: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+    // non2xx in autocannon is any status outside 2xx (3xx included).
+    non2xx: r.non2xx,
+    socketErrors: r.errors, // errors includes timeouts
+    socketErrorDetail: { errors: r.errors, timeouts: r.timeouts, resets: r.resets ?? 0 },
+  };
+}
+
+export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, signal }) {
+  const opts = { url, connections, timeout: timeoutS, pipelining: 1 };
+  if (amount) opts.amount = amount; else opts.duration = durationS;
+  if (rate) opts.overallRate = rate;
+  const instance = autocannon(opts);
+  const onAbort = () => instance.stop();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const result = await instance;
+    if (signal?.aborted) throw new GeneratorError('autocannon aborted');
+    return { tool: 'autocannon', ...normalise(result) };
+  } catch (e) {
+    throw new GeneratorError(`autocannon failed: ${e.message}`);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+export async function version() {
+  return createRequire(import.meta.url)('autocannon/package.json').version;
+}

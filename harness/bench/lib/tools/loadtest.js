@@ -1,0 +1,42 @@
+// loadtest (Node, in-process): the tutorials' tool. With requestsPerSecond it is open loop:
+// it sends on a timer whether or not earlier responses came back.
+import { GeneratorError } from './errors.js';
+import { loadTest } from 'loadtest';
+import { createRequire } from 'node:module';
+
+export function normalise(r) {
+  const codes = r.errorCodes || {};
+  // errorCodes holds HTTP statuses (>= 400) and error names (e.g. ECONNREFUSED, -1 for timeout).
+  let non2xx = 0;
+  let socketErrors = 0;
+  for (const [code, n] of Object.entries(codes)) {
+    if (/^\d{3}$/.test(code)) non2xx += n; else socketErrors += n;
+  }
+  const p = r.percentiles || {};
+  return {
+    requests: r.totalRequests,
+    durationS: r.elapsedSeconds,
+    rps: r.elapsedSeconds > 0 ? r.totalRequests / r.elapsedSeconds : 0,
+    latencyMs: { p50: p[50] === false ? null : p[50], p99: p[99] === false ? null : p[99], max: r.maxLatencyMs },
+    non2xx,
+    socketErrors,
+    socketErrorDetail: codes,
+  };
+}
+
+export async function run({ url, connections, durationS, amount, rate, timeoutS = 10 }) {
+  // Without a statusCallback loadtest records an HTTP error (e.g. 502) as '-1', like a socket error.
+  const opts = { url, concurrency: connections, agentKeepAlive: true, quiet: true, timeout: timeoutS * 1000, statusCallback: () => {} };
+  if (amount) opts.maxRequests = amount; else opts.maxSeconds = durationS;
+  if (rate) opts.requestsPerSecond = rate;
+  try {
+    const result = await loadTest(opts);
+    return { tool: 'loadtest', ...normalise(result) };
+  } catch (e) {
+    throw new GeneratorError(`loadtest failed: ${e.message}`);
+  }
+}
+
+export async function version() {
+  return createRequire(import.meta.url)('loadtest/package.json').version;
+}

@@ -1,0 +1,67 @@
+// wrk (closed loop, C): the fastest generator here. Parses its text report (--latency).
+import { GeneratorError } from './errors.js';
+import { execFile } from 'node:child_process';
+
+const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000, h: 3600000 };
+
+function toMs(text) {
+  const m = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
+  if (!m) throw new GeneratorError(`wrk: cannot read duration "${text}"`);
+  return Number(m[1]) * UNIT_MS[m[2]];
+}
+
+/** Turns wrk's text report into the common result shape. Throws if it isn't a wrk report. */
+export function parseWrk(text) {
+  const reqs = /(\d+) requests in ([\d.]+\w+),/.exec(text);
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(text);
+  if (!reqs || !rps) throw new GeneratorError(`wrk: unexpected output: ${text.slice(0, 300)}`);
+  const pct = (p) => {
+    const m = new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text);
+    return m ? toMs(m[1]) : null;
+  };
+  // "Latency   avg   stdev   max   +/- stdev" under Thread Stats
+  const lat = /^\s+Latency\s+(\S+)\s+(\S+)\s+(\S+)/m.exec(text);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const bad = /Non-2xx or 3xx responses: (\d+)/.exec(text);
+  const socketErrors = sock ? sock.slice(1).reduce((s, n) => s + Number(n), 0) : 0;
+  return {
+    requests: Number(reqs[1]),
+    durationS: toMs(reqs[2]) / 1000,
+    rps: Number(rps[1]),
+    latencyMs: { p50: pct(50), p99: pct(99), max: lat && lat[3] !== '-nan' ? toMs(lat[3]) : null },
+    // wrk counts status >= 400 here (its "Non-2xx or 3xx"); responses were verified as 2xx beforehand.
+    non2xx: bad ? Number(bad[1]) : 0,
+    socketErrors,
+    socketErrorDetail: sock
+      ? { connect: +sock[1], read: +sock[2], write: +sock[3], timeout: +sock[4] }
+      : { connect: 0, read: 0, write: 0, timeout: 0 },
+  };
+}
+
+export const bin = () => process.env.WRK_BIN || 'wrk';
+
+export function run({ url, connections, durationS, timeoutS = 10, signal }) {
+  const threads = Math.max(1, Math.min(2, connections));
+  // wrk takes whole seconds only.
+  const args = ['-t', String(threads), '-c', String(connections), '-d', `${Math.max(1, Math.round(durationS))}s`,
+    '--timeout', `${timeoutS}s`, '--latency', url];
+  return new Promise((resolve, reject) => {
+    execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL', signal },
+      (err, stdout, stderr) => {
+        if (err) {
+          const why = err.code === 'ENOENT' ? `"${bin()}" not found (install wrk or pick --tool autocannon)` : (stderr || err.message).trim();
+          return reject(new GeneratorError(`wrk failed: ${why}`));
+        }
+        try { resolve({ tool: 'wrk', ...parseWrk(stdout) }); } catch (e) { reject(e); }
+      });
+  });
+}
+
+export function version() {
+  return new Promise((resolve) => {
+    execFile(bin(), ['--version'], { timeout: 5000 }, (err, stdout, stderr) => {
+      const m = /wrk (\S+)/.exec(`${stdout}${stderr}`);
+      resolve(m ? m[1] : null);
+    });
+  });
+}
