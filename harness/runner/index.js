@@ -180,7 +180,7 @@ export async function up(opts = {}) {
         stopSignal: svc.local.nginx ? 'SIGQUIT' : 'SIGTERM', stopGraceMs: svc.stopGraceMs, instances: [] };
       state.services[name] = entry;
       const baseCtx = { ports, listen, run: runDir };
-      if (svc.local.build && !built.has(svc.local.build.join(' '))) {
+      if (svc.local.build && opts.build !== false && !built.has(svc.local.build.join(' '))) {
         built.add(svc.local.build.join(' ')); // services sharing one build (app + migrator) build once
         log(`${name}: building (${svc.local.build.join(' ')})`);
         const [cmd, ...args] = svc.local.build.map((v) => fillPlaceholders(v, { ...baseCtx, port: '', index: '', data: '' }));

@@ -68,7 +68,7 @@ test('nginx spreads requests over every instance and routes around one killed wi
 
     const back = await restart({ runDir, service: 'app', index: 2 });
     assert.notEqual(back.pid, victim.pid);
-    // nginx keeps a failed server out for fail_timeout (5 s in the proxy config), then tries it again.
+    // nginx keeps a failed server out for fail_timeout (2 s in the proxy config), then tries it again.
     let back2 = false;
     for (let i = 0; i < 100 && !back2; i += 1) {
       back2 = (await getJson(state.url)).body.instance === 'echo-app-2';

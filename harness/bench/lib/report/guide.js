@@ -2,6 +2,7 @@
 // The prose is fixed; every number (and which option "wins") is read from the run.
 import { T } from '../scenarios.js';
 import { fmt, ratio } from './format.js';
+import { passiveCheck } from './proxy-settings.js';
 
 const ok = (r) => r && r.status === 'ok';
 
@@ -128,7 +129,7 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
     });
     p(`4. **Must a crash cost no errors?** In the drill, ${ranked.map((r) => `${r.topology.label} lost ${fmt(r.failedPct, 2)}%`).join(', ')} of requests — ${why.join('; ')}. `
       + 'A cluster loses the requests in flight on the killed worker; a single process refuses connections until it is back; nginx retries a failed GET on another instance, '
-      + 'but after max_fails failures it keeps an instance out for fail_timeout (5 s in proxy/), so killing one replica while the other is still marked down leaves no live upstream (502).');
+      + `but after max_fails failures it keeps an instance out for fail_timeout (${passiveCheck().failTimeout} in proxy/), so killing one replica while the other is still marked down leaves no live upstream (502).`);
   } else {
     p('4. **Must a crash cost no errors?** The fault drill did not run here; run `make bench SCENARIO=fault-drill`.');
   }
@@ -148,6 +149,6 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
   p(`- Generator-bound results (above 70% of the ${doc.tool} ceiling of ${fmt(doc.ceilings?.[doc.tool]?.rps)} req/s): ${gb.length ? gb.map((r) => `${r.topology.label} / ${r.workload}`).join('; ') : 'none'}.`);
   const bad = results.filter((r) => !ok(r));
   p(`- Not measured: ${bad.length ? bad.map((r) => `${r.scenario} / ${r.topology.label} / ${r.workload} (${r.status})`).join('; ') : 'nothing — every cell ran'}.`);
-  p(`- Mode: ${doc.mode} (${doc.params.durationS} s runs, ${doc.params.repeats} repeats). \`make bench FULL=1\` runs longer and adds more topologies.`, '');
+  p(`- Mode: ${doc.mode} (${doc.params.durationS} s runs, ${doc.params.repeats} repeats).${doc.mode === 'quick' ? ' `make bench FULL=1` runs longer and adds more topologies.' : ''}`, '');
   return lines.join('\n');
 }

@@ -3,6 +3,7 @@ import { SCENARIOS } from '../scenarios.js';
 import { GENERATOR_BOUND } from '../ceiling.js';
 import { fmt } from './format.js';
 import { experiments } from './experiments.js';
+import { passiveCheck } from './proxy-settings.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
@@ -28,8 +29,9 @@ function openTable(rs) {
       : [esc(r.topology.label), r.workload, '', `**${r.status}**: ${esc(r.error)}`, ''])));
 }
 
+const { maxFails, failTimeout } = passiveCheck();
 const FAULT_NOTE = 'Replicas are killed with SIGKILL and restarted through the runner, as a restart policy would; cluster workers are SIGKILLed by pid and respawned by the primary. '
-  + 'nginx (proxy/templates/default.conf.template) retries a failed GET on another instance, and after max_fails=2 failures marks an instance down for fail_timeout=5s: '
+  + `nginx (proxy/templates/default.conf.template) retries a failed GET on another instance, and after max_fails=${maxFails} failures marks an instance down for fail_timeout=${failTimeout}: `
   + 'a kill cadence shorter than that can leave no live upstream for a moment (502s).';
 
 function faultTable(rs) {
