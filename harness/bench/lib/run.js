@@ -8,6 +8,7 @@ import { closedLoop, fixedCount, searchRate } from './measure.js';
 import { faultDrill } from './fault.js';
 import { GeneratorError } from './tools/errors.js';
 import { track } from './cleanup.js';
+import { appMemory } from './memory.js';
 
 export { stopAll } from './cleanup.js';
 
@@ -58,7 +59,8 @@ async function runCell(cell, topo, ctx) {
       // Warm up each route once per topology start (JIT, connection pools, caches).
       const warmupS = ctx.warmed.has(route) ? 0 : (cell.warmupS ?? p.warmupS);
       ctx.warmed.add(route);
-      return { ...base, ...await closedLoop({ url, workload: cell.workload, tool, connections: cell.connections, durationS: cell.durationS ?? p.durationS, warmupS, repeats: cell.repeats ?? p.repeats, ceilings, tick }) };
+      const measured = await closedLoop({ url, workload: cell.workload, tool, connections: cell.connections, durationS: cell.durationS ?? p.durationS, warmupS, repeats: cell.repeats ?? p.repeats, ceilings, tick });
+      return { ...base, ...measured, ...(topo.pids ? { memory: appMemory(topo.pids()) } : {}) };
     }
     case 'count':
       return { ...base, ...await fixedCount({ url, workload: cell.workload, tool, connections: cell.connections, amount: cell.amount, tick }) };

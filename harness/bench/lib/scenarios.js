@@ -140,7 +140,43 @@ function faultDrill(m, full) {
   return cells;
 }
 
+// The performance targets the sample issues set, each a ratio of two cells measured in this run.
+// Quotas leave a core for the load generator and nginx, so a ratio measures the app, not the box.
+export const TARGETS = [
+  { id: 'proxy-overhead', what: 'light JSON through nginx vs the same app direct (app at 1 CPU)', min: 0.75,
+    a: T.nodeReplicas(1, 1), b: T.node1(1), workload: 'light' },
+  { id: 'proxy-overhead-unlimited', what: 'light JSON through nginx vs the same app direct (no quota; nginx, app and wrk share 2 cores)', min: 0.75,
+    a: T.nodeReplicas(1), b: T.node1(), workload: 'light' },
+  { id: 'replicas-pi-scaling', what: '/pi: 2 replicas × 0.5 CPU vs 1 replica × 0.5 CPU, per replica', min: 0.95, per: 2,
+    a: T.nodeReplicas(2, 0.5), b: T.nodeReplicas(1, 0.5), workload: 'pi' },
+  { id: 'cluster-pi-scaling', what: '/pi: cluster of 2 workers in 1 CPU vs 1 worker in 0.5 CPU, per worker', min: 0.95, per: 2,
+    a: T.nodeCluster(2, 1), b: T.nodeCluster(1, 0.5), workload: 'pi' },
+  { id: 'kestrel-vs-node', what: 'light JSON: one Kestrel process vs one Node process (no quota)', min: 1.3,
+    a: T.dotnet1(), b: T.node1(), workload: 'light' },
+  { id: 'dotnet-one-vs-4-api', what: '/api: 1 .NET instance × 1 CPU vs 4 replicas × 0.25 CPU, both behind nginx', min: 1,
+    a: T.dotnetReplicas(1, 1), b: T.dotnetReplicas(4, 0.25), workload: 'light' },
+  { id: 'dotnet-one-vs-4-products', what: '/products: 1 .NET instance × 1 CPU vs 4 replicas × 0.25 CPU, both behind nginx', min: 1,
+    a: T.dotnetReplicas(1, 1), b: T.dotnetReplicas(4, 0.25), workload: 'db' },
+];
+
+function targets(m) {
+  const seen = new Set();
+  const cells = [];
+  for (const t of TARGETS) {
+    for (const topology of [t.a, t.b]) {
+      const key = `${topology.label}|${t.workload}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      cells.push({ kind: 'closed', topology, workload: t.workload, connections: CONNECTIONS[t.workload], tags: { target: t.id } });
+    }
+  }
+  // Memory of one .NET process vs a Node cluster of 2 (read after a light-JSON run).
+  cells.push({ kind: 'closed', topology: T.nodeCluster(m.n), workload: 'light', connections: CONNECTIONS.light, tags: { target: 'memory' } });
+  return cells;
+}
+
 export const SCENARIOS = {
+  targets: { title: 'The samples\' performance targets, as ratios measured in this run', build: targets },
   matrix: { title: 'Workloads × topologies (no CPU quota)', build: matrix },
   'cpu-budget': { title: 'One CPU of quota, split different ways', build: cpuBudget },
   'exp-compose-replicas': { title: '"Boosting API Performance with Docker Compose Replicas" (2025)', build: expComposeReplicas, experiment: true },

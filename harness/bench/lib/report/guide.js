@@ -3,6 +3,7 @@
 import { T } from '../scenarios.js';
 import { fmt, ratio } from './format.js';
 import { passiveCheck } from './proxy-settings.js';
+import { checkTargets, memoryRows } from './targets.js';
 
 const ok = (r) => r && r.status === 'ok';
 
@@ -141,6 +142,15 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
     p('5. **Containers with CPU limits?** Size workers from the quota, not `os.cpus()` (run `make bench SCENARIO=exp-cluster-vs-containers` to see the effect here).');
   }
   p('');
+
+  const checks = checkTargets(results).filter((c) => c.value !== null);
+  if (checks.length) {
+    p('## The samples\' targets, checked in this run', '');
+    for (const c of checks) p(`- ${c.what}: ×${fmt(c.value, 2)} (wanted ≥ ×${fmt(c.min, 2)}) — ${c.met ? 'met' : 'not met'}${c.generatorBound ? ', generator-bound' : ''}.`);
+    const mem = memoryRows(results);
+    if (mem.length) p(`- Resident memory after a light-JSON run: ${mem.map((m) => `${m.label} ${fmt(m.rssMiB)} MiB in ${m.processes} process${m.processes > 1 ? 'es' : ''}`).join('; ')}.`);
+    p('');
+  }
 
   p('## Caveats of this run', '');
   p(`- ${cores} cores, and the load generator runs on them too: absolute numbers are low and differences between topologies are smaller than on a bigger host.`);

@@ -4,6 +4,7 @@ import { GENERATOR_BOUND } from '../ceiling.js';
 import { fmt } from './format.js';
 import { experiments } from './experiments.js';
 import { passiveCheck } from './proxy-settings.js';
+import { checkTargets, memoryRows } from './targets.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
@@ -89,6 +90,18 @@ function header(doc) {
   ].join('\n');
 }
 
+function targetsSection(rs) {
+  const checks = checkTargets(rs);
+  const verdict = (c) => (c.met === null ? 'not measured' : `${c.met ? 'met' : '**not met**'}${c.generatorBound ? ' ⚠ generator-bound' : ''}`);
+  const mem = memoryRows(rs);
+  return [
+    table(['target', 'measured', 'wanted', 'verdict', 'req/s (a vs b)'],
+      checks.map((c) => [esc(c.what), c.value === null ? 'n/a' : `×${fmt(c.value, 2)}`, `≥ ×${fmt(c.min, 2)}`, verdict(c), `${fmt(c.aRps)} vs ${fmt(c.bRps)}`])),
+    '',
+    mem.length ? table(['after a light-JSON run', 'processes', 'resident memory MiB'], mem.map((m) => [esc(m.label), m.processes, fmt(m.rssMiB)])) : '',
+  ].join('\n');
+}
+
 export function renderReport(doc, charts, { guideLink = '../decision-guide.md' } = {}) {
   const out = [header(doc)];
   const exps = experiments(doc.results);
@@ -105,6 +118,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
       }
       out.push(...exp.explain.map((p) => `${p}\n`));
     }
+    if (name === 'targets') out.push(targetsSection(rs), '');
     out.push(resultsTable(rs), '');
   }
   const bad = doc.results.filter((r) => r.status !== 'ok');
