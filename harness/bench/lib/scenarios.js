@@ -195,7 +195,11 @@ export function plan({ full = false, scenario, sample } = {}) {
   for (const name of names) {
     if (!SCENARIOS[name]) throw new Error(`unknown scenario "${name}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
   }
-  const cells = names.flatMap((name) => SCENARIOS[name].build(mode, full).map((c) => ({ scenario: name, ...c })));
+  let cells = names.flatMap((name) => SCENARIOS[name].build(mode, full).map((c) => ({ scenario: name, ...c })));
+  // A target reads its numbers from any scenario of the run: measure only what no other cell measures.
+  const key = (c) => `${c.topology.label}|${c.workload}|${c.kind}`;
+  const elsewhere = new Set(cells.filter((c) => c.scenario !== 'targets').map(key));
+  cells = cells.filter((c) => c.scenario !== 'targets' || !elsewhere.has(key(c)));
   const kept = sample ? cells.filter((c) => c.topology.sample === sample) : cells;
   if (kept.length === 0) throw new Error(`nothing to run for ${sample ? `sample "${sample}"` : ''}${scenario ? ` scenario "${scenario}"` : ''}`);
   return { mode: full ? 'full' : 'quick', params: mode, cells: kept.map((c, i) => ({ id: i + 1, ...c })) };

@@ -118,7 +118,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
       }
       out.push(...exp.explain.map((p) => `${p}\n`));
     }
-    if (name === 'targets') out.push(targetsSection(rs), '');
+    if (name === 'targets') out.push(targetsSection(doc.results), '');
     out.push(resultsTable(rs), '');
   }
   const bad = doc.results.filter((r) => r.status !== 'ok');

@@ -2,7 +2,8 @@
 import { TARGETS } from '../scenarios.js';
 import { ratio } from './format.js';
 
-const find = (results, topology, workload) => results.find((r) => r.scenario === 'targets' && r.status === 'ok'
+// Any closed-loop result of the run with that topology and workload (the plan measures each once).
+const find = (results, topology, workload) => results.find((r) => r.kind === 'closed' && r.status === 'ok'
   && r.topology.label === topology.label && r.workload === workload);
 
 export function checkTargets(results) {
@@ -18,7 +19,7 @@ export function checkTargets(results) {
 
 // Resident memory after a light-JSON run: one .NET process beside a Node cluster (primary + workers).
 export function memoryRows(results) {
-  const rows = results.filter((r) => r.scenario === 'targets' && r.status === 'ok' && r.workload === 'light' && r.memory
+  const rows = results.filter((r) => r.kind === 'closed' && r.status === 'ok' && r.workload === 'light' && r.memory
     && ['dotnet-process', 'node-cluster', 'node-process'].includes(r.topology.family) && !/CPU/.test(r.topology.label)) // runs without a quota
     .map((r) => ({ label: r.topology.label, processes: r.memory.processes, rssMiB: r.memory.rssMiB }));
   return [...new Map(rows.map((r) => [r.label, r])).values()];
