@@ -10,7 +10,7 @@ import { freePort, ensureFree } from './ports.js';
 import * as cgroup from './cgroup.js';
 import { waitHealthy } from './health.js';
 import { renderNginx, nginxArgs, nginxBinary, testConfig } from './nginx.js';
-import { spawnInstance, stopInstance, isAlive, sendSignal } from './processes.js';
+import { spawnInstance, stopInstance, isAlive, sendSignal, childPids } from './processes.js';
 
 export { REPO_ROOT } from './compose.js';
 export const DEFAULT_RUN_DIR = path.join(REPO_ROOT, '.run');
@@ -265,11 +265,6 @@ export async function down(opts = {}) {
   const left = cgroup.removeRun(state.runId ?? runIdOf(runDir));
   fs.rmSync(stateFile(runDir), { force: true });
   return { stopped, cgroupsLeft: left };
-}
-
-// Processes an instance started itself (nginx workers, cluster workers).
-function childPids(pid) {
-  try { return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
 }
 
 export function ps(opts = {}) {

@@ -74,3 +74,12 @@ export async function stopInstance(pid, { signal = 'SIGTERM', graceMs = 10_000 }
     sendSignal(pid, 'SIGKILL', { group: true });
   }
 }
+
+// Processes an instance started itself (nginx workers, cluster workers).
+export function childPids(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+  } catch {
+    return [];
+  }
+}

@@ -4,7 +4,7 @@
 
 export const MODES = {
   // Quick default: <= 5 minutes on a 2-core machine.
-  quick: { durationS: 1, warmupS: 1, repeats: 2, expDurationS: 2, expRepeats: 1, stepS: 1, maxSteps: 3, faultS: 7, everyS: 2.5, faultRate: 200, ceilingS: 2, n: 2 },
+  quick: { durationS: 1, warmupS: 1, repeats: 2, expDurationS: 2, expRepeats: 1, stepS: 1, maxSteps: 3, faultS: 5, everyS: 2, faultRate: 200, ceilingS: 2, n: 2 },
   full: { durationS: 10, warmupS: 3, repeats: 3, expDurationS: 10, expRepeats: 3, stepS: 5, maxSteps: 7, faultS: 30, everyS: 5, faultRate: 400, ceilingS: 5, n: 2 },
 };
 
@@ -145,8 +145,8 @@ function faultDrill(m, full) {
 export const TARGETS = [
   { id: 'proxy-overhead', what: 'light JSON through nginx vs the same app direct (app at 1 CPU)', min: 0.75,
     a: T.nodeReplicas(1, 1), b: T.node1(1), workload: 'light' },
-  { id: 'proxy-overhead-unlimited', what: 'light JSON through nginx vs the same app direct (no quota; nginx, app and wrk share 2 cores)', min: 0.75,
-    a: T.nodeReplicas(1), b: T.node1(), workload: 'light' },
+  { id: 'proxy-overhead-unlimited', what: 'light JSON through nginx vs the same app direct (no quota; nginx, app and wrk share the cores)', min: 0.75,
+    a: T.nodeReplicas(1), b: T.node1(), workload: 'light', fullOnly: true },
   { id: 'replicas-pi-scaling', what: '/pi: 2 replicas × 0.5 CPU vs 1 replica × 0.5 CPU, per replica', min: 0.95, per: 2,
     a: T.nodeReplicas(2, 0.5), b: T.nodeReplicas(1, 0.5), workload: 'pi' },
   { id: 'cluster-pi-scaling', what: '/pi: cluster of 2 workers in 1 CPU vs 1 worker in 0.5 CPU, per worker', min: 0.95, per: 2,
@@ -159,10 +159,10 @@ export const TARGETS = [
     a: T.dotnetReplicas(1, 1), b: T.dotnetReplicas(4, 0.25), workload: 'db' },
 ];
 
-function targets(m) {
+function targets(m, full) {
   const seen = new Set();
   const cells = [];
-  for (const t of TARGETS) {
+  for (const t of TARGETS.filter((x) => full || !x.fullOnly)) {
     for (const topology of [t.a, t.b]) {
       const key = `${topology.label}|${t.workload}`;
       if (seen.has(key)) continue;

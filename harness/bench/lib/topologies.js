@@ -2,6 +2,7 @@
 // CPUS, LB, ...), reached either through its nginx or directly on one app instance.
 // `url` topologies point at something already running (used by the tests).
 import { readFile, readdir } from 'node:fs/promises';
+import { childPids } from '../../runner/processes.js';
 
 const RUNNER = new URL('../../runner/index.js', import.meta.url);
 
@@ -46,19 +47,6 @@ export function topologyKey(t) {
   return `${t.sample}${t.direct ? ':direct' : ''}[${env}]`;
 }
 
-/** Parent-pid scan of /proc: the cluster primary's workers. */
-export async function childPids(pid) {
-  const out = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.push(Number(name));
-    } catch { /* gone meanwhile */ }
-  }
-  return out.sort((a, b) => a - b);
-}
 
 /**
  * Starts a topology. Returns {url, state, cpuLimits, signal(index, sig), restart(index), workers(), stop()}.
