@@ -80,6 +80,7 @@ async function rerender(opts) {
   let doc;
   try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
   if (doc.schema !== 1 || !Array.isArray(doc.results)) throw new Error(`--from ${opts.from}: not a results file of this benchmark`);
+  if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const files = await writeOutputs(doc, { outDir, guidePath });
