@@ -63,6 +63,7 @@ export function probe(runId) {
   try {
     const group = createGroup(runId, 'probe', { cpus: 1 });
     for (const dir of group.dirs) fs.rmdirSync(dir);
+    removeRun(runId); // leave nothing behind if the run fails before its first instance
     return { enforced: true, mechanism: v === 2 ? 'cgroup v2 cpu.max' : 'cgroup v1 cpu.cfs_quota_us' };
   } catch (err) {
     return { enforced: false, mechanism: 'none', reason: `cgroups not writable (${err.code ?? err.message}); running without CPU/memory limits` };
