@@ -24,6 +24,15 @@ function httpOk(port, path, timeoutMs) {
   });
 }
 
+// Resolves once something accepts TCP on 127.0.0.1:port; rejects after timeoutMs.
+export async function waitTcp(port, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await tcpOpen(port, 1000))) {
+    if (Date.now() > deadline) throw new Error(`nothing listening on 127.0.0.1:${port} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export function checkOnce(port, healthcheck) {
   const timeout = Math.min(healthcheck.timeoutMs, 5000);
   return healthcheck.kind === 'http' ? httpOk(port, healthcheck.path, timeout) : tcpOpen(port, timeout);

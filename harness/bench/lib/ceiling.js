@@ -4,14 +4,14 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, waitForPort } from './ports.js';
+import { freePort } from '../../runner/ports.js';
+import { waitTcp } from '../../runner/health.js';
+import { nginxBinary } from '../../runner/nginx.js';
 import { getTool } from './tools/index.js';
 import { track } from './cleanup.js';
 
 export const GENERATOR_BOUND = 0.7;
 const CONF = new URL('../ceiling-nginx.conf', import.meta.url);
-
-export const nginxBin = () => process.env.NGINX_BIN || 'nginx';
 
 /** Starts nginx in the foreground; returns {url, pid, stop()}. */
 export async function startBareNginx() {
@@ -20,7 +20,7 @@ export async function startBareNginx() {
   const port = await freePort();
   const conf = (await readFile(CONF, 'utf8')).replaceAll('__DIR__', dir).replaceAll('__PORT__', String(port));
   await writeFile(path.join(dir, 'nginx.conf'), conf);
-  const child = spawn(nginxBin(), ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'],
+  const child = spawn(nginxBinary(), ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', 'daemon off;'],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
@@ -39,7 +39,7 @@ export async function startBareNginx() {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await Promise.race([waitForPort(port, 5000), failed]);
+    await Promise.race([waitTcp(port, 5000), failed]);
   } catch (e) {
     await stop();
     throw e;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { TOOLS } from './tools/index.js';
-import { nginxBin } from './ceiling.js';
+import { nginxBinary } from '../../runner/nginx.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 
@@ -29,7 +29,7 @@ export async function collectMeta({ cpuLimits } = {}) {
   const [commit, dirty, nginx, dotnet, osPretty, cg] = await Promise.all([
     sh('git', ['rev-parse', 'HEAD'], { cwd: REPO }),
     sh('git', ['status', '--porcelain'], { cwd: REPO }),
-    sh(nginxBin(), ['-v']),
+    sh(nginxBinary(), ['-v']),
     sh('dotnet', ['--version']),
     osName(),
     cgroupVersion(),

@@ -11,9 +11,6 @@ import { SAMPLE_DIR } from './child.js';
 // KEEP_RUN=1 keeps the run folder (nginx and replica logs) for a post-mortem.
 export async function startTopology(t, env = {}) {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-replicas-test-'));
-  // mkdtemp makes the folder 0700; nginx's workers (nobody, when run as root) must reach its
-  // temp files in there, or a request body over 16 kB answers 500.
-  fs.chmodSync(runDir, 0o755);
   let stopped;
   const stop = () => {
     stopped ??= down({ runDir }).then(() => process.env.KEEP_RUN || fs.rmSync(runDir, { recursive: true, force: true }));
