@@ -91,3 +91,10 @@ test('unknown routes → JSON 404', async () => {
   assert.equal(res.status, 404);
   assert.match(res.body.error, /no route/);
 });
+
+test('estimatePi does the same work as node-replicas for a seed', async () => {
+  const { estimatePi } = await import('../src/routes/compute.js');
+  // node-replicas' estimatePi(100000, 12345): the same xorshift32 stream (and dotnet-api's).
+  assert.equal(estimatePi(100_000, 12345), 3.14632);
+  assert.notEqual(estimatePi(100_000, 12346), 3.14632);
+});

@@ -41,15 +41,14 @@ test('a path without parameters rejects any parameter', () => {
   assert.deepEqual(parseQuery('', {}), {});
 });
 
-test('estimatePi counts points inside the quarter circle', () => {
-  // A fake random source: alternating points inside (0,0) and outside (1,1) -> 4 * 1/2 = 2.
-  let i = 0;
-  const alternate = () => (Math.floor(i++ / 2) % 2 === 0 ? 0 : 1);
-  assert.equal(estimatePi(100, alternate), 2);
-  assert.equal(estimatePi(10, () => 0), 4);
+test('estimatePi is deterministic for a seed and varies with it', () => {
+  assert.equal(estimatePi(10_000, 42), estimatePi(10_000, 42));
+  assert.notEqual(estimatePi(10_000, 42), estimatePi(10_000, 43));
+  // Seed 0 would stall xorshift32 at 0 (every point at the origin, inside: 4.0); it is replaced.
+  assert.notEqual(estimatePi(10_000, 0), 4);
 });
 
 test('estimatePi approaches pi with many samples', () => {
   // 200k samples: the standard error is about 0.004, so 0.05 is over 10 standard errors.
-  assert.ok(Math.abs(estimatePi(200_000) - Math.PI) < 0.05);
+  for (const seed of [1, 2, 3, 12345, 0xdeadbeef]) assert.ok(Math.abs(estimatePi(200_000, seed) - Math.PI) < 0.05, `seed ${seed}`);
 });

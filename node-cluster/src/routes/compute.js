@@ -4,12 +4,17 @@ import { Router } from 'express';
 import { boundedInt } from '../validation.js';
 
 // Share of random points of the unit square inside the quarter circle, × 4. Synchronous on
-// purpose: one request keeps one worker's core busy.
-export function estimatePi(samples, random = Math.random) {
+// purpose: one request keeps one worker's core busy. xorshift32 rather than Math.random, whose cost
+// per call swings from second to second (V8 refills its buffer through the runtime): the same
+// generator and work per sample as node-replicas and dotnet-api.
+export function estimatePi(samples, seed = (Math.random() * 4294967296) >>> 0) {
+  let s = seed | 0 || 1; // xorshift32 must not start at 0
   let inside = 0;
   for (let i = 0; i < samples; i += 1) {
-    const x = random();
-    const y = random();
+    s ^= s << 13; s ^= s >>> 17; s ^= s << 5;
+    const x = (s >>> 0) / 4294967296;
+    s ^= s << 13; s ^= s >>> 17; s ^= s << 5;
+    const y = (s >>> 0) / 4294967296;
     if (x * x + y * y <= 1) inside += 1;
   }
   return (4 * inside) / samples;

@@ -63,14 +63,18 @@ public static class InfoEndpoints
         });
     }
 
-    public static double EstimatePi(int samples)
+    // xorshift32, the generator node-replicas and node-cluster use: the same work per sample in
+    // all three runtimes, and no library generator whose cost differs between them.
+    public static double EstimatePi(int samples, uint seed = 0)
     {
-        var random = new Random();
+        var s = seed != 0 ? seed : (uint)Random.Shared.Next(1, int.MaxValue);
         var inside = 0;
         for (var i = 0; i < samples; i++)
         {
-            var x = random.NextDouble();
-            var y = random.NextDouble();
+            s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+            var x = s / 4294967296.0;
+            s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+            var y = s / 4294967296.0;
             if (x * x + y * y <= 1.0) inside++;
         }
         return 4.0 * inside / samples;

@@ -94,6 +94,15 @@ public sealed class UnitTests
     }
 
     [Fact]
+    public void Pi_estimate_does_the_same_work_as_the_node_samples()
+    {
+        // The Node samples' estimatePi(100000, 12345) and estimatePi(1000000, 7): the same
+        // xorshift32 stream, so the benchmark's pi workload costs the same samples in every runtime.
+        Assert.Equal(3.14632, InfoEndpoints.EstimatePi(100_000, 12345), 10);
+        Assert.Equal(3.138748, InfoEndpoints.EstimatePi(1_000_000, 7), 10);
+    }
+
+    [Fact]
     public async Task Seed_file_has_100_unique_valid_products()
     {
         var seed = await ProductSeeder.ReadAsync(Paths.SeedFile);
