@@ -11,6 +11,7 @@ import * as cgroup from './cgroup.js';
 import { waitHealthy } from './health.js';
 import { renderNginx, nginxArgs, nginxBinary, testConfig } from './nginx.js';
 import { spawnInstance, stopInstance, isAlive, sendSignal, childPids } from './processes.js';
+import { usage as usageOf } from './usage.js';
 
 export { REPO_ROOT } from './compose.js';
 export const DEFAULT_RUN_DIR = path.join(REPO_ROOT, '.run');
@@ -160,15 +161,20 @@ export async function up(opts = {}) {
   const order = startOrder(topology, opts.services, opts.noDeps);
   if (order.some((n) => topology.services[n].local.nginx && !topology.services[n].local.skip)) nginxBinary();
   const runId = runIdOf(runDir);
-  const cpuLimits = cgroup.probe(runId);
+  const isolation = isolationOf(opts);
+  const cpuLimits = cgroup.probe(runId, { cpuset: isolation.cpuset });
   const { ports, listen } = await assignPorts(topology, order);
   fs.rmSync(path.join(runDir, 'logs'), { recursive: true, force: true });
   fs.mkdirSync(path.join(runDir, 'logs'), { recursive: true });
-  const state = { sample: topology.sample, runDir, runId, startedAt: new Date().toISOString(), url: undefined, cpuLimits, order, services: {} };
+  const state = { sample: topology.sample, runDir, runId, startedAt: new Date().toISOString(), url: undefined, cpuLimits, isolation, order, services: {} };
   writeState(state);
   if (!cpuLimits.enforced) log(`CPU limits NOT enforced: ${cpuLimits.reason}`);
+  if (isolation.cpuset && !cpuLimits.pinning.enforced) log(`NOT pinned to CPUs ${isolation.cpuset}: ${cpuLimits.pinning.reason}`);
   const built = new Set();
   try {
+    if (cpuLimits.enforced) {
+      cgroup.createRunGroups(runId, { cpuset: cpuLimits.pinning.enforced ? isolation.cpuset : undefined, budget: isolation.budget });
+    }
     for (const name of order) {
       const svc = topology.services[name];
       if (svc.local.skip) {
@@ -192,7 +198,8 @@ export async function up(opts = {}) {
         const data = path.join(runDir, 'data', `${name}-${index}`);
         fs.mkdirSync(data, { recursive: true });
         const inst = { index, port, url: `http://127.0.0.1:${port}`, ...instanceSpec(topology, svc, index, { ...baseCtx, port, index, data }, runDir) };
-        if (cpuLimits.enforced && (svc.cpus || svc.memoryBytes)) {
+        // Every instance gets a group, limited or not: the run's cpuset, budget and CPU accounting cover it.
+        if (cpuLimits.enforced) {
           const group = cgroup.createGroup(runId, inst.name, { cpus: svc.cpus, memoryBytes: svc.memoryBytes });
           inst.cgroup = group.dirs;
           inst.cgroupProcs = group.procs;
@@ -229,6 +236,30 @@ export async function up(opts = {}) {
     await down({ runDir });
     throw err;
   }
+}
+
+// `cpuset` (CPU list, e.g. "1" or "2-5") pins every process of the run; `budget` (CPUs) caps the
+// whole run with one quota. The benchmark uses both to give the load generator CPUs of its own.
+function isolationOf(opts) {
+  const available = cgroup.availableCpus();
+  let cpus = available;
+  if (opts.cpuset !== undefined && opts.cpuset !== null && opts.cpuset !== '') {
+    cpus = cgroup.parseCpuList(opts.cpuset);
+    const missing = cpus.filter((c) => !available.includes(c));
+    if (missing.length) throw new Error(`cpuset ${opts.cpuset} names CPU ${missing.join(',')}, which this machine doesn't let us use (available: ${cgroup.formatCpuList(available)})`);
+  }
+  const budget = opts.budget === undefined || opts.budget === null ? undefined : Number(opts.budget);
+  if (budget !== undefined && !(budget > 0 && budget <= cpus.length)) {
+    throw new Error(`a CPU budget of ${opts.budget} doesn't fit on the ${cpus.length} CPU(s) ${opts.cpuset ? `of cpuset ${opts.cpuset}` : 'of this machine'}`);
+  }
+  return { cpuset: opts.cpuset ? cgroup.formatCpuList(cpus) : undefined, cpus: cpus.length, budget };
+}
+
+/** CPU time, throttling and memory of a running topology (see usage.js). */
+export function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
+  const state = readState(path.resolve(runDir));
+  if (!state) throw new Error(`nothing running from ${runDir}`);
+  return usageOf(state);
 }
 
 function findInstance(state, service, index) {
@@ -292,6 +323,7 @@ export async function restart({ runDir = DEFAULT_RUN_DIR, service, index }) {
   killCgroupMembers(inst);
   if (inst.cgroup) {
     const group = cgroup.createGroup(state.runId, inst.name, { cpus: entry.cpus, memoryBytes: entry.memoryBytes });
+    inst.cgroup = group.dirs;
     inst.cgroupProcs = group.procs;
   }
   const handle = launch(state, service, inst);

@@ -1,0 +1,78 @@
+// What a running topology costs: CPU time used (from its cgroups, or the processes' utime+stime
+// where cgroups can't be written), CFS throttling per instance, and resident memory of every
+// process (nginx and cluster workers included).
+import fs from 'node:fs';
+import * as cgroup from './cgroup.js';
+import { childPids } from './processes.js';
+
+const TICK_NS = 1e9 / 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
+
+function descendants(pid) {
+  const out = [pid];
+  for (const child of childPids(pid)) out.push(...descendants(child));
+  return out;
+}
+
+// utime + stime + cutime + cstime (children it has reaped), in ns.
+function procCpuNs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_NS;
+  } catch { return 0; }
+}
+
+// Proportional set size: shared pages (the node binary, forked workers' common pages) are split
+// between the processes that map them, so the sum over a topology is what it really holds.
+function memoryKiB(pid) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return { pss: Number(/^Pss:\s+(\d+)/m.exec(text)?.[1] ?? 0), rss: Number(/^Rss:\s+(\d+)/m.exec(text)?.[1] ?? 0) };
+  } catch {
+    try {
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      return { pss: rss, rss };
+    } catch { return { pss: 0, rss: 0 }; }
+  }
+}
+
+const liveInstances = (state) => Object.entries(state.services ?? {})
+  .filter(([, entry]) => !entry.oneshot && !entry.skipped)
+  .flatMap(([service, entry]) => (entry.instances ?? []).map((inst) => ({ service, inst })));
+
+/** Every pid of a topology: its cgroups' members, else each instance's process tree. */
+export function topologyPids(state) {
+  const fromGroups = state.cpuLimits?.enforced ? cgroup.runPids(state.runId) : [];
+  if (fromGroups.length) return fromGroups;
+  return liveInstances(state).flatMap(({ inst }) => descendants(inst.pid));
+}
+
+/**
+ * A snapshot of a topology's cost. Take one before and one after a measurement and subtract
+ * cpuNs. Returns { source, cpuNs, instances: [{service, index, cpuNs, throttling}], throttling,
+ * memory: { pssMiB, rssMiB, processes } }.
+ */
+export function usage(state) {
+  const byGroup = state.cpuLimits?.enforced;
+  const instances = liveInstances(state).map(({ service, inst }) => ({
+    service,
+    index: inst.index,
+    name: inst.name,
+    cpuNs: byGroup ? cgroup.cpuUsageNs(state.runId, inst.name) : descendants(inst.pid).reduce((s, p) => s + procCpuNs(p), 0),
+    throttling: byGroup ? cgroup.throttling(state.runId, inst.name) : null,
+  }));
+  const runNs = byGroup ? cgroup.cpuUsageNs(state.runId) : null;
+  const pids = topologyPids(state);
+  const mem = pids.map(memoryKiB);
+  return {
+    source: byGroup && runNs !== null ? state.cpuLimits.accounting : 'proc utime+stime',
+    cpuNs: runNs ?? instances.reduce((s, i) => s + (i.cpuNs ?? 0), 0),
+    instances,
+    throttling: byGroup ? cgroup.throttling(state.runId) : null,
+    memory: {
+      pssMiB: Math.round(mem.reduce((s, m) => s + m.pss, 0) / 102.4) / 10,
+      rssMiB: Math.round(mem.reduce((s, m) => s + m.rss, 0) / 102.4) / 10,
+      processes: pids.length,
+    },
+  };
+}
