@@ -82,12 +82,17 @@ function v1Base(controller) {
   return base;
 }
 
+// CPU weight of a prioritised run against everything else on the machine (v1 cpu.shares maximum,
+// v2 cpu.weight maximum): other processes yield the run's CPUs to it while it is busy.
+const PRIORITY = { 1: ['cpu.shares', 262144], 2: ['cpu.weight', 10000] };
+
 /**
  * The run's own groups: `cpuset` (a CPU list string) pins every instance of the run to those CPUs;
- * `budget` (CPUs) caps the whole run with one quota, as `cpus:` caps one container.
- * Returns { dirs, procs } for processes that belong to the run but to no instance.
+ * `budget` (CPUs) caps the whole run with one quota, as `cpus:` caps one container; `priority`
+ * gives the run the highest CPU weight, so other load on the machine disturbs it less.
+ * Returns { dirs } for processes that belong to the run but to no instance.
  */
-export function createRunGroups(runId, { cpuset, budget } = {}) {
+export function createRunGroups(runId, { cpuset, budget, priority = false } = {}) {
   const v = version();
   if (v === 0) throw new Error('no cgroup filesystem found');
   if (v === 2) {
@@ -100,6 +105,7 @@ export function createRunGroups(runId, { cpuset, budget } = {}) {
     v2Enable(run);
     write(path.join(run, 'cpu.max'), budget ? `${Math.round(budget * PERIOD_US)} ${PERIOD_US}` : `max ${PERIOD_US}`);
     if (cpuset) write(path.join(run, 'cpuset.cpus'), cpuset);
+    if (priority) prioritise([base, run], 2);
     return { dirs: [run] };
   }
   const dirs = [];
@@ -107,6 +113,7 @@ export function createRunGroups(runId, { cpuset, budget } = {}) {
   fs.mkdirSync(cpuRun, { recursive: true });
   write(path.join(cpuRun, 'cpu.cfs_period_us'), PERIOD_US);
   write(path.join(cpuRun, 'cpu.cfs_quota_us'), budget ? Math.round(budget * PERIOD_US) : -1);
+  if (priority) prioritise([path.dirname(cpuRun), cpuRun], 1);
   dirs.push(cpuRun);
   const acct = v1Base('cpuacct');
   if (acct) { fs.mkdirSync(path.join(acct, runId), { recursive: true }); dirs.push(path.join(acct, runId)); }
@@ -117,6 +124,12 @@ export function createRunGroups(runId, { cpuset, budget } = {}) {
     dirs.push(path.join(set, runId));
   }
   return { dirs: unique(dirs) };
+}
+
+// The weight counts among siblings, so the shared parent gets it too (it holds only runs).
+function prioritise(dirs, v) {
+  const [file, value] = PRIORITY[v];
+  for (const dir of dirs) write(path.join(dir, file), value);
 }
 
 // One group per instance, inside the run's groups. Returns { dirs: [the instance's own groups],
@@ -246,6 +259,12 @@ export function runPids(runId) {
   const base = version() === 2 ? path.join(ROOT, GROUP, runId) : v1('cpu') && path.join(v1('cpu'), GROUP, runId);
   if (base) walk(base);
   return [...pids].sort((a, b) => a - b);
+}
+
+/** Pids in one instance's group (the instance and whatever it started). */
+export function instancePids(runId, instanceName) {
+  const base = version() === 2 ? path.join(ROOT, GROUP, runId, instanceName) : v1('cpu') && path.join(v1('cpu'), GROUP, runId, instanceName);
+  try { return read(path.join(base, 'cgroup.procs')).split('\n').filter(Boolean).map(Number); } catch { return []; }
 }
 
 /**

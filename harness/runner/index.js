@@ -173,7 +173,7 @@ export async function up(opts = {}) {
   const built = new Set();
   try {
     if (cpuLimits.enforced) {
-      cgroup.createRunGroups(runId, { cpuset: cpuLimits.pinning.enforced ? isolation.cpuset : undefined, budget: isolation.budget });
+      cgroup.createRunGroups(runId, { cpuset: cpuLimits.pinning.enforced ? isolation.cpuset : undefined, budget: isolation.budget, priority: isolation.priority });
     }
     for (const name of order) {
       const svc = topology.services[name];
@@ -239,7 +239,8 @@ export async function up(opts = {}) {
 }
 
 // `cpuset` (CPU list, e.g. "1" or "2-5") pins every process of the run; `budget` (CPUs) caps the
-// whole run with one quota. The benchmark uses both to give the load generator CPUs of its own.
+// whole run with one quota; `priority` puts it ahead of other load on the machine. The benchmark
+// uses all three to give the load generator CPUs of its own and keep the rest of the box out.
 function isolationOf(opts) {
   const available = cgroup.availableCpus();
   let cpus = available;
@@ -252,7 +253,7 @@ function isolationOf(opts) {
   if (budget !== undefined && !(budget > 0 && budget <= cpus.length)) {
     throw new Error(`a CPU budget of ${opts.budget} doesn't fit on the ${cpus.length} CPU(s) ${opts.cpuset ? `of cpuset ${opts.cpuset}` : 'of this machine'}`);
   }
-  return { cpuset: opts.cpuset ? cgroup.formatCpuList(cpus) : undefined, cpus: cpus.length, budget };
+  return { cpuset: opts.cpuset ? cgroup.formatCpuList(cpus) : undefined, cpus: cpus.length, budget, priority: Boolean(opts.priority) };
 }
 
 /** CPU time, throttling and memory of a running topology (see usage.js). */

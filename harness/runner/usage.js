@@ -47,32 +47,37 @@ export function topologyPids(state) {
   return liveInstances(state).flatMap(({ inst }) => descendants(inst.pid));
 }
 
+function memoryOf(pids) {
+  const mem = pids.map(memoryKiB);
+  const mib = (kib) => Math.round(kib / 102.4) / 10;
+  return { pssMiB: mib(mem.reduce((s, m) => s + m.pss, 0)), rssMiB: mib(mem.reduce((s, m) => s + m.rss, 0)), processes: pids.length };
+}
+
 /**
  * A snapshot of a topology's cost. Take one before and one after a measurement and subtract
- * cpuNs. Returns { source, cpuNs, instances: [{service, index, cpuNs, throttling}], throttling,
- * memory: { pssMiB, rssMiB, processes } }.
+ * cpuNs. Returns { source, cpuNs, instances: [{service, index, name, cpuNs, throttling, memory}],
+ * throttling, memory: { pssMiB, rssMiB, processes } } — memory and processes summed over everything.
  */
 export function usage(state) {
   const byGroup = state.cpuLimits?.enforced;
-  const instances = liveInstances(state).map(({ service, inst }) => ({
-    service,
-    index: inst.index,
-    name: inst.name,
-    cpuNs: byGroup ? cgroup.cpuUsageNs(state.runId, inst.name) : descendants(inst.pid).reduce((s, p) => s + procCpuNs(p), 0),
-    throttling: byGroup ? cgroup.throttling(state.runId, inst.name) : null,
-  }));
+  const instances = liveInstances(state).map(({ service, inst }) => {
+    const own = byGroup ? cgroup.instancePids(state.runId, inst.name) : [];
+    const pids = own.length ? own : descendants(inst.pid).filter((p) => fs.existsSync(`/proc/${p}`));
+    return {
+      service,
+      index: inst.index,
+      name: inst.name,
+      cpuNs: byGroup ? cgroup.cpuUsageNs(state.runId, inst.name) : pids.reduce((s, p) => s + procCpuNs(p), 0),
+      throttling: byGroup ? cgroup.throttling(state.runId, inst.name) : null,
+      memory: memoryOf(pids),
+    };
+  });
   const runNs = byGroup ? cgroup.cpuUsageNs(state.runId) : null;
-  const pids = topologyPids(state);
-  const mem = pids.map(memoryKiB);
   return {
     source: byGroup && runNs !== null ? state.cpuLimits.accounting : 'proc utime+stime',
     cpuNs: runNs ?? instances.reduce((s, i) => s + (i.cpuNs ?? 0), 0),
     instances,
     throttling: byGroup ? cgroup.throttling(state.runId) : null,
-    memory: {
-      pssMiB: Math.round(mem.reduce((s, m) => s + m.pss, 0) / 102.4) / 10,
-      rssMiB: Math.round(mem.reduce((s, m) => s + m.rss, 0) / 102.4) / 10,
-      processes: pids.length,
-    },
+    memory: memoryOf(topologyPids(state)),
   };
 }

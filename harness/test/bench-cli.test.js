@@ -1,10 +1,9 @@
-// The benchmark end to end: a tiny matrix with very short runs, against a tiny server and through
-// the local runner; and the ways it must fail (unreachable topology, broken load generator):
-// a clear error, a non-zero exit, no hang, no process left behind.
-import { test, before, after } from 'node:test';
+// The benchmark end to end through the local runner on a tiny fixture sample (very short windows),
+// and the ways it must fail (a topology that cannot start, a missing or broken load generator,
+// Ctrl-C, bad arguments): a clear error, a non-zero exit, no hang, no process left behind.
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,158 +61,132 @@ function assertSvg(file) {
 const made = [];
 const tmp = (label) => { const d = fs.mkdtempSync(path.join(os.tmpdir(), `bench-test-${label}-`)); made.push(d); return d; };
 const writeMatrix = (dir, spec) => { const f = path.join(dir, 'matrix.json'); fs.writeFileSync(f, JSON.stringify(spec)); return f; };
-const SHORT = ['--duration', '1', '--repeats', '1', '--warmup', '0'];
+const TINY = path.join(HARNESS, 'test', 'fixtures', 'tiny');
+const SHORT = ['--window', '1', '--warmup', '0', '--rewarm', '0'];
+const one = { sample: TINY, strategy: 'one process', viaNginx: true };
+const two = { sample: TINY, strategy: 'replicas', n: 2, viaNginx: true };
 
-// A tiny server with the node-replicas routes.
-let server;
-let base;
-before(async () => {
-  let hits = 0;
-  server = http.createServer((req, res) => {
-    const u = new URL(req.url, 'http://x');
-    const send = (body) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
-    if (u.pathname === '/') return send({ instance: 'tiny', pid: process.pid, hits: ++hits });
-    if (u.pathname === '/pi') return send({ pi: 3.14159, samples: Number(u.searchParams.get('samples')) });
-    if (u.pathname === '/delay') return setTimeout(() => send({ ms: 5 }), 5);
-    res.writeHead(404); res.end('{"error":"not found"}');
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${server.address().port}`;
-});
 after(() => {
-  server.closeAllConnections();
-  server.close();
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
 });
 
-test('a tiny matrix runs end to end: well-formed JSON, markdown, SVG charts and guide', { timeout: 90_000 }, async () => {
+test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell, verdicts, charts, report and guide', { timeout: 120_000 }, async () => {
   const out = tmp('tiny');
-  const t = { url: base, label: 'tiny server' };
   const matrix = writeMatrix(out, {
-    params: { stepS: 1, maxSteps: 2, ceilingS: 1 },
-    cells: [
-      { kind: 'closed', topology: t, workload: 'light', connections: 4 },
-      { kind: 'closed', topology: t, workload: 'pi', connections: 4 },
-      { kind: 'count', topology: t, workload: 'delay', connections: 2, amount: 10, scenario: 'exp-pi-loadbalancing', tags: { variant: '1 instance' } },
-      { kind: 'openloop', topology: t, workload: 'light', connections: 4, scenario: 'openloop' },
-    ],
+    scenarios: [{
+      name: 'tiny', title: 'one process vs two replicas',
+      cells: [{ workload: 'light', topology: one }, { workload: 'light', topology: two }, { workload: 'pi', topology: one }, { workload: 'pi', topology: two }],
+      compare: [{ a: 1, b: 0, column: 'replicas', limit: 1 }, { a: 3, b: 2, column: 'replicas', limit: 1 }],
+    }],
   });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'autocannon', ...SHORT]);
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '3', ...SHORT]);
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-  assert.equal(doc.schema, 1);
-  assert.equal(doc.tool, 'autocannon');
-  assert.ok(doc.ceilings.autocannon.rps > 0, 'ceiling measured');
-  assert.equal(doc.pacedTool, 'autocannon', 'fixed-rate runs use autocannon when it was asked for');
-  assert.ok(doc.meta.machine.cores >= 1 && doc.meta.versions.node && doc.meta.git.commit);
-  assert.equal(doc.results.length, 4);
-  for (const res of doc.results) assert.equal(res.status, 'ok', res.error);
-  const [light, , count, open] = doc.results;
-  assert.ok(light.rps > 0 && light.requests > 0 && light.latencyMs.p99 >= light.latencyMs.p50);
-  assert.equal(light.non2xx + light.socketErrors, 0);
-  assert.equal(count.requests, 10);
-  assert.ok(open.steps.length >= 1 && open.steps.length <= 2, 'the rate search is bounded by maxSteps');
-  assert.ok(open.maxRate > 0, 'the tiny server sustains some rate under 500 ms');
+  assert.equal(doc.schema, 2);
+  assert.equal(doc.tool, 'wrk');
+  assert.ok(doc.ceilings.wrk.rps > 0 && doc.ceilings.autocannon.rps > 0, 'generator ceilings measured');
+  assert.equal(typeof doc.isolation.pinned, 'boolean');
+  if (doc.isolation.pinned) {
+    assert.notEqual(doc.isolation.generatorCpus, doc.isolation.sutCpus, 'the generator has CPUs of its own');
+    assert.equal(doc.isolation.cpuLimits.pinning.cpus, doc.isolation.sutCpus, 'the topologies were pinned to the others');
+  } else {
+    assert.ok(doc.isolation.reason, 'an unpinned run says why');
+    assert.ok(doc.cells.every((c) => c.unpinned), 'and flags every cell');
+  }
+  assert.deepEqual(doc.cells.map((c) => c.id), ['light:node-1-nginx', 'light:node-replicas-2-nginx', 'pi:node-1-nginx', 'pi:node-replicas-2-nginx']);
+  for (const c of doc.cells) {
+    assert.equal(c.status, 'ok', c.error);
+    assert.equal(c.rounds.length, 3);
+    assert.equal(c.topology.budgetCpus, doc.isolation.budgetCpus, 'every topology gets the same budget');
+    for (const w of c.rounds) {
+      assert.ok(w.rps > 0 && w.requests > 0 && w.errors === 0, JSON.stringify(w));
+      assert.ok(w.latencyMs.p50 <= w.latencyMs.p90 && w.latencyMs.p90 <= w.latencyMs.p99 && w.latencyMs.p99 <= w.latencyMs.max);
+      assert.ok(w.cpuPerRequestUs > 0, 'CPU time per request accounted');
+      assert.ok(w.memoryMiB > 0 && w.processes >= 3, 'memory of app(s) and nginx');
+    }
+    assert.ok(c.rps.min <= c.rps.median && c.rps.median <= c.rps.max);
+  }
+  // Interleaved: round 1 runs the cells in plan order, round 2 in reverse.
+  const at = (id, round) => Date.parse(doc.cells.find((c) => c.id === id).rounds.find((w) => w.round === round).at);
+  assert.ok(at('light:node-1-nginx', 1) < at('pi:node-replicas-2-nginx', 1));
+  assert.ok(at('pi:node-replicas-2-nginx', 2) < at('light:node-1-nginx', 2));
+  assert.ok(at('pi:node-replicas-2-nginx', 1) < at('light:node-1-nginx', 2), 'a round ends before the next begins');
+  // The pi cells cost more CPU per request than light ones (about 100k samples each).
+  assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
+  assert.equal(doc.verdicts.length, 8);
+  for (const v of doc.verdicts) {
+    assert.ok(['node-replicas-2-nginx', 'node-1-nginx', 'tie'].includes(v.winner), v.winner);
+    assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
+    assert.equal(typeof v.suspect, 'boolean');
+    assert.equal(v.rounds, 3);
+  }
   const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
   assert.match(report, /^# Benchmark results/);
-  assert.match(report, /\| tiny server \| light \| 4 \|/);
+  assert.match(report, /`light:node-1-nginx`/);
   assert.doesNotMatch(report, /NaN|undefined/);
-  for (const f of ['matrix-throughput.svg', 'matrix-p99.svg', 'openloop.svg']) {
+  for (const f of ['verdicts.svg', 'tiny-throughput.svg', 'tiny-p99.svg', 'tiny-cpu-per-request.svg', 'tiny-memory.svg']) {
     assertSvg(path.join(out, f));
     assert.ok(report.includes(`](${f})`), `report links ${f}`);
   }
   const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
   assert.match(guide, /^# When clustering, replicas or thread pools win/);
+  assert.match(guide, /\| workload \| metric \| one process \(the baseline\) \| replicas \|/);
   assert.doesNotMatch(guide, /NaN|undefined/);
-  assert.match(r.stdout, /tiny server/, 'summary table printed');
+  assert.match(r.stdout, /light\.node-replicas-2-nginx-vs-node-1-nginx\.throughput/, 'verdicts printed');
   assertNoLeftovers(r);
+
+  // --from renders again from results.json alone, whatever the labels say now.
+  doc.cells[0].topology.label = 'RELABELLED one process';
+  doc.label = 'relabelled run';
+  fs.writeFileSync(path.join(out, 'results.json'), JSON.stringify(doc));
+  const again = await runCli(['--from', path.join(out, 'results.json')]);
+  assert.equal(again.code, 0, again.stderr);
+  const report2 = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+  assert.match(report2, /relabelled run/);
+  assert.match(report2, /RELABELLED one process/);
 });
 
-test('through the runner: node-replicas directly and via nginx, fault drills on replicas and cluster workers', { timeout: 150_000 }, async () => {
-  const out = tmp('runner');
-  const direct = { sample: 'node-replicas', direct: true, env: { REPLICAS: '1', CPUS: '1' }, label: '1 Node process', family: 'node-process' };
-  const replicas = { sample: 'node-replicas', env: { REPLICAS: '2', CPUS: '1' }, label: '2 Node replicas + nginx', family: 'node-replicas' };
-  const cluster = { sample: 'node-cluster', direct: true, env: { WORKERS: '2', CPUS: '1' }, label: 'Node cluster of 2', family: 'node-cluster' };
-  const matrix = writeMatrix(out, {
-    params: { faultS: 5, everyS: 1.5, faultRate: 100, ceilingS: 1 },
-    cells: [
-      { kind: 'closed', topology: direct, workload: 'light', connections: 8 },
-      { kind: 'closed', topology: replicas, workload: 'delay', connections: 16 },
-      { kind: 'fault', topology: replicas, workload: 'delay', how: 'instance', scenario: 'fault-drill' },
-      { kind: 'fault', topology: cluster, workload: 'delay', how: 'worker', scenario: 'fault-drill' },
-    ],
-  });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT]);
-  assert.equal(r.code, 0, r.stderr);
-  const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-  for (const res of doc.results) assert.equal(res.status, 'ok', res.error);
-  const [light, delay, fault, workerFault] = doc.results;
-  assert.equal(light.tool, 'wrk');
-  assert.ok(light.rps > 0 && delay.rps > 0);
-  assert.ok(delay.latencyMs.p50 >= 50, 'the 50 ms delay shows in the latency');
-  assert.equal(typeof doc.meta.cpuLimits.enforced, 'boolean');
-  assert.ok(fault.kills.length >= 2, `at least two kills in 5 s (got ${JSON.stringify(fault.kills)})`);
-  assert.ok(fault.kills.every((k) => !k.error), JSON.stringify(fault.kills));
-  assert.ok(fault.requests > 0 && fault.failed >= 0 && fault.failed <= fault.requests);
-  assert.equal(workerFault.how, 'worker');
-  assert.ok(workerFault.kills.length >= 2 && workerFault.kills.every((k) => Number.isInteger(k.pid) && !k.error), JSON.stringify(workerFault.kills));
-  assert.equal(new Set(workerFault.kills.map((k) => k.pid)).size, workerFault.kills.length, 'each kill hit a different (respawned) worker');
-  assertSvg(path.join(out, 'fault-drill.svg'));
-  assertNoLeftovers(r);
-});
-
-test('an unreachable topology ends with a clear error and exit 1, not a hang', { timeout: 60_000 }, async () => {
-  const out = tmp('unreachable');
-  const closed = await new Promise((resolve) => { const s = http.createServer(); s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
-  const matrix = writeMatrix(out, {
-    params: { ceilingS: 1 },
-    cells: [
-      { kind: 'closed', topology: { url: `http://127.0.0.1:${closed}`, label: 'nobody home' }, workload: 'light', connections: 2 },
-      { kind: 'closed', topology: { sample: 'no-such-sample', env: {}, label: 'missing sample' }, workload: 'light', connections: 2 },
-    ],
-  });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'autocannon', ...SHORT]);
+test('a topology that cannot start is recorded as failed, the run ends with exit 1 and nothing left running', { timeout: 90_000 }, async () => {
+  const out = tmp('crash');
+  const matrix = writeMatrix(out, { scenarios: [{ name: 'crash', cells: [{ workload: 'light', topology: { ...one, env: { CRASH_AT_START: '1' } } }, { workload: 'light', topology: two }] }] });
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '1', ...SHORT]);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /2 of 2 measurements failed/);
-  assert.match(r.stderr, /nobody home .*ECONNREFUSED/);
-  assert.match(r.stderr, /missing sample .*cannot start/);
+  assert.match(r.stderr, /1 of 2 measurements failed/);
+  assert.match(r.stderr, /light:node-1-nginx: cannot start .*exited before it was healthy/);
   const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-  assert.deepEqual(doc.results.map((x) => x.status), ['failed', 'failed']);
+  assert.deepEqual(doc.cells.map((x) => x.status), ['failed', 'ok']);
   assertNoLeftovers(r);
 });
 
-test('a missing load generator stops the run at once with exit 2', { timeout: 30_000 }, async () => {
+test('a missing load generator stops the run at once with exit 2', { timeout: 60_000 }, async () => {
   const out = tmp('nowrk');
-  const r = await runCli(['--out', out, '--tool', 'wrk', '--scenario', 'matrix', ...SHORT], { env: { WRK_BIN: path.join(out, 'no-such-wrk') } });
+  const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: path.join(out, 'no-such-wrk') } });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /load generator failed: wrk failed: ".*no-such-wrk" not found/);
   assert.equal(fs.existsSync(path.join(out, 'results.json')), false, 'no results from a run that measured nothing');
   assertNoLeftovers(r);
 });
 
-test('a load generator that breaks mid-run stops the topology it was measuring and exits 2', { timeout: 60_000 }, async () => {
+test('a load generator that breaks mid-run stops the topology it was measuring and exits 2', { timeout: 90_000 }, async () => {
   const out = tmp('badwrk');
   // Works once (the ceiling), then fails like a crashed generator.
   const fake = path.join(out, 'wrk');
   fs.writeFileSync(fake, `#!/bin/sh\nif [ -e "${out}/used" ]; then echo "wrk: simulated crash" >&2; exit 3; fi\ntouch "${out}/used"\nexec wrk "$@"\n`, { mode: 0o755 });
-  const matrix = writeMatrix(out, {
-    params: { ceilingS: 1 },
-    cells: [{ kind: 'closed', topology: { sample: 'node-replicas', direct: true, env: { REPLICAS: '1', CPUS: '1' }, label: '1 Node process' }, workload: 'light', connections: 2 }],
-  });
+  const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
   const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: fake } });
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /load generator failed: wrk failed: wrk: simulated crash/);
   assertNoLeftovers(r);
 });
 
-test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 60_000 }, async () => {
+test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 90_000 }, async () => {
   const out = tmp('sigint');
-  const replicas = { sample: 'node-replicas', env: { REPLICAS: '2', CPUS: '1' }, label: '2 Node replicas + nginx' };
-  const matrix = writeMatrix(out, { params: { ceilingS: 1 }, cells: [{ kind: 'closed', topology: replicas, workload: 'delay', connections: 8 }] });
+  const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'delay', topology: two }] }] });
   let sent = false;
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'autocannon', '--duration', '20', '--repeats', '1', '--warmup', '0'], {
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'autocannon', '--window', '20', '--rounds', '1', '--warmup', '0', '--rewarm', '0'], {
     onStderr: (text, child) => {
-      if (!sent && /nginx: waiting/.test(text)) { sent = true; setTimeout(() => child.kill('SIGINT'), 1500); }
+      if (!sent && /round 1\/1/.test(text)) { sent = true; setTimeout(() => child.kill('SIGINT'), 1500); }
     },
   });
   assert.ok(sent, r.stderr);
@@ -222,11 +195,19 @@ test('Ctrl-C while measuring stops every process it started and exits 130', { ti
   assertNoLeftovers(r);
 });
 
-test('bad arguments are refused with a usage message', { timeout: 30_000 }, async () => {
+test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async () => {
   const r1 = await runCli(['--scenario', 'nope']);
   assert.notEqual(r1.code, 0);
   assert.match(r1.stderr, /Allowed choices are/);
-  const r2 = await runCli(['--duration', '-3']);
+  const r2 = await runCli(['--window', '-3']);
   assert.notEqual(r2.code, 0);
-  assert.match(r2.stderr, /--duration must be a positive number/);
+  assert.match(r2.stderr, /--window must be a positive number/);
+  const r3 = await runCli(['--sample', 'no-such-sample', '--list']);
+  assert.equal(r3.code, 2);
+  assert.match(r3.stderr, /^bench: error: unknown sample 'no-such-sample': expected one of /);
+  assert.equal(r3.stderr.trim().split('\n').length, 1, r3.stderr);
+  const r4 = await runCli(['--budget', '64', '--list']);
+  assert.equal(r4.code, 2);
+  assert.match(r4.stderr, /^bench: error: a CPU budget of 64 doesn't fit: /);
+  assert.equal(r4.stderr.trim().split('\n').length, 1, r4.stderr);
 });

@@ -1,72 +1,101 @@
-// The report, charts and decision guide from a synthetic results document that has every
-// scenario of the full plan, including failed and skipped cells: well-formed, and every number
-// in the text is one of the results'.
+// The report, charts and decision guide from a synthetic full run built through the real plan and
+// results code (every scenario, failed, skipped, suspect and tied cells included): well-formed,
+// the verdict table first, and rendered from results.json alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { plan } from '../bench/lib/scenarios.js';
-import { topologyKey, describe } from '../bench/lib/topologies.js';
+import { plan } from '../bench/lib/plan.js';
+import { buildResults } from '../bench/lib/results.js';
 import { writeOutputs } from '../bench/lib/output.js';
 
-function fakeDoc() {
-  const p = plan({ full: true });
-  let k = 0;
-  const results = p.cells.map((c) => {
-    k += 1;
-    const base = { id: c.id, scenario: c.scenario, kind: c.kind, workload: c.workload, tags: c.tags ?? {},
-      topology: { key: topologyKey(c.topology), label: describe(c.topology), family: c.topology.family, sample: c.topology.sample, direct: Boolean(c.topology.direct), env: c.topology.env },
-      cpuLimits: { enforced: true, mechanism: 'cgroup v1 cpu.cfs_quota_us' } };
-    if (c.workload === 'db' && c.topology.sample === 'node-cluster') return { ...base, status: 'skipped', error: 'database unavailable: mongod not found' };
-    if (k === 3) return { ...base, status: 'failed', error: 'GET http://127.0.0.1:1/ failed: ECONNREFUSED' };
-    const lat = { p50: 10 + k, p99: 100 + k, max: 200 + k };
-    if (c.kind === 'closed') return { ...base, status: 'ok', path: '/x', tool: 'wrk', connections: c.connections, durationS: 1, warmupS: 1, repeats: 2, rps: 1000 + 7 * k, rpsSpread: { min: 990, max: 1010, relative: 0.02 }, latencyMs: lat, requests: 2000, non2xx: 0, socketErrors: 0, generatorBound: k === 5, runs: [] };
-    if (c.kind === 'count') return { ...base, status: 'ok', path: '/x', tool: 'loadtest', connections: 10, amount: 50, requests: 50, rps: 20, latencyMs: lat, non2xx: 0, socketErrors: k % 2 };
-    if (c.kind === 'openloop') return { ...base, status: 'ok', path: '/x', tool: 'loadtest', closedLoopRps: 500, maxRate: 300 + k, bracketed: true, generatorBound: false, p99LimitMs: 500, stepS: 1, steps: [{ rate: 350, ok: true, latencyMs: lat }, { rate: 700, ok: false, latencyMs: { p50: 400, p99: 900, max: 990 } }] };
-    return { ...base, status: 'ok', path: '/x', tool: 'loadtest', rate: 200, durationS: 7, everyS: 2.5, how: c.how, requests: 1400, failed: k, failedPct: k / 14, non2xx: k, socketErrors: 0, latencyMs: lat, kills: [{ atS: 2.5, index: 1 }, { atS: 5, index: 2 }] };
+const REPORT_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench', 'lib', 'report');
+
+// Per-round figures for a cell: .NET twice as fast as Node, clusters/replicas equal to one process,
+// a little noise so intervals have width.
+function fakeRounds(c, rounds) {
+  const speed = c.topology.runtime === 'dotnet' ? 2 : 1;
+  const base = { light: 8000, pi: 700, delay: 4000, db: 3000 }[c.workload] * speed;
+  return Array.from({ length: rounds }, (_, i) => {
+    const rps = base * (1 + 0.02 * Math.sin(i + c.id.length));
+    return { round: i + 1, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), rps, requests: rps * 10, latencyMs: { p50: 5, p90: 8, p99: 20 / speed, max: 40 }, errors: 0, cpuPerRequestUs: 1e6 / rps, memoryMiB: 60 * c.topology.processes + (c.topology.viaNginx ? 10 : 0), processes: c.topology.processes };
   });
-  return {
-    schema: 1, label: 'synthetic', mode: 'full', argv: '--full', startedAt: '2026-01-01T00:00:00Z', finishedAt: '2026-01-01T00:45:00Z',
-    tool: 'wrk', pacedTool: 'loadtest', params: p.params,
-    meta: { machine: { hostname: 'h', os: 'Debian', kernel: '6', arch: 'x64', cpuModel: 'cpu', cores: 2, memoryGiB: 4, loadAvgAtStart: [0.1, 0.1, 0.1] },
-      versions: { node: '24', nginx: '1.22', wrk: '4.1', autocannon: '9', loadtest: '8', dotnet: '10' }, git: { commit: 'abc', dirty: false }, cgroup: 'v1',
-      cpuLimits: { enforced: true, mechanism: 'cgroup v1 cpu.cfs_quota_us' } },
-    ceilings: { wrk: { rps: 80000 }, loadtest: { rps: 9000 } },
-    results,
-  };
 }
 
-test('report, charts and guide from a full synthetic run', { timeout: 60_000 }, async () => {
-  const out = mkdtempSync(path.join(tmpdir(), 'bench-report-'));
+function fakeDoc() {
+  const p = plan({ full: true, budget: 1, processes: 2 });
+  const cells = [];
+  let k = 0;
+  for (const s of p.scenarios) {
+    for (const c of s.cells) {
+      k += 1;
+      const rec = { ...c, cpuLimits: { enforced: true, mechanism: 'cgroup v1 cpu.cfs_quota_us', pinning: { enforced: true, cpus: '1' } } };
+      if (c.needsDb && c.topology.sample === 'node-cluster') { cells.push({ ...rec, status: 'skipped', error: 'no database here: mongod not found', rounds: [] }); continue; }
+      if (c.kind === 'openloop') { cells.push({ ...rec, status: 'ok', probeRps: 700, maxRate: 600, bracket: [600, 650], bracketed: true, stepS: 10, steps: [{ rate: 600, sustained: true, latencyMs: { p99: 100 } }, { rate: 650, sustained: false, latencyMs: { p99: 900 } }] }); continue; }
+      const rounds = fakeRounds(c, 7);
+      const rps = { median: rounds[3].rps, min: Math.min(...rounds.map((r) => r.rps)), max: Math.max(...rounds.map((r) => r.rps)) };
+      const bound = c.id === 'light:dotnet-1';
+      cells.push({ ...rec, status: 'ok', rounds, windowS: 10, rps, latencyMs: { p50: { median: 5 }, p90: { median: 8 }, p99: { median: rounds[0].latencyMs.p99 }, max: { median: 40 } }, cpuPerRequestUs: { median: rounds[0].cpuPerRequestUs }, memoryMiB: { median: rounds[0].memoryMiB }, errors: 0, generatorBound: bound, ceilingShare: bound ? 0.8 : 0.1 });
+    }
+  }
+  return buildResults({
+    plan: p, cells, label: 'synthetic', argv: '--full', startedAt: '2026-01-01T00:00:00Z', tool: 'wrk', pacedTool: 'autocannon',
+    ceilings: { wrk: { rps: 50000 }, autocannon: { rps: 12000 } },
+    isolation: { generatorCpus: '0', sutCpus: '1', budgetCpus: 1, generatorThreads: 1, generatorNice: -10, pinned: true, mechanism: 'cgroup cpuset' },
+    box: { loadBefore: [0.1, 0.1, 0.1], loadAfter: [2, 1, 0.5], stealPct: 0.4, busy: false, busyWhy: null },
+    meta: { machine: { hostname: 'h', os: 'Debian', kernel: '6', arch: 'x64', cpuModel: 'cpu', cores: 2, memoryGiB: 4 }, versions: { node: '24', nginx: '1.22', wrk: '4.1', dotnet: '10' }, git: { commit: 'abc', dirty: false }, cgroup: 'v1' },
+  });
+}
+
+test('report, charts and guide from a full synthetic run: the verdict table first, every verdict accounted for', { timeout: 60_000 }, async () => {
   const doc = fakeDoc();
-  await writeOutputs(doc, { outDir: out, guidePath: path.join(out, 'decision-guide.md') });
-  const files = readdirSync(out);
-  for (const f of ['results.json', 'report.md', 'decision-guide.md', 'matrix-throughput.svg', 'matrix-p99.svg', 'cpu-budget.svg', 'openloop.svg', 'fault-drill.svg', 'exp-compose-replicas.svg', 'exp-cluster-vs-containers.svg']) {
-    assert.ok(files.includes(f), `${f} written`);
+  const out = mkdtempSync(path.join(tmpdir(), 'bench-report-'));
+  try {
+    const files = await writeOutputs(doc, { outDir: out, guidePath: path.join(out, 'decision-guide.md') });
+    assert.ok(files.length >= 8, files.join());
+    const guide = readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
+    const report = readFileSync(path.join(out, 'report.md'), 'utf8');
+    for (const text of [guide, report]) assert.doesNotMatch(text, /NaN|undefined|\[object Object\]/);
+    // The guide opens with the verdict table: workloads as rows, the four questions as columns.
+    const first = guide.indexOf('## The verdicts, on the same CPU budget');
+    assert.ok(first > 0 && first < guide.indexOf('## What the verdicts say'));
+    assert.match(guide, /\| workload \| metric \| one process \(the baseline\) \| cluster \| replicas behind nginx \| \.NET \| \.NET replicas \|/);
+    for (const w of ['light JSON', 'CPU-bound \\(pi\\)', 'slow I/O \\(50 ms wait\\)', 'database read']) assert.match(guide, new RegExp(`\\| \\*\\*${w}\\*\\* \\| throughput \\|`));
+    // .NET at twice Node's throughput wins; the cluster on the same budget ties; a generator-bound
+    // cell is suspect; node-cluster's database cells are not measured.
+    const byId = new Map(doc.verdicts.map((v) => [v.id, v]));
+    assert.equal(byId.get('pi.dotnet.throughput').winner, 'dotnet-1');
+    assert.equal(byId.get('pi.cluster.throughput').winner, 'tie');
+    assert.equal(byId.get('light.cluster.memory').winner, 'express-1');
+    assert.equal(byId.get('light.dotnet.throughput').suspect, true);
+    assert.equal(byId.get('db.cluster.throughput').measured, false);
+    assert.match(guide, /\*\*\.NET 1 process\*\* ×2\.00 \(×\d\.\d\d–×\d\.\d\d\)/);
+    assert.match(guide, /tie ×1\.0\d \(×\d\.\d\d–×\d\.\d\d\)/);
+    assert.match(guide, /⚠ suspect ×/);
+    assert.match(guide, /not measured \(no database here\)/);
+    assert.match(guide, /## Kept out of the verdicts/);
+    assert.match(report, /### Every verdict/);
+    assert.match(report, /`pi\.dotnet\.throughput` \| ×(1\.99\d|2\.00\d) \|/);
+    assert.match(report, /Open loop|openloop/);
+    const svgs = readdirSync(out).filter((f) => f.endsWith('.svg'));
+    for (const f of ['verdicts.svg', 'throughput.svg', 'p99.svg', 'cpu-per-request.svg', 'memory.svg', 'openloop.svg']) {
+      assert.ok(svgs.includes(f), `${f} drawn`);
+      assert.match(readFileSync(path.join(out, f), 'utf8'), /^<svg [\s\S]*<\/svg>\s*$/);
+      assert.ok(report.includes(`](${f})`), `report links ${f}`);
+    }
+    // Machine-readable verdicts: one entry per question, the fields a script compares runs with.
+    for (const v of doc.verdicts) {
+      assert.deepEqual(['id', 'question', 'winner', 'ratio', 'ci95', 'suspect'].filter((k) => !(k in v)), [], v.id);
+    }
+  } finally {
+    if (process.env.KEEP_REPORT) console.log("kept", out); else rmSync(out, { recursive: true, force: true });
   }
-  for (const f of files.filter((x) => x.endsWith('.svg'))) {
-    const svg = readFileSync(path.join(out, f), 'utf8');
-    assert.match(svg, /^<svg [^>]*>/, f);
-    assert.match(svg, /<\/svg>\s*$/, f);
+});
+
+test('the report, charts and guide import nothing from the plan: results.json is all they read', () => {
+  for (const f of readdirSync(REPORT_DIR).filter((x) => x.endsWith('.js'))) {
+    const imports = [...readFileSync(path.join(REPORT_DIR, f), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    for (const i of imports) assert.ok(!i.startsWith('../') || i.startsWith('../../../node_modules'), `${f} imports ${i}`);
   }
-  const report = readFileSync(path.join(out, 'report.md'), 'utf8');
-  const guide = readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
-  for (const text of [report, guide]) assert.doesNotMatch(text, /NaN|undefined|\[object Object\]/);
-  // The published figures sit beside ours.
-  for (const n of ['900', '7,500', '240', '716', '516', '1,493']) assert.ok(report.includes(`| ${n} |`), `published ${n} in the report`);
-  // Failed and skipped cells are reported, not hidden.
-  assert.match(report, /## Not measured in this run/);
-  assert.match(report, /ECONNREFUSED/);
-  assert.match(report, /generator-bound/);
-  // Every scenario has its section.
-  for (const s of ['matrix', 'cpu-budget', 'openloop', 'fault-drill', 'exp-node-scale', 'exp-aspnet-nginx', 'exp-pi-loadbalancing']) assert.ok(report.includes(`SCENARIO=${s}\``), s);
-  // The guide's numbers come from the results: the cluster's pi figure and its ratio to Express alone.
-  const rps = (label, workload) => doc.results.find((r) => r.scenario === 'matrix' && r.topology.label === label && r.workload === workload).rps;
-  const cluster = rps('Node cluster of 2', 'pi');
-  const single = rps('Express, 1 process', 'pi');
-  assert.ok(guide.includes(`Node cluster of 2 ${cluster.toLocaleString('en-US')} req/s`));
-  assert.ok(guide.includes(`×${(cluster / single).toFixed(2)} its single Express process`));
-  assert.match(guide, /## Caveats of this run/);
-  rmSync(out, { recursive: true, force: true });
 });

@@ -1,14 +1,17 @@
-// Pure logic of the benchmark: parsing wrk, normalising autocannon/loadtest, statistics, the plan.
+// Pure logic of the benchmark: the generators' output, the statistics and verdict rule on synthetic
+// samples, the plan (like for like, same budget), the isolation split, samples' x-bench, quotes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseWrk } from '../bench/lib/tools/wrk.js';
 import { normalise as normAuto } from '../bench/lib/tools/autocannon.js';
 import { normalise as normLoad } from '../bench/lib/tools/loadtest.js';
 import { GeneratorError } from '../bench/lib/tools/errors.js';
-import { median, spread, summarise } from '../bench/lib/stats.js';
-import { isGeneratorBound } from '../bench/lib/ceiling.js';
-import { plan, SCENARIOS } from '../bench/lib/scenarios.js';
-import { pathFor, WORKLOADS } from '../bench/lib/workloads.js';
+import { median, summary, pairedRatio, decide, breaksLimit, tQuantile } from '../bench/lib/stats.js';
+import { computeVerdicts, runChecks } from '../bench/lib/verdicts.js';
+import { plan, MODES } from '../bench/lib/plan.js';
+import { describeSample, workloadPath } from '../bench/lib/samples.js';
+import { splitCpus, planIsolation, pinGenerator } from '../bench/lib/isolation.js';
+import { resolve, refresh } from '../bench/lib/report/quotes.js';
 
 const WRK_OK = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections
@@ -56,7 +59,7 @@ test('autocannon results: rps from total/duration, errors and non-2xx kept apart
   assert.equal(r.rps, 100);
   assert.equal(r.non2xx, 7);
   assert.equal(r.socketErrors, 2);
-  assert.deepEqual(r.latencyMs, { p50: 1, p99: 9, max: 20 });
+  assert.deepEqual(r.latencyMs, { p50: 1, p90: undefined, p99: 9, max: 20 });
 });
 
 test('loadtest results: HTTP status codes count as non-2xx, error names as socket errors', () => {
@@ -67,46 +70,148 @@ test('loadtest results: HTTP status codes count as non-2xx, error names as socke
   assert.equal(r.latencyMs.p99, null);
 });
 
-test('median, spread and summarise', () => {
+test('median and summary over rounds', () => {
   assert.equal(median([3, 1, 2]), 2);
-  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.equal(median([4, 1, 2, 3]), 2.5);
   assert.equal(median([]), null);
-  assert.deepEqual(spread([90, 100, 110]), { min: 90, max: 110, relative: 0.2 });
-  const s = summarise([
-    { rps: 100, requests: 300, latencyMs: { p50: 1, p99: 5, max: 9 }, non2xx: 1, socketErrors: 0 },
-    { rps: 120, requests: 360, latencyMs: { p50: 2, p99: 7, max: 30 }, non2xx: 0, socketErrors: 2 },
-    { rps: 110, requests: 330, latencyMs: { p50: 3, p99: 6, max: 10 }, non2xx: 0, socketErrors: 0 },
-  ]);
-  assert.equal(s.rps, 110);
-  assert.equal(s.latencyMs.p99, 6);
-  assert.equal(s.latencyMs.max, 30);
-  assert.equal(s.requests, 990);
-  assert.equal(s.non2xx + s.socketErrors, 3);
+  assert.deepEqual(summary([100, 110, 90]), { median: 100, min: 90, max: 110, spread: 0.2, n: 3 });
+  assert.equal(summary([null, undefined]).median, null);
 });
 
-test('generator-bound above 70% of the ceiling only', () => {
-  assert.equal(isGeneratorBound(71, 100), true);
-  assert.equal(isGeneratorBound(69, 100), false);
-  assert.equal(isGeneratorBound(1e6, null), false);
-});
+// Deterministic "noise": a small linear congruential generator and Box-Muller.
+function noise(seed) {
+  let s = seed;
+  const u = () => { s = (s * 1103515245 + 12345) % 2 ** 31; return (s + 1) / (2 ** 31 + 1); };
+  return (sd) => sd * Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+}
+const rounds = (n, mean, sd, seed) => { const e = noise(seed); return Array.from({ length: n }, () => mean * (1 + e(sd))); };
 
-test('the quick plan covers every scenario, each cell runnable on its sample', () => {
-  const p = plan();
-  assert.equal(p.mode, 'quick');
-  assert.deepEqual([...new Set(p.cells.map((c) => c.scenario))].sort(), Object.keys(SCENARIOS).sort());
-  for (const c of p.cells) {
-    assert.ok(WORKLOADS[c.workload], `cell ${c.id} has a known workload`);
-    assert.ok(pathFor(c.workload, c.topology.sample, c.pathOverride), `cell ${c.id}: ${c.topology.sample} serves ${c.workload}`);
-    assert.ok(c.topology.env.CPUS, `cell ${c.id} sets CPUS explicitly`);
+test('statistics on synthetic samples: a 3% difference with 5% noise is a tie', () => {
+  for (let seed = 1; seed <= 20; seed += 1) {
+    const r = pairedRatio(rounds(5, 103, 0.05, seed), rounds(5, 100, 0.05, seed + 100));
+    assert.equal(decide(r, 'higher'), 'tie', `seed ${seed}: ${JSON.stringify(r)}`);
   }
-  const full = plan({ full: true });
-  assert.ok(full.cells.length > p.cells.length);
+});
+
+test('statistics on synthetic samples: a 30% difference with 3% noise is a win, for the right side', () => {
+  for (let seed = 1; seed <= 20; seed += 1) {
+    const r = pairedRatio(rounds(5, 130, 0.03, seed), rounds(5, 100, 0.03, seed + 100));
+    assert.ok(r.ci95[0] > 1 && r.ratio > 1.2 && r.ratio < 1.4, JSON.stringify(r));
+    assert.equal(decide(r, 'higher'), 'a');
+    assert.equal(decide(r, 'lower'), 'b', 'for latency, CPU and memory the lower side wins');
+  }
+});
+
+test('pairing rounds cancels the machine drifting under both sides', () => {
+  // Both sides slow down by up to 40% over the run, the ratio stays 1.2.
+  const drift = [1, 0.9, 0.8, 0.7, 0.6];
+  const r = pairedRatio(drift.map((d) => 120 * d), drift.map((d) => 100 * d));
+  assert.ok(Math.abs(r.ratio - 1.2) < 1e-9 && r.ci95[1] - r.ci95[0] < 1e-9);
+  assert.equal(decide(r, 'higher'), 'a');
+});
+
+test('the verdict rule: parity inside the interval, or under 10%, is a tie; one round has no interval', () => {
+  assert.equal(decide({ ratio: 1.3, ci95: [0.9, 1.8] }, 'higher'), 'tie', 'the interval includes parity');
+  assert.equal(decide({ ratio: 1.08, ci95: [1.05, 1.11] }, 'higher'), 'tie', 'sure, but under 10%');
+  assert.equal(decide({ ratio: 0.8, ci95: [0.75, 0.85] }, 'higher'), 'b');
+  assert.equal(decide(pairedRatio([130], [100]), 'higher'), 'tie');
+  assert.equal(pairedRatio([130], [100]).ci95, null);
+  assert.equal(tQuantile(4), 2.776);
+});
+
+const cell = (id, values, extra = {}) => ({ id, status: 'ok', topology: { id: id.split(':')[1] }, errors: 0, generatorBound: false, ...extra,
+  rounds: values.map((v, i) => ({ round: i + 1, rps: v, latencyMs: { p99: 1000 / v }, cpuPerRequestUs: 1e6 / v, memoryMiB: 50 })) });
+
+test('a scaling ratio above the budget ratio is suspect and kept out; a generator-bound cell too', () => {
+  const q = (a, b, limit) => ({ id: 'pi.cluster.throughput', question: 'q', workload: 'pi', comparison: 'cluster', column: 'cluster', metric: 'throughput', better: 'higher', a, b, limit: limit ? { ratio: limit, why: 'same budget' } : null });
+  const cells = [cell('pi:cluster', [160, 158, 162, 161, 159]), cell('pi:one', [100, 99, 101, 100, 100]), cell('pi:bound', [160, 158, 162, 161, 159], { generatorBound: true, ceilingShare: 0.8 })];
+  const [over] = computeVerdicts([q('pi:cluster', 'pi:one', 1)], cells);
+  assert.equal(over.suspect, true);
+  assert.match(over.reasons.join(), /above the physical limit of ×1/);
+  const [under] = computeVerdicts([q('pi:cluster', 'pi:one', 2)], cells);
+  assert.equal(under.suspect, false);
+  assert.equal(under.winner, 'cluster');
+  const [bound] = computeVerdicts([q('pi:bound', 'pi:one', 2)], cells);
+  assert.equal(bound.suspect, true);
+  assert.match(bound.reasons.join(), /generator-bound/);
+  assert.equal(breaksLimit({ ratio: 1.05, ci95: [0.95, 1.15] }, 1), false, 'inside the noise of the limit');
+  assert.equal(breaksLimit({ ratio: 1.5, ci95: [0.5, 4] }, 1), true, 'far above it even with a wide interval');
+});
+
+test('a proxied path faster than direct fails its check and makes verdicts on it suspect', () => {
+  const cells = [cell('light:app-nginx', [150, 152, 149]), cell('light:app', [100, 101, 99]), cell('light:other', [100, 100, 100])];
+  const checks = runChecks([{ id: 'proxy.light:app-nginx', what: 'proxied vs direct', a: 'light:app-nginx', b: 'light:app', field: 'rps', limit: 1 }], cells);
+  assert.equal(checks[0].ok, false);
+  const [v] = computeVerdicts([{ id: 'x', metric: 'throughput', better: 'higher', a: 'light:app-nginx', b: 'light:other' }], cells, { checks });
+  assert.equal(v.suspect, true);
+  assert.match(v.reasons.join(), /check failed/);
+});
+
+test('the default plan: windows of at least 5 s, 3 rounds or more, one budget, like for like', () => {
+  for (const [mode, m] of Object.entries(MODES)) {
+    assert.ok(m.windowS >= 5 && m.rounds >= 3 && m.warmupS > 0 && m.stepS >= 5, mode);
+  }
+  assert.ok(MODES.full.windowS > MODES.quick.windowS && MODES.full.rounds > MODES.quick.rounds);
+  for (const full of [false, true]) {
+    const p = plan({ full, budget: 1, processes: 2 });
+    const cells = new Map(p.scenarios.flatMap((s) => s.cells.map((c) => [c.id, c])));
+    assert.equal(cells.size, p.scenarios.reduce((n, s) => n + s.cells.length, 0), 'cell ids are unique');
+    const v = p.scenarios.find((s) => s.name === 'verdicts');
+    assert.ok(v.comparisons.length >= 16);
+    for (const q of v.comparisons) {
+      const [a, b] = [cells.get(q.a), cells.get(q.b)];
+      assert.equal(a.scenario, b.scenario, `${q.id}: both sides in one interleaved scenario`);
+      assert.equal(a.topology.budgetCpus, b.topology.budgetCpus, `${q.id}: the same budget`);
+      assert.equal(a.topology.viaNginx, b.topology.viaNginx, `${q.id}: through nginx on both sides or direct on both`);
+      assert.equal(a.workload, b.workload);
+      if (q.comparison !== 'dotnet') assert.equal(a.topology.sample, b.topology.sample, `${q.id}: scaling compares an app with itself`);
+      if (q.metric === 'throughput' && q.comparison !== 'dotnet') assert.equal(q.limit.ratio, 1, 'on 1 CPU nothing scales beyond ×1');
+    }
+    for (const c of cells.values()) assert.ok(c.path.startsWith('/'), `${c.id} has its sample's path`);
+  }
+  assert.ok(plan({ full: true, budget: 1, processes: 2 }).scenarios.some((s) => s.name === 'openloop'));
+  assert.ok(!plan({ budget: 1, processes: 2 }).scenarios.some((s) => s.name === 'openloop'), 'open loop is in the full run');
 });
 
 test('plan filters by scenario and sample, and names what is unknown', () => {
-  const p = plan({ scenario: 'fault-drill', sample: 'node-cluster' });
-  assert.ok(p.cells.length > 0);
-  assert.ok(p.cells.every((c) => c.scenario === 'fault-drill' && c.topology.sample === 'node-cluster'));
-  assert.throws(() => plan({ scenario: 'nope' }), /unknown scenario "nope"/);
-  assert.throws(() => plan({ scenario: 'exp-aspnet-nginx', sample: 'node-replicas' }), /nothing to run/);
+  const p = plan({ sample: 'node-cluster', budget: 1, processes: 2 });
+  assert.ok(p.scenarios.every((s) => s.cells.every((c) => c.topology.sample === 'node-cluster')));
+  assert.ok(p.scenarios[0].comparisons.every((q) => q.comparison === 'cluster'), 'only comparisons with both sides left');
+  assert.throws(() => plan({ scenario: 'nope', budget: 1, processes: 2 }), /unknown scenario "nope"/);
+});
+
+test('isolation: a quarter of the CPUs for the generator, the rest for the topologies, a budget that must fit', () => {
+  assert.deepEqual(splitCpus([0, 1]), { generator: [0], sut: [1], shared: false });
+  assert.deepEqual(splitCpus([0, 1, 2, 3, 4, 5, 6, 7]), { generator: [0, 1], sut: [2, 3, 4, 5, 6, 7], shared: false });
+  assert.equal(splitCpus([0]).shared, true);
+  assert.deepEqual(planIsolation({}, [0, 1]), { generatorCpus: '0', sutCpus: '1', generatorThreads: 1, budgetCpus: 1, processes: 2, shared: false });
+  assert.equal(planIsolation({}, [0, 1, 2, 3, 4, 5, 6, 7]).processes, 6, 'the scaled topologies use one process per CPU of the budget');
+  assert.throws(() => planIsolation({ budget: 2 }, [0, 1]), /a CPU budget of 2 doesn't fit: 1 CPU\(s\) are left after the load generator's 1/);
+  const failing = pinGenerator(planIsolation({}, [0, 1]), { pin: () => { throw Object.assign(new Error('denied'), { code: 'EACCES' }); } });
+  assert.equal(failing.record.pinned, false);
+  assert.match(failing.record.reason, /cpusets not writable \(EACCES\): unpinned/);
+});
+
+test('each sample describes itself to the bench in its compose.yaml (x-bench)', () => {
+  for (const sample of ['node-replicas', 'node-cluster', 'dotnet-api']) {
+    const s = describeSample(sample);
+    assert.ok(s.app && s.runtime && s.framework && s.knobs.cpus, sample);
+    for (const w of ['light', 'pi', 'delay']) assert.match(workloadPath(sample, w, { samples: 7, ms: 9 }), /^\/[^{}]*$/, `${sample} ${w}`);
+  }
+  assert.equal(workloadPath('node-replicas', 'db'), null, 'node-replicas has no database');
+  assert.throws(() => workloadPath('node-replicas', 'pi'), /needs \{samples\}/);
+  assert.throws(() => describeSample('harness/test/fixtures/echo'), /compose.yaml has no x-bench field/);
+});
+
+test('quotes: a path into results.json, rendered in its format; a path that does not resolve is a problem', () => {
+  const doc = { verdicts: [{ id: 'pi.cluster.throughput', ratio: 0.93, ci95: [0.9, 0.96], winner: 'tie', measured: true, suspect: false, a: 'x', b: 'y', reasons: [] }], cells: [{ id: 'pi:x', rps: { median: 1234.5 }, topology: { id: 'x', label: 'X' } }, { id: 'pi:y', topology: { id: 'y', label: 'Y' } }] };
+  assert.equal(resolve(doc, 'verdicts[pi.cluster.throughput].ci95.1'), 0.96);
+  assert.equal(resolve(doc, 'cells[pi:x].rps.median'), 1234.5);
+  assert.equal(resolve(doc, 'cells[nope].rps'), undefined);
+  const text = 'a <!-- q cells[pi:x].rps.median int -->999<!-- /q --> b <!-- q verdicts[pi.cluster.throughput] verdict -->old<!-- /q --> c <!-- q verdicts[pi.cluster.throughput].ci95 ci -->?<!-- /q -->';
+  const r = refresh(text, doc);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.text, 'a <!-- q cells[pi:x].rps.median int -->1,235<!-- /q --> b <!-- q verdicts[pi.cluster.throughput] verdict -->tie: X ÷ Y = ×0.93 (95%: ×0.90–×0.96)<!-- /q --> c <!-- q verdicts[pi.cluster.throughput].ci95 ci -->×0.90–×0.96<!-- /q -->');
+  const bad = refresh('<!-- q cells[gone].rps.median int -->5<!-- /q -->', doc);
+  assert.deepEqual(bad.problems, ['"cells[gone].rps.median" is not in results.json']);
 });

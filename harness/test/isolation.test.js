@@ -17,7 +17,7 @@ test('a pinned run: every process on the cpuset, CPU time per instance, memory o
   const pids = pidsOf(state);
   try {
     if (!state.cpuLimits.pinning.enforced) { t.skip(`cpusets not writable here: ${state.cpuLimits.pinning.reason}`); return; }
-    assert.deepEqual(state.isolation, { cpuset: lastCpu, cpus: 1, budget: 1 });
+    assert.deepEqual(state.isolation, { cpuset: lastCpu, cpus: 1, budget: 1, priority: false });
     const members = runPids(state.runId);
     // 2 app instances, the nginx master and at least one nginx worker.
     assert.ok(members.length >= 4, `run members: ${members}`);

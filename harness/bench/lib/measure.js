@@ -1,85 +1,91 @@
-// One measurement: verify, warm up, repeat, summarise.
+// One measured window, with what the system under test spent on it; open-loop steps and the
+// search for the highest sustained rate.
 import { getTool, pacedToolName } from './tools/index.js';
-import { summarise, round } from './stats.js';
-import { isGeneratorBound } from './ceiling.js';
-import { verify } from './verify.js';
+import { round } from './stats.js';
 
-const slim = (r) => ({
-  rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2),
-  latencyMs: { p50: r.latencyMs.p50, p99: r.latencyMs.p99, max: r.latencyMs.max },
-  non2xx: r.non2xx, socketErrors: r.socketErrors,
-});
+const errorsOf = (r) => r.non2xx + r.socketErrors;
 
-/** Closed loop: `connections` clients each send the next request when the last one answered. */
-export async function closedLoop({ url, workload, tool, connections, durationS, warmupS, repeats, ceilings, tick }) {
-  await verify(url, workload);
-  const gen = getTool(tool);
-  if (warmupS > 0) await gen.run({ url, connections, durationS: warmupS });
-  const runs = [];
-  for (let i = 0; i < repeats; i++) {
-    runs.push(await gen.run({ url, connections, durationS }));
-    tick?.();
-  }
-  const summary = summarise(runs);
-  if (summary.requests === 0) throw new Error(`no request completed in ${repeats} × ${durationS} s at ${connections} connections (too slow for this duration, or hung)`);
+/**
+ * Closed loop: `connections` clients each send the next request when the last one answered, for
+ * durationS. usage() is read before and after: CPU time per request and memory of the topology.
+ */
+export async function closedWindow({ url, tool, connections, durationS, threads, usage }) {
+  const before = usage ? await usage() : null;
+  const r = await getTool(tool).run({ url, connections, durationS, threads });
+  const after = usage ? await usage() : null;
+  const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
-    tool, connections, durationS, warmupS, repeats,
-    ...summary,
-    ceilingRps: ceilings?.[tool]?.rps ?? null,
-    generatorBound: isGeneratorBound(summary.rps, ceilings?.[tool]?.rps),
-    runs: runs.map(slim),
+    rps: round(r.rps),
+    requests: r.requests,
+    durationS: round(r.durationS, 2),
+    latencyMs: r.latencyMs,
+    errors: errorsOf(r),
+    non2xx: r.non2xx,
+    socketErrors: r.socketErrors,
+    cpuMs: round(cpuMs, 1),
+    cpuPerRequestUs: cpuMs !== null && r.requests > 0 ? round((cpuMs * 1000) / r.requests, 2) : null,
+    memoryMiB: after ? round(after.pssMiB, 1) : null,
+    rssMiB: after ? round(after.rssMiB, 1) : null,
+    processes: after?.processes ?? null,
+    throttling: after && before ? diffThrottling(before.throttling, after.throttling) : null,
   };
 }
 
-/** A fixed number of requests from a fixed number of users (the tutorials' "10 users x 5 requests"). */
-export async function fixedCount({ url, workload, tool, connections, amount, tick }) {
-  await verify(url, workload);
-  const name = pacedToolName(tool);
-  const r = await getTool(name).run({ url, connections, amount, durationS: 60 });
-  tick?.();
-  return { tool: name, connections, amount, ...slim(r) };
+function diffThrottling(a = {}, b = {}) {
+  const out = {};
+  for (const [name, t] of Object.entries(b)) {
+    const p = a[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
+    out[name] = { periods: t.periods - p.periods, throttled: t.throttled - p.throttled, throttledMs: round(t.throttledMs - p.throttledMs, 1) };
+  }
+  return out;
 }
 
-/** Open loop at `rate` req/s for durationS; passes when p99 < limit, no errors and the rate was met. */
-export async function fixedRate({ url, tool, rate, durationS, p99LimitMs, connections }) {
+/** A fixed number of requests from a fixed number of users (the tutorials' "10 users x 5 requests"). */
+export async function fixedCount({ url, tool, connections, amount, threads, usage }) {
   const name = pacedToolName(tool);
-  const r = await getTool(name).run({ url, rate, durationS, connections, timeoutS: 5 });
-  const achieved = r.requests / durationS;
-  const ok = r.latencyMs.p99 !== null && r.latencyMs.p99 < p99LimitMs
-    && r.non2xx === 0 && r.socketErrors === 0 && achieved >= 0.9 * rate;
-  return { rate, achievedRps: round(achieved), ok, ...slim(r), tool: name };
+  const before = usage ? await usage() : null;
+  const r = await getTool(name).run({ url, connections, amount, durationS: 120, threads });
+  const after = usage ? await usage() : null;
+  return { tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2), latencyMs: r.latencyMs, errors: errorsOf(r), cpuMs: after ? round((after.cpuNs - before.cpuNs) / 1e6, 1) : null };
 }
 
 /**
- * The highest fixed rate with p99 < limit: double from `startRate` until a step fails, then bisect.
- * Bounded by maxSteps; a step that fails leaves a backlog, so wait coolS before the next one.
+ * Open loop at `rate` req/s for durationS. Sustained only if the achieved rate is within
+ * `rateTolerance` of the target, p99 < p99LimitMs and nothing failed.
  */
-export async function searchRate({ url, workload, tool, startRate, maxSteps, stepS, p99LimitMs = 500, coolS = 1, maxRate, ceilings, tick }) {
-  await verify(url, workload);
+export async function fixedRate({ url, tool, rate, durationS, connections, threads, p99LimitMs = 500, rateTolerance = 0.05, keepAlive = true }) {
+  const r = await getTool(tool).run({ url, rate, durationS, connections, threads, timeoutS: 5, keepAlive });
+  const achieved = r.requests / durationS;
+  const why = [];
+  if (achieved < (1 - rateTolerance) * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);
+  if (!(r.latencyMs.p99 < p99LimitMs)) why.push(`p99 ${round(r.latencyMs.p99, 0)} ms`);
+  if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
+  return {
+    rate, achievedRps: round(achieved), sustained: why.length === 0, why: why.join(', ') || null,
+    requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null, connections,
+  };
+}
+
+/**
+ * The highest sustained fixed rate: from `startRate`, up by ×growth while steps pass, then bisect
+ * between the last passing and the first failing rate until they are within `resolution`.
+ * Bounded by maxSteps; after a failed step it waits coolS for the backlog to drain.
+ */
+export async function searchRate({ url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2, connectionsFor, onStep }) {
   const steps = [];
   let lo = 0;
   let hi = null;
   let rate = Math.max(1, Math.round(startRate));
-  for (let i = 0; i < maxSteps; i++) {
-    const connections = Math.max(10, Math.min(1000, Math.ceil(rate * 0.2)));
-    const step = await fixedRate({ url, tool, rate, durationS: stepS, p99LimitMs, connections });
+  for (let i = 0; i < maxSteps; i += 1) {
+    const connections = connectionsFor ? connectionsFor(rate) : Math.max(16, Math.min(2000, Math.ceil(rate * 0.1)));
+    const step = await fixedRate({ url, tool, rate, durationS: stepS, connections, threads, p99LimitMs });
     steps.push(step);
-    tick?.();
-    if (step.ok) lo = rate; else { hi = rate; await new Promise((r) => setTimeout(r, coolS * 1000)); }
-    if (hi !== null && hi - lo <= Math.max(1, 0.1 * hi)) break;
-    if (step.ok && maxRate && rate >= maxRate) break;
-    let next = hi === null ? rate * 2 : Math.round((lo + hi) / 2);
-    if (lo === 0 && hi !== null) next = Math.max(1, Math.round(hi / 4));
-    if (maxRate) next = Math.min(next, maxRate);
-    if (next === rate) break;
+    onStep?.(step);
+    if (step.sustained) lo = rate; else { hi = rate; await new Promise((r) => setTimeout(r, coolS * 1000)); }
+    if (hi !== null && lo > 0 && (hi - lo) / hi <= resolution) break;
+    let next = hi === null ? Math.round(rate * growth) : lo === 0 ? Math.max(1, Math.round(hi / 2)) : Math.round((lo + hi) / 2);
+    if (next === rate || next === lo || next === hi) break;
     rate = next;
   }
-  const toolName = pacedToolName(tool);
-  return {
-    tool: toolName, p99LimitMs, stepS,
-    maxRate: lo,
-    bracketed: hi !== null,
-    generatorBound: isGeneratorBound(lo, ceilings?.[toolName]?.rps),
-    steps,
-  };
+  return { tool, p99LimitMs, stepS, maxRate: lo, bracket: [lo, hi], bracketed: hi !== null && lo > 0, steps };
 }

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { TOOLS } from './tools/index.js';
 import { nginxBinary } from '../../runner/nginx.js';
 
@@ -25,6 +26,31 @@ async function cgroupVersion() {
   try { await readFile('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'); return 'v1'; } catch { return 'none'; }
 }
 
+function cpuTimes() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: f.reduce((a, b) => a + b, 0), idle: f[3] + (f[4] ?? 0), steal: f[7] ?? 0 };
+  } catch { return null; }
+}
+
+/** The box at one moment: load average and CPU counters (for steal and busy time over a span). */
+export function boxSnapshot() {
+  return { at: new Date().toISOString(), loadAvg: os.loadavg().map((x) => Math.round(x * 100) / 100), cpu: cpuTimes() };
+}
+
+/**
+ * The box over the run: load before and after, the share of CPU time stolen by the hypervisor,
+ * and whether the machine was busy before we started (someone else's load skews everything).
+ */
+export function boxReport(before, after, cores = os.availableParallelism()) {
+  const d = before.cpu && after.cpu ? { total: after.cpu.total - before.cpu.total, steal: after.cpu.steal - before.cpu.steal } : null;
+  const stealPct = d && d.total > 0 ? Math.round((1000 * d.steal) / d.total) / 10 : null;
+  const why = [];
+  if (before.loadAvg[0] > cores / 2) why.push(`load average ${before.loadAvg[0]} on ${cores} cores before the run`);
+  if (stealPct !== null && stealPct > 5) why.push(`${stealPct}% of CPU time stolen by the hypervisor during the run`);
+  return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, stealPct, busy: why.length > 0, busyWhy: why.join('; ') || null };
+}
+
 export async function collectMeta({ cpuLimits } = {}) {
   const [commit, dirty, nginx, dotnet, osPretty, cg] = await Promise.all([
     sh('git', ['rev-parse', 'HEAD'], { cwd: REPO }),
@@ -46,7 +72,6 @@ export async function collectMeta({ cpuLimits } = {}) {
       cpuModel: cpus[0]?.model ?? null,
       cores: os.availableParallelism(),
       memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
-      loadAvgAtStart: os.loadavg().map((x) => Math.round(x * 100) / 100),
     },
     versions: {
       node: process.versions.node,

@@ -1,159 +1,198 @@
-// Runs a plan: starts each topology once per scenario, runs its cells in order, stops it.
-// A cell that fails is recorded and the run goes on; a failing load generator stops everything.
+// Runs a plan. For each scenario: start every deployment it needs (all up at once, each pinned to
+// the CPUs of the system under test under the same budget), verify each cell's answer, warm each
+// cell up, then measure in interleaved rounds — A B C, then C B A, … — so drift of the machine
+// lands on every topology alike. A cell that fails is recorded and the run goes on; a failing load
+// generator stops everything.
 import path from 'node:path';
 import { rm, rmdir } from 'node:fs/promises';
-import { startTopology, topologyKey, describe, canRunAppOnly, stopRunDir } from './topologies.js';
-import { pathFor } from './workloads.js';
-import { closedLoop, fixedCount, searchRate } from './measure.js';
-import { faultDrill } from './fault.js';
+import { deploymentKey } from './topologies.js';
+import { startDeployment } from './deployments.js';
+import { verify } from './verify.js';
+import { closedWindow, fixedCount, searchRate } from './measure.js';
+import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
-import { track } from './cleanup.js';
-import { appMemory } from './memory.js';
+import { summary, round } from './stats.js';
 
 export { stopAll } from './cleanup.js';
 
-// One start per topology for the whole run: cells that share a topology run together, in plan
-// order, except cells that kill instances, which go last so they don't disturb the others.
-const destructive = (c) => c.kind === 'fault' || Boolean(c.before?.kill);
-function groups(cells) {
-  const byKey = new Map();
-  for (const cell of cells) {
-    const key = topologyKey(cell.topology);
-    if (!byKey.has(key)) byKey.set(key, { key, cells: [] });
-    byKey.get(key).cells.push(cell);
+/** Seconds a plan will take, roughly: for the estimate before it starts and the time left during it. */
+export function estimateSeconds(plan, { buildS = 45, startS = 3 } = {}) {
+  const p = plan.params;
+  let s = 2 * p.ceilingS + 2;
+  const samples = new Set();
+  for (const sc of plan.scenarios) {
+    const deps = new Set(sc.cells.map((c) => deploymentKey(c.topology)));
+    for (const c of sc.cells) samples.add(c.topology.sample);
+    s += deps.size * startS;
+    for (const c of sc.cells) s += costOf(c, p);
   }
-  const out = [];
-  for (const g of byKey.values()) {
-    const calm = g.cells.filter((c) => !destructive(c));
-    // After a kill the topology is not what later cells expect: each destructive cell gets a fresh start.
-    if (calm.length) out.push({ key: g.key, cells: calm });
-    for (const c of g.cells.filter(destructive)) out.push({ key: g.key, cells: [c] });
-  }
-  return out;
+  return Math.round(s + (samples.has('dotnet-api') ? buildS : 0));
 }
 
-/** Progress units a cell will tick. */
-export function unitsOf(cell, p) {
-  if (cell.kind === 'closed') return cell.repeats ?? p.repeats;
-  if (cell.kind === 'openloop') return p.maxSteps;
-  if (cell.kind === 'fault') return Math.max(1, Math.floor((p.faultS - 1) / p.everyS));
-  return 1;
+function costOf(cell, p) {
+  if (cell.kind === 'closed') return p.warmupS + 0.5 + (cell.rounds ?? p.rounds) * ((cell.windowS ?? p.windowS) + p.rewarmS + 0.4);
+  if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
+  if (cell.kind === 'count') return 10;
+  return 15;
 }
 
-function describeTopology(t) {
-  return { key: topologyKey(t), label: describe(t), family: t.family ?? 'external', sample: t.sample ?? null, direct: Boolean(t.direct), env: t.env ?? {}, url: t.url ?? null };
+function usageFor(dep, t) {
+  return () => dep.usage(t);
 }
 
-async function runCell(cell, topo, ctx) {
-  const { params: p, tool, ceilings, tick } = ctx;
-  // A `url` topology takes the paths of the sample named by pathsFrom (default node-replicas).
-  const sample = cell.topology.sample ?? cell.topology.pathsFrom ?? 'node-replicas';
-  const route = pathFor(cell.workload, sample, cell.pathOverride ?? cell.topology.paths?.[cell.workload]);
-  if (!route) throw new Error(`${sample} has no "${cell.workload}" workload`);
-  const url = `${topo.url}${route}`;
-  // The kill lands just before the measurement: nginx meets the dead instance on measured traffic.
-  if (cell.before?.kill) await topo.signal(cell.before.kill, 'SIGKILL');
-  const base = { path: route };
-  switch (cell.kind) {
-    case 'closed': {
-      // Warm up each route once per topology start (JIT, connection pools, caches).
-      const warmupS = ctx.warmed.has(route) ? 0 : (cell.warmupS ?? p.warmupS);
-      ctx.warmed.add(route);
-      const measured = await closedLoop({ url, workload: cell.workload, tool, connections: cell.connections, durationS: cell.durationS ?? p.durationS, warmupS, repeats: cell.repeats ?? p.repeats, ceilings, tick });
-      return { ...base, ...measured, ...(topo.pids ? { memory: appMemory(topo.pids()) } : {}) };
-    }
-    case 'count':
-      return { ...base, ...await fixedCount({ url, workload: cell.workload, tool, connections: cell.connections, amount: cell.amount, tick }) };
-    case 'openloop': {
-      // Start the search from the closed-loop capacity measured over one second.
-      const probe = await closedLoop({ url, workload: cell.workload, tool, connections: cell.connections, durationS: 1, warmupS: 0, repeats: 1, ceilings });
-      const start = Math.max(5, Math.round(probe.rps * 0.7));
-      const search = await searchRate({ url, workload: cell.workload, tool, startRate: start, maxSteps: p.maxSteps, stepS: p.stepS, ceilings, tick });
-      return { ...base, closedLoopRps: probe.rps, ...search };
-    }
-    case 'fault':
-      return { ...base, ...await faultDrill({ topo, url, workload: cell.workload, tool, rate: p.faultRate, durationS: p.faultS, everyS: p.everyS, how: cell.how, tick }) };
-    default:
-      throw new Error(`unknown cell kind ${cell.kind}`);
-  }
+const METRIC_OF = { rps: (r) => r.rps, p50: (r) => r.latencyMs.p50, p90: (r) => r.latencyMs.p90, p99: (r) => r.latencyMs.p99, max: (r) => r.latencyMs.max, cpuPerRequestUs: (r) => r.cpuPerRequestUs, memoryMiB: (r) => r.memoryMiB };
+
+/** A cell's figures over its rounds: median and spread of each. */
+export function summariseRounds(rounds) {
+  const over = (f, digits) => summary(rounds.map(f), digits);
+  return {
+    rps: over(METRIC_OF.rps, 1),
+    latencyMs: { p50: over(METRIC_OF.p50, 2), p90: over(METRIC_OF.p90, 2), p99: over(METRIC_OF.p99, 2), max: over(METRIC_OF.max, 2) },
+    cpuPerRequestUs: over(METRIC_OF.cpuPerRequestUs, 2),
+    memoryMiB: over(METRIC_OF.memoryMiB, 1),
+    requests: rounds.reduce((s, r) => s + r.requests, 0),
+    errors: rounds.reduce((s, r) => s + r.errors, 0),
+  };
 }
 
 /**
- * Returns one result per cell, in plan order, each with status ok | failed | skipped (an optional
- * cell that could not run, e.g. no database here). hooks: {onGroup(label), tick(n), log(line)}
+ * Runs every scenario of the plan. ctx: { tool, pacedTool, ceilings, isolation, runBase, hooks:
+ * { phase(label), tick(seconds), log(line) } }. Returns the cells, each with status
+ * ok | failed | skipped and its rounds.
  */
-export async function runPlan({ plan, tool, ceilings, runBase, hooks = {} }) {
-  const results = [];
+export async function runPlan(plan, ctx) {
+  const out = [];
   const built = new Set();
-  let gi = 0;
-  for (const group of groups(plan.cells)) {
-    gi += 1;
-    const t = group.cells[0].topology;
-    const runDir = path.join(runBase, `t${gi}`);
-    hooks.onGroup?.(`${describe(t)} (${[...new Set(group.cells.map((c) => c.scenario))].join(', ')})`);
-    let topo;
-    // Tracked before up() returns, so Ctrl-C during a start still stops what was started.
-    const untrack = t.sample ? track(() => stopRunDir(runDir)) : () => {};
-    let startError;
-    let dbError;
-    const needsDb = group.cells.some((c) => c.workload === 'db');
-    try {
-      try {
-        topo = await startTopology(t, { runDir, log: hooks.log, appOnly: !needsDb, build: !built.has(t.sample) });
-      } catch (e) {
-        // The database may not run on this machine: measure the rest without it.
-        if (!needsDb || !canRunAppOnly(t) || group.cells.every((c) => c.workload === 'db')) throw e;
-        dbError = e;
-        hooks.log?.(`${describe(t)}: starting without its database (${e.message})`);
-        topo = await startTopology(t, { runDir, log: hooks.log, appOnly: true, build: !built.has(t.sample) });
-      }
-      if (t.sample) built.add(t.sample);
-    } catch (e) {
-      startError = e;
+  let n = 0;
+  for (const scenario of plan.scenarios) {
+    const deps = new Map();
+    for (const c of scenario.cells) {
+      const key = deploymentKey(c.topology);
+      if (!deps.has(key)) deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cells: [] });
+      deps.get(key).cells.push(c);
     }
-    const warmed = new Set();
-    let allOk = true;
+    const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [] }]));
     try {
-      for (const cell of group.cells) {
-        const record = { id: cell.id, scenario: cell.scenario, kind: cell.kind, workload: cell.workload, topology: describeTopology(cell.topology), tags: cell.tags ?? {}, cpuLimits: topo?.cpuLimits ?? null };
-        const units = unitsOf(cell, plan.params);
-        let ticked = 0;
-        const tick = () => { ticked += 1; hooks.tick?.(1); };
+      for (const d of deps.values()) {
+        n += 1;
+        const runDir = path.join(ctx.runBase, `d${n}`);
+        ctx.hooks.phase?.(`starting ${d.sample} (${d.cells[0].topology.label})`);
         try {
-          if (startError) throw startError;
-          if (dbError && cell.workload === 'db') throw new Error(`database unavailable: ${dbError.message}`);
-          Object.assign(record, await runCell(cell, topo, { params: plan.params, tool, ceilings, tick, warmed }), { status: 'ok' });
+          d.handle = await startDeployment(d, {
+            runDir, cpuset: ctx.isolation.pinned ? ctx.isolation.sutCpus : undefined, budget: ctx.isolation.budgetCpus,
+            build: !built.has(d.sample), needsDb: d.cells.some((c) => c.needsDb), log: ctx.hooks.log,
+          });
+          d.runDir = runDir;
+          built.add(d.sample);
         } catch (e) {
-          if (e instanceof GeneratorError) throw e;
-          record.status = cell.optional ? 'skipped' : 'failed';
-          record.error = e.message;
-          hooks.log?.(`${record.status}: ${cell.scenario} / ${describe(t)} / ${cell.workload}: ${e.message}`);
+          for (const c of d.cells) Object.assign(records.get(c.id), { status: 'failed', error: e.message });
+          ctx.hooks.log?.(`failed: ${e.message}`);
+          continue;
         }
-        if (ticked < units) hooks.tick?.(units - ticked);
-        if (record.status === 'failed') allOk = false;
-        results.push(record);
+        for (const c of d.cells) {
+          const r = records.get(c.id);
+          r.cpuLimits = d.handle.state.cpuLimits;
+          if (c.needsDb && !d.handle.withDatabase) {
+            Object.assign(r, { status: 'skipped', error: `no database here: ${d.handle.databaseError ?? 'the sample started without it'}` });
+            continue;
+          }
+          try {
+            r.url = `${d.handle.url(c.topology)}${c.path}`;
+            await verify(r.url, c.workload);
+          } catch (e) {
+            Object.assign(r, { status: 'failed', error: e.message });
+          }
+        }
       }
+      const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
+      const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
+      if (scenario.interleaved) await interleave(live, records, depOf, plan.params, ctx);
+      else await oneByOne(live, records, depOf, plan.params, ctx);
+    } catch (e) {
+      if (e instanceof GeneratorError) throw e;
+      throw e;
     } finally {
-      if (topo) await topo.stop().catch((e) => hooks.log?.(`stopping ${describe(t)}: ${e.message}`));
-      untrack();
-      // Logs are kept only where something went wrong.
-      if (allOk && !startError) await rm(runDir, { recursive: true, force: true });
+      ctx.hooks.phase?.(`stopping ${scenario.name}`);
+      for (const d of deps.values()) {
+        if (!d.handle) continue;
+        const failed = d.cells.some((c) => records.get(c.id).status === 'failed');
+        await d.handle.stop().catch((e) => ctx.hooks.log?.(`stopping ${d.sample}: ${e.message}`));
+        // Logs are kept only where something went wrong.
+        if (!failed) await rm(d.runDir, { recursive: true, force: true });
+      }
     }
+    for (const c of scenario.cells) out.push(records.get(c.id));
   }
-  await rmdir(runBase).catch(() => {}); // only when empty: failed topologies keep their logs
-  return results.sort((a, b) => a.id - b.id);
+  await rmdir(ctx.runBase).catch(() => {});
+  return out;
 }
 
-/** Rough wall-clock seconds for a plan (measurements plus ~2 s per topology start, more for .NET). */
-export function estimateSeconds(plan) {
-  const p = plan.params;
-  let s = 3 * (p.ceilingS ?? 2);
-  for (const g of groups(plan.cells)) s += g.cells[0].topology.sample === 'dotnet-api' ? 14 : 2;
-  for (const c of plan.cells) {
-    if (c.kind === 'closed') s += (c.warmupS ?? p.warmupS) / 2 + (c.repeats ?? p.repeats) * (c.durationS ?? p.durationS) + 0.5;
-    else if (c.kind === 'openloop') s += 1 + p.maxSteps * (p.stepS + 0.5);
-    else if (c.kind === 'fault') s += p.faultS + 1;
-    else s += 3;
+async function interleave(cells, records, depOf, p, ctx) {
+  const gen = getTool(ctx.tool);
+  const threads = ctx.isolation.generatorThreads;
+  const windowOf = (c) => c.windowS ?? p.windowS;
+  for (const c of cells) {
+    ctx.hooks.phase?.(`warm-up ${c.id}`);
+    await guarded(records.get(c.id), () => gen.run({ url: records.get(c.id).url, connections: c.connections, durationS: p.warmupS, threads }));
+    ctx.hooks.tick?.(p.warmupS + 0.5);
   }
-  return Math.round(s);
+  const rounds = Math.max(...cells.map((c) => c.rounds ?? p.rounds), 0);
+  for (let r = 1; r <= rounds; r += 1) {
+    const order = r % 2 ? cells : [...cells].reverse();
+    for (const c of order) {
+      const rec = records.get(c.id);
+      if (rec.status === 'failed' || r > (c.rounds ?? p.rounds)) continue;
+      ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
+      await guarded(rec, async () => {
+        if (p.rewarmS > 0) await gen.run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+        const w = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: windowOf(c), threads, usage: usageFor(depOf(c), c.topology) });
+        rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
+      });
+      ctx.hooks.tick?.(windowOf(c) + p.rewarmS + 0.4);
+    }
+  }
+  for (const c of cells) finish(records.get(c.id), { tool: ctx.tool, windowS: windowOf(c), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[ctx.tool] });
+}
+
+async function oneByOne(cells, records, depOf, p, ctx) {
+  const threads = ctx.isolation.generatorThreads;
+  for (const c of cells) {
+    const rec = records.get(c.id);
+    ctx.hooks.phase?.(`${c.kind} ${c.id}`);
+    await guarded(rec, async () => {
+      if (c.kind === 'openloop') {
+        // Start below the closed-loop capacity measured here with the same pinning.
+        const probe = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: p.rewarmS + 2, threads });
+        const tool = c.tool ?? ctx.pacedTool;
+        const search = await searchRate({ url: rec.url, tool, startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS, threads, onStep: (s) => ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`) });
+        Object.assign(rec, { probeRps: probe.rps, ...search });
+      } else if (c.kind === 'count') {
+        Object.assign(rec, await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, threads, usage: usageFor(depOf(c), c.topology) }));
+      } else {
+        throw new Error(`unknown cell kind ${c.kind}`);
+      }
+      rec.status = 'ok';
+    });
+    ctx.hooks.tick?.(costOf(c, p));
+  }
+}
+
+// A failing cell is recorded; a failing generator stops the run.
+async function guarded(rec, fn) {
+  if (rec.status === 'failed') return;
+  try {
+    await fn();
+  } catch (e) {
+    if (e instanceof GeneratorError) throw e;
+    Object.assign(rec, { status: 'failed', error: e.message });
+  }
+}
+
+function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
+  if (rec.status === 'failed') return;
+  if (rec.rounds.length === 0) { Object.assign(rec, { status: 'failed', error: 'no round completed' }); return; }
+  if (rec.rounds.every((r) => r.requests === 0)) { Object.assign(rec, { status: 'failed', error: `no request completed in ${rec.rounds.length} × ${windowS} s at ${rec.connections} connections` }); return; }
+  Object.assign(rec, { status: 'ok', tool, windowS, warmupS, rewarmS, ...summariseRounds(rec.rounds) });
+  rec.generatorBound = Boolean(ceiling?.rps && rec.rps.median > 0.7 * ceiling.rps);
+  rec.ceilingShare = ceiling?.rps ? round(rec.rps.median / ceiling.rps, 3) : null;
 }

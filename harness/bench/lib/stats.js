@@ -1,4 +1,15 @@
-// Small statistics over repeated measurements.
+// Statistics over rounds: a cell's median and spread, a comparison's ratio with a 95% interval
+// from paired rounds, and the rule that turns a ratio into a verdict.
+
+export const CONFIDENCE = 0.95;
+export const MIN_DIFFERENCE = 0.10; // a winner must be at least 10% better
+export const INTERVAL_METHOD = 'paired rounds: t-interval on the log of the per-round ratios';
+
+export function round(x, digits = 1) {
+  if (!Number.isFinite(x)) return x ?? null;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
 
 export function median(values) {
   const v = values.filter(Number.isFinite).sort((a, b) => a - b);
@@ -7,36 +18,58 @@ export function median(values) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-/** min, max and (max - min) / median: how far repeats disagree. */
-export function spread(values) {
+/** median, min, max and (max - min) / median over rounds. */
+export function summary(values, digits = 1) {
   const v = values.filter(Number.isFinite);
-  if (v.length === 0) return { min: null, max: null, relative: null };
+  if (v.length === 0) return { median: null, min: null, max: null, spread: null, n: 0 };
+  const m = median(v);
   const min = Math.min(...v);
   const max = Math.max(...v);
-  const m = median(v);
-  return { min, max, relative: m ? round((max - min) / m, 3) : null };
+  return { median: round(m, digits), min: round(min, digits), max: round(max, digits), spread: m ? round((max - min) / m, 3) : null, n: v.length };
 }
 
-export function round(x, digits = 1) {
-  if (!Number.isFinite(x)) return x ?? null;
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
+// Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom.
+const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+export const tQuantile = (df) => (df < 1 ? Infinity : df <= 30 ? T975[df - 1] : 1.96);
+
+/**
+ * Ratio of a to b from rounds measured in pairs (a[i] and b[i] in the same round, one after the
+ * other): the geometric mean of the per-round ratios and its 95% t-interval. Pairing cancels the
+ * machine's drift between rounds. Returns { ratio, ci95: [lo, hi] | null, n }.
+ */
+export function pairedRatio(a, b) {
+  const d = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+    if (a[i] > 0 && b[i] > 0) d.push(Math.log(a[i] / b[i]));
+  }
+  const n = d.length;
+  if (n === 0) return { ratio: null, ci95: null, n };
+  const mean = d.reduce((s, x) => s + x, 0) / n;
+  if (n < 2) return { ratio: Math.exp(mean), ci95: null, n };
+  const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+  const half = tQuantile(n - 1) * sd / Math.sqrt(n);
+  return { ratio: Math.exp(mean), ci95: [Math.exp(mean - half), Math.exp(mean + half)], n };
 }
 
-/** Median of each numeric field across repeat results (tool-normalised shape). */
-export function summarise(repeats) {
-  const pick = (f) => repeats.map(f);
-  const rps = pick((r) => r.rps);
-  return {
-    rps: round(median(rps)),
-    rpsSpread: spread(rps),
-    latencyMs: {
-      p50: round(median(pick((r) => r.latencyMs.p50)), 2),
-      p99: round(median(pick((r) => r.latencyMs.p99)), 2),
-      max: round(Math.max(...pick((r) => r.latencyMs.max).filter(Number.isFinite)), 2),
-    },
-    requests: repeats.reduce((s, r) => s + r.requests, 0),
-    non2xx: repeats.reduce((s, r) => s + r.non2xx, 0),
-    socketErrors: repeats.reduce((s, r) => s + r.socketErrors, 0),
-  };
+/**
+ * better: 'higher' (throughput) or 'lower' (latency, CPU, memory). A names the winner only when
+ * the interval excludes parity and the difference is at least MIN_DIFFERENCE; otherwise 'tie'.
+ * Returns 'a' | 'b' | 'tie'.
+ */
+export function decide({ ratio, ci95 }, better) {
+  if (ratio === null || !ci95) return 'tie';
+  const aBetter = better === 'higher' ? ratio >= 1 + MIN_DIFFERENCE && ci95[0] > 1 : ratio <= 1 / (1 + MIN_DIFFERENCE) && ci95[1] < 1;
+  const bBetter = better === 'higher' ? ratio <= 1 / (1 + MIN_DIFFERENCE) && ci95[1] < 1 : ratio >= 1 + MIN_DIFFERENCE && ci95[0] > 1;
+  return aBetter ? 'a' : bBetter ? 'b' : 'tie';
+}
+
+/**
+ * A ratio that breaks a physical upper limit (scaling above the CPU-budget ratio; a proxied path
+ * faster than direct): suspect when the whole interval lies above the limit, or the ratio is
+ * above it by more than the noise tolerance even where the interval is wide.
+ */
+export function breaksLimit({ ratio, ci95 }, limit, tolerance = 0.25) {
+  if (ratio === null || limit === null || limit === undefined) return false;
+  return (ci95 !== null && ci95[0] > limit) || ratio > limit * (1 + tolerance);
 }

@@ -1,106 +1,72 @@
-// Topologies: a sample started through the local runner with some knobs (REPLICAS, WORKERS,
-// CPUS, LB, ...), reached either through its nginx or directly on one app instance.
-// `url` topologies point at something already running (used by the tests).
-import { readFile, readdir } from 'node:fs/promises';
-import { childPids } from '../../runner/processes.js';
+// A topology is what a measurement talks to: a sample started with some knobs, reached through its
+// nginx or directly on the app. It is described by structured fields (and a stable id built from
+// them), so results describe themselves. Several topologies can share one deployment (one start
+// through the runner): "1 process, direct" and "1 process + nginx" are the same processes.
+import { describeSample } from './samples.js';
 
-const RUNNER = new URL('../../runner/index.js', import.meta.url);
-
-// The compose service that runs each sample's app.
-export const APP_SERVICE = { 'node-replicas': 'app', 'node-cluster': 'app', 'dotnet-api': 'app' };
-
-let runnerPromise;
-export function loadRunner() {
-  runnerPromise ??= import(RUNNER.href).catch((e) => {
-    runnerPromise = undefined;
-    throw new Error(`the local runner (harness/runner/index.js) cannot be loaded: ${e.message}`);
-  });
-  return runnerPromise;
-}
-
-/** Pids whose command line names this run folder (nginx runs with `-p <runDir>/nginx`). */
-export async function pidsUnder(runDir) {
-  const out = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if ((await readFile(`/proc/${name}/cmdline`, 'utf8')).includes(`${runDir}/`)) out.push(Number(name));
-    } catch { /* gone meanwhile */ }
-  }
-  return out;
-}
-
-/** Stops whatever the runner started in runDir (also half-way through an up()). */
-export async function stopRunDir(runDir) {
-  const runner = await loadRunner();
-  await runner.down({ runDir });
-  // Belt and braces: anything still running from this run folder (e.g. started while down() ran).
-  for (const pid of await pidsUnder(runDir)) {
-    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-  }
-}
-
-/** A stable id for grouping and for the results JSON. */
-export function topologyKey(t) {
-  if (t.url) return `url:${t.url}`;
-  const env = Object.entries(t.env ?? {}).sort().map(([k, v]) => `${k}=${v}`).join(',');
-  return `${t.sample}${t.direct ? ':direct' : ''}[${env}]`;
-}
-
+const SHORT = { 'node:http': 'node', express: 'express', aspnet: 'dotnet' };
+const NAME = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' };
+const cpuText = (c) => `${Number(c.toFixed(3))} CPU`;
 
 /**
- * Starts a topology. Returns {url, state, cpuLimits, signal(index, sig), restart(index), workers(), stop()}.
+ * sample; strategy 'one process' | 'cluster' | 'replicas'; n (workers or replicas);
+ * budget (CPUs for the whole topology, split evenly over replicas); viaNginx; lb; env (extra knobs);
+ * id/label to override the generated ones (experiments name their variants).
  */
-// Started without its database (and with a database address nobody answers on), a sample still
-// serves its CPU and delay routes; used when no cell needs the database, or the database can't run.
-const APP_ONLY_ENV = { 'node-cluster': { MONGODB_URI_LOCAL: 'mongodb://127.0.0.1:9/items' } };
-
-// The runner reads knobs from the caller's environment too: pin the ones a topology doesn't set,
-// so `LB=hash make bench` or a stray DELAY_MS can't change what a scenario measures.
-const NEUTRAL_KNOBS = { LB: 'least_conn', WORKERS: '', CLUSTERING_ENABLED: '', DELAY_MS: '', DELAY_RANDOM_MAX_MS: '', SLOW_INSTANCE: '', MEMORY: '' };
-
-export const canRunAppOnly = (t) => Boolean(t.direct && APP_ONLY_ENV[t.sample]);
-
-export async function startTopology(t, { runDir, log, portEnv = 'HTTP_PORT', appOnly = false, build = true } = {}) {
-  if (t.url) {
-    return { url: t.url.replace(/\/$/, ''), state: null, cpuLimits: null, stop: async () => {} };
+export function topology({ sample, strategy, n = 1, budget, viaNginx = false, lb, env = {}, id, label }) {
+  const s = describeSample(sample);
+  const k = s.knobs;
+  const knobs = { ...s.defaults };
+  let instances = 1;
+  let workers = 1;
+  if (strategy === 'cluster') {
+    if (!k.workers) throw new Error(`${sample} has no cluster knob (x-bench.knobs.workers)`);
+    workers = n;
+    knobs[k.workers] = String(n);
+    if (k.clustering) knobs[k.clustering] = 'true';
+  } else if (strategy === 'one process') {
+    if (k.clustering) knobs[k.clustering] = 'false';
+    if (k.instances) knobs[k.instances] = '1';
+  } else if (strategy === 'replicas') {
+    if (!k.instances) throw new Error(`${sample} has no replica knob (x-bench.knobs.instances)`);
+    instances = n;
+    knobs[k.instances] = String(n);
+  } else {
+    throw new Error(`unknown strategy '${strategy}'`);
   }
-  const runner = await loadRunner();
-  const service = APP_SERVICE[t.sample] ?? 'app';
-  appOnly = appOnly && canRunAppOnly(t);
-  const env = { [portEnv]: '0', ...NEUTRAL_KNOBS, ...t.env, ...(appOnly ? APP_ONLY_ENV[t.sample] : {}) };
-  // build: false asks the runner to skip x-local.build (already done once in this run).
-  const opts = { sample: t.sample, runDir, env, log, build };
-  if (t.direct) opts.services = [service];
-  if (appOnly) opts.noDeps = true;
-  let state;
-  try {
-    state = await runner.up(opts);
-  } catch (e) {
-    await runner.down({ runDir }).catch(() => {});
-    throw new Error(`cannot start ${t.label ?? t.sample}: ${e.message}`);
-  }
-  const instances = state.services?.[service]?.instances ?? [];
-  const url = t.direct ? instances[0]?.url : state.url;
-  if (!url) {
-    await runner.down({ runDir }).catch(() => {});
-    throw new Error(`${t.sample}: the runner reported no URL (service "${service}")`);
-  }
+  const cpusPerInstance = budget ? budget / instances : null;
+  if (cpusPerInstance) knobs[k.cpus] = String(Number(cpusPerInstance.toFixed(4)));
+  if (lb && k.lb) knobs[k.lb] = lb;
+  Object.assign(knobs, env);
+  const short = SHORT[s.framework] ?? sample;
+  const shape = strategy === 'cluster' ? `cluster-${n}` : strategy === 'replicas' ? `replicas-${n}` : '1';
+  const name = NAME[s.framework] ?? sample;
+  const shapeText = strategy === 'cluster' ? `cluster of ${n}` : strategy === 'replicas' ? `${n} replicas${budget ? ` × ${cpuText(cpusPerInstance)}` : ''}` : '1 process';
   return {
-    url: url.replace(/\/$/, ''),
-    state,
-    cpuLimits: state.cpuLimits ?? null,
-    signal: (index, sig) => runner.signal({ runDir, service, index, signal: sig }),
-    restart: (index) => runner.restart({ runDir, service, index }),
-    // Instance pids as the runner knows them (the cluster primary, for node-cluster).
-    pids: () => instances.map((i) => i.pid),
-    workers: () => childPids(instances[0]?.pid),
-    instanceCount: instances.length,
-    appOnly,
-    stop: () => stopRunDir(runDir),
+    id: id ?? `${short}-${shape}${viaNginx ? '-nginx' : ''}`,
+    label: label ?? `${name}, ${shapeText}${budget && strategy !== 'replicas' ? ` (${cpuText(budget)})` : ''}${viaNginx ? ' + nginx' : ''}`,
+    sample,
+    runtime: s.runtime,
+    framework: s.framework,
+    strategy,
+    instances,
+    workers,
+    processes: instances * workers,
+    cpusPerInstance,
+    budgetCpus: budget ?? null,
+    viaNginx: Boolean(viaNginx),
+    lb: viaNginx ? (lb ?? s.defaults[k.lb] ?? null) : null,
+    env: knobs,
   };
 }
 
-export function describe(t) {
-  return t.label ?? (t.url ? t.url : `${t.sample} ${JSON.stringify(t.env ?? {})}`);
+/** The deployment a topology runs on: one start of its sample with these knobs. */
+export function deploymentKey(t) {
+  return `${t.sample}[${Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',')}]`;
+}
+
+/** The services whose processes a topology's measurement covers (CPU time, memory). */
+export function servicesOf(t, { withDatabase = false } = {}) {
+  const s = describeSample(t.sample);
+  return [s.app, ...(t.viaNginx && s.proxy ? [s.proxy] : []), ...(withDatabase && s.database ? [s.database] : [])];
 }

@@ -5,6 +5,7 @@ export class VerifyError extends Error {}
 
 export async function verify(url, workload, { timeoutMs = 10000, attempts = 3 } = {}) {
   const w = WORKLOADS[workload];
+  if (!w) throw new VerifyError(`unknown workload "${workload}"`);
   let lastError;
   for (let i = 0; i < attempts; i++) {
     try {

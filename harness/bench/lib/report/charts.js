@@ -1,4 +1,4 @@
-// Vega-Lite specs built from results, rendered to SVG in Node with vega's headless View.
+// Vega-Lite charts built from results.json alone, rendered to SVG in Node with vega's headless View.
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 
@@ -14,96 +14,92 @@ export async function toSvg(spec) {
   }
 }
 
-const base = (title, values) => ({ title, data: { values }, config: { font: 'sans-serif', view: { stroke: null }, axis: { labelLimit: 320 } } });
+const base = (title, values) => ({ title, data: { values }, config: { font: 'sans-serif', view: { stroke: null }, axis: { labelLimit: 340 } } });
 
-function facetedBars({ title, values, x, y, yTitle, color, facet, columns = 2, width = 260 }) {
+const OUTCOME_COLORS = { domain: ['first wins', 'second wins', 'tie', 'suspect'], range: ['#2ca02c', '#d62728', '#7f7f7f', '#ff7f0e'] };
+
+/** Every verdict: its ratio and 95% interval on a log scale, parity marked; one panel per metric. */
+export function verdictSpec(doc) {
+  const values = doc.verdicts.filter((v) => v.measured && v.ci95).map((v) => ({
+    question: `${doc.workloads[v.workload]?.title ?? v.workload} · ${v.column}`,
+    metric: doc.metrics[v.metric]?.title ?? v.metric,
+    ratio: v.ratio, lo: v.ci95[0], hi: v.ci95[1],
+    outcome: v.suspect ? 'suspect' : v.winner === 'tie' ? 'tie' : v.winner === v.a ? 'first wins' : 'second wins',
+  }));
+  if (values.length === 0) return null;
+  const x = { type: 'quantitative', scale: { type: 'log' }, title: 'ratio (first ÷ second), 95% interval' };
   return {
-    ...base(title, values),
-    facet: { field: facet, type: 'nominal', title: null },
-    columns,
-    resolve: { scale: { y: 'independent', x: 'independent' } },
+    ...base('Verdicts: each comparison\'s ratio with its 95% interval (1 = parity)', values),
+    facet: { field: 'metric', type: 'nominal', title: null },
+    columns: 2,
+    resolve: { scale: { x: 'independent' } },
     spec: {
-      width,
+      width: 260,
       layer: [
-        { mark: { type: 'bar', tooltip: true }, encoding: {
-          y: { field: x, type: 'nominal', title: null, sort: null },
-          x: { field: y, type: 'quantitative', title: yTitle },
-          color: { field: color, type: 'nominal', title: null, legend: { orient: 'bottom', columns: 3 } },
-        } },
-        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: {
-          y: { field: x, type: 'nominal', sort: null },
-          x: { field: y, type: 'quantitative' },
-          text: { field: y, type: 'quantitative', format: ',.0f' },
-        } },
+        { mark: { type: 'rule', color: '#999', strokeDash: [4, 3] }, encoding: { x: { datum: 1, ...x } } },
+        { mark: { type: 'rule' }, encoding: { y: { field: 'question', type: 'nominal', title: null, sort: null }, x: { field: 'lo', ...x }, x2: { field: 'hi' }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS, title: null, legend: { orient: 'bottom' } } } },
+        { mark: { type: 'point', filled: true, size: 50 }, encoding: { y: { field: 'question', type: 'nominal', sort: null }, x: { field: 'ratio', ...x }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS } } },
       ],
     },
   };
 }
 
-function bars({ title, values, x, y, yTitle, color, width = 420, format = ',.0f' }) {
+/** A figure of each closed-loop cell of a scenario: median bar, min–max over rounds; one panel per workload. */
+export function cellSpec(doc, scenario, { title, pick, unit }) {
+  const values = doc.cells.filter((c) => c.scenario === scenario && c.status === 'ok' && c.kind === 'closed').map((c) => {
+    const s = pick(c);
+    return { topology: c.topology.label, runtime: c.topology.runtime, workload: doc.workloads[c.workload]?.title ?? c.workload, median: s?.median, min: s?.min, max: s?.max };
+  }).filter((v) => Number.isFinite(v.median));
+  if (values.length === 0) return null;
   return {
     ...base(title, values),
-    width,
-    layer: [
-      { mark: { type: 'bar', tooltip: true }, encoding: {
-        y: { field: x, type: 'nominal', title: null, sort: null },
-        x: { field: y, type: 'quantitative', title: yTitle },
-        color: color ? { field: color, type: 'nominal', title: null, legend: { orient: 'bottom', columns: 2 } } : { value: '#4c78a8' },
-      } },
-      { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: {
-        y: { field: x, type: 'nominal', sort: null },
-        x: { field: y, type: 'quantitative' },
-        text: { field: y, type: 'quantitative', format },
-      } },
-    ],
+    facet: { field: 'workload', type: 'nominal', title: null },
+    columns: 2,
+    resolve: { scale: { x: 'independent', y: 'independent' } },
+    spec: {
+      width: 240,
+      layer: [
+        { mark: { type: 'bar', tooltip: true }, encoding: { y: { field: 'topology', type: 'nominal', title: null, sort: null }, x: { field: 'median', type: 'quantitative', title: unit }, color: { field: 'runtime', type: 'nominal', title: null, legend: { orient: 'bottom' } } } },
+        { mark: { type: 'rule' }, encoding: { y: { field: 'topology', type: 'nominal', sort: null }, x: { field: 'min', type: 'quantitative' }, x2: { field: 'max' } } },
+      ],
+    },
   };
 }
 
-const ok = (results, scenario, kind) => results.filter((r) => r.scenario === scenario && r.status === 'ok' && (!kind || r.kind === kind));
-
-/** {file: spec} for every chart the results can fill. */
-export function chartSpecs(results) {
-  const specs = {};
-  const matrix = ok(results, 'matrix', 'closed');
-  if (matrix.length) {
-    const values = matrix.map((r) => ({ topology: r.topology.label, family: r.topology.family, workload: r.workload, rps: r.rps, p99: r.latencyMs.p99 }));
-    specs['matrix-throughput.svg'] = facetedBars({ title: 'Throughput by workload (median req/s, no CPU quota)', values, x: 'topology', y: 'rps', yTitle: 'req/s', color: 'family', facet: 'workload' });
-    specs['matrix-p99.svg'] = facetedBars({ title: 'p99 latency by workload (ms, lower is better)', values, x: 'topology', y: 'p99', yTitle: 'p99 ms', color: 'family', facet: 'workload' });
-  }
-  const budget = ok(results, 'cpu-budget', 'closed');
-  if (budget.length) {
-    const values = budget.map((r) => ({ topology: r.topology.label, family: r.topology.family, workload: r.workload, rps: r.rps }));
-    specs['cpu-budget.svg'] = facetedBars({ title: 'One CPU of quota split different ways (median req/s)', values, x: 'topology', y: 'rps', yTitle: 'req/s', color: 'family', facet: 'workload', columns: 1, width: 420 });
-  }
-  const open = ok(results, 'openloop', 'openloop');
-  if (open.length) {
-    specs['openloop.svg'] = bars({ title: 'Highest fixed rate with p99 < 500 ms (pi)', values: open.map((r) => ({ topology: r.topology.label, family: r.topology.family, rate: r.maxRate })), x: 'topology', y: 'rate', yTitle: 'req/s sustained', color: 'family' });
-  }
-  const fault = ok(results, 'fault-drill', 'fault');
-  if (fault.length) {
-    specs['fault-drill.svg'] = bars({ title: 'Failed requests while instances/workers are killed (%)', values: fault.map((r) => ({ topology: r.topology.label, family: r.topology.family, failedPct: r.failedPct })), x: 'topology', y: 'failedPct', yTitle: '% of requests failed', color: 'family', format: '.2f' });
-  }
-  return specs;
-}
-
-/** Ours beside the published figure, for an experiment with published numbers. */
-export function experimentSpec(title, rows) {
-  const values = rows.flatMap((r) => [
-    { variant: r.variant, source: 'ours (this machine)', rps: r.ours },
-    ...(r.published === null || r.published === undefined ? [] : [{ variant: r.variant, source: 'published', rps: r.published }]),
-  ]).filter((v) => Number.isFinite(v.rps));
+/** Highest sustained rate per topology, the closed-loop capacity beside it. */
+export function openloopSpec(doc) {
+  const values = doc.cells.filter((c) => c.kind === 'openloop' && c.status === 'ok').flatMap((c) => [
+    { topology: c.topology.label, what: 'highest sustained fixed rate', rate: c.maxRate },
+    { topology: c.topology.label, what: 'closed-loop capacity (probe)', rate: c.probeRps },
+  ]);
+  if (values.length === 0) return null;
   return {
-    ...base(title, values),
+    ...base('Open loop: highest fixed rate sustained (p99 < 500 ms, rate met, no failure)', values),
     width: 420,
     encoding: {
-      y: { field: 'variant', type: 'nominal', title: null, sort: null },
-      yOffset: { field: 'source' },
-      x: { field: 'rps', type: 'quantitative', title: 'req/s' },
-      color: { field: 'source', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+      y: { field: 'topology', type: 'nominal', title: null, sort: null },
+      yOffset: { field: 'what' },
+      x: { field: 'rate', type: 'quantitative', title: 'req/s' },
+      color: { field: 'what', type: 'nominal', title: null, legend: { orient: 'bottom' } },
     },
-    layer: [
-      { mark: { type: 'bar', tooltip: true } },
-      { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: { text: { field: 'rps', type: 'quantitative', format: ',.0f' } } },
-    ],
+    mark: { type: 'bar', tooltip: true },
   };
+}
+
+/** {file: {spec, scenario}} for every chart the results can fill. */
+export function charts(doc) {
+  const out = {};
+  const add = (file, scenario, spec) => { if (spec) out[file] = { spec, scenario }; };
+  const withVerdicts = doc.scenarios.find((s) => doc.verdicts.some((v) => s.cells.includes(v.cells?.[0])));
+  add('verdicts.svg', withVerdicts?.name, verdictSpec(doc));
+  for (const s of doc.scenarios) {
+    if (!doc.cells.some((c) => c.scenario === s.name && c.kind === 'closed' && c.status === 'ok')) continue;
+    const prefix = s.name === 'verdicts' ? '' : `${s.name}-`;
+    add(`${prefix}throughput.svg`, s.name, cellSpec(doc, s.name, { title: 'Throughput (median req/s; line: min–max over rounds)', pick: (c) => c.rps, unit: 'req/s' }));
+    add(`${prefix}p99.svg`, s.name, cellSpec(doc, s.name, { title: 'p99 latency (median ms; line: min–max over rounds)', pick: (c) => c.latencyMs?.p99, unit: 'ms' }));
+    add(`${prefix}cpu-per-request.svg`, s.name, cellSpec(doc, s.name, { title: 'CPU time per request of the whole topology (µs)', pick: (c) => c.cpuPerRequestUs, unit: 'µs' }));
+    add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
+  }
+  add('openloop.svg', 'openloop', openloopSpec(doc));
+  return out;
 }

@@ -1,9 +1,25 @@
-// Number formatting for the report and the guide: a missing number prints as "n/a", never as NaN.
+// Number and verdict formatting for the report, the guide and quoted docs: a missing number
+// prints as "n/a", never as NaN.
 export function fmt(x, digits = 0) {
   if (x === null || x === undefined || !Number.isFinite(x)) return 'n/a';
   return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-export function ratio(a, b) {
-  return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : null;
+export const fmtX = (r, digits = 2) => (Number.isFinite(r) ? `×${fmt(r, digits)}` : 'n/a');
+export const fmtCi = (ci, digits = 2) => (Array.isArray(ci) ? `×${fmt(ci[0], digits)}–×${fmt(ci[1], digits)}` : 'no interval');
+
+/** A topology's label, found by id among the results' cells. */
+export function labelOf(doc, topologyId) {
+  return doc.cells.find((c) => c.topology.id === topologyId)?.topology.label ?? topologyId;
+}
+
+/**
+ * A verdict in words: "<winner> wins: <a> ÷ <b> = ×1.45 (95%: ×1.30–×1.62)", "tie: <a> ÷ <b> =
+ * ×1.04 (95%: ×0.95–×1.13)", or why there is none.
+ */
+export function verdictSentence(doc, v) {
+  if (!v.measured) return `not measured (${v.reasons[0] ?? 'missing'})`;
+  if (v.suspect) return `suspect, kept out: ${v.reasons.join('; ')}`;
+  const ratio = `${labelOf(doc, v.a)} ÷ ${labelOf(doc, v.b)} = ${fmtX(v.ratio)} (95%: ${fmtCi(v.ci95)})`;
+  return v.winner === 'tie' ? `tie: ${ratio}` : `${labelOf(doc, v.winner)} wins: ${ratio}`;
 }

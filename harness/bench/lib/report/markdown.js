@@ -1,130 +1,77 @@
-// docs/results/report.md: method, machine, every result as a table, charts beside them.
-import { SCENARIOS } from '../scenarios.js';
-import { GENERATOR_BOUND } from '../ceiling.js';
-import { fmt } from './format.js';
-import { experiments } from './experiments.js';
-import { passiveCheck } from './proxy-settings.js';
-import { checkTargets, memoryRows } from './targets.js';
+// docs/results/report.md: how the run was made, every cell with its medians and spreads, every
+// verdict with its interval, every check, and the charts. From results.json alone.
+import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+import { methodLines, machineLine } from './method.js';
+import { verdictTable } from './verdict-table.js';
+import { extraSections } from './sections.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
-const errorsOf = (r) => (r.non2xx ?? 0) + (r.socketErrors ?? 0);
-const spreadOf = (r) => ((r.repeats ?? 0) < 2 || r.rpsSpread?.relative === null || r.rpsSpread?.relative === undefined ? '— (1 run)' : `±${fmt(r.rpsSpread.relative * 50, 0)}%`);
-const mark = (r) => (r.generatorBound ? ' ⚠ generator-bound' : '');
+const range = (s, d = 0) => (s && Number.isFinite(s.median) ? `${fmt(s.median, d)} (${fmt(s.min, d)}–${fmt(s.max, d)})` : 'n/a');
 
-function closedTable(rs) {
-  return table(['topology', 'workload', 'conns', 'runs', 'req/s (median)', 'spread', 'p50 ms', 'p99 ms', 'max ms', 'errors'],
-    rs.map((r) => (r.status === 'ok'
-      ? [esc(r.topology.label), r.workload, r.connections, `${r.repeats} × ${r.durationS} s`, `${fmt(r.rps)}${mark(r)}`, spreadOf(r), fmt(r.latencyMs.p50, 1), fmt(r.latencyMs.p99, 1), fmt(r.latencyMs.max, 0), fmt(errorsOf(r))]
-      : [esc(r.topology.label), r.workload, '', '', `**${r.status}**: ${esc(r.error)}`, '', '', '', '', ''])));
+function flags(c) {
+  const f = [];
+  if (c.generatorBound) f.push(`⚠ generator-bound (${fmt(c.ceilingShare * 100)}% of ceiling)`);
+  if (c.errors > 0) f.push(`⚠ ${fmt(c.errors)} failed`);
+  if (c.unpinned) f.push('unpinned');
+  return f.join(', ');
 }
 
-const OPEN_NOTE = 'Fixed-rate (open-loop) steps: a step passes when p99 < 500 ms, no request failed and at least 90% of the offered rate was delivered. '
-  + 'The search starts at 70% of a one-second closed-loop probe and bisects; the step count is bounded, so the answer is within the last bracket shown.';
-
-function openTable(rs) {
-  return table(['topology', 'workload', 'closed-loop req/s', 'highest rate with p99 < 500 ms', 'steps (rate → p99 ms, ok?)'],
-    rs.map((r) => (r.status === 'ok'
-      ? [esc(r.topology.label), r.workload, fmt(r.closedLoopRps), `${fmt(r.maxRate)}${r.bracketed ? '' : ' (not bracketed: every step passed)'}${mark(r)}`, r.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.ok ? '✓' : '✗'}`).join(', ')]
-      : [esc(r.topology.label), r.workload, '', `**${r.status}**: ${esc(r.error)}`, ''])));
+function closedTable(cells) {
+  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', 'CPU µs/request', 'memory MiB (PSS)', 'flags'],
+    cells.map((c) => (c.status === 'ok'
+      ? [`\`${c.id}\``, esc(c.topology.label), c.connections, `${c.rounds.length} × ${c.windowS} s`, range(c.rps), ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / '), range(c.cpuPerRequestUs, 1), range(c.memoryMiB), flags(c)]
+      : [`\`${c.id}\``, esc(c.topology.label), '', '', `**${c.status}**: ${esc(c.error)}`, '', '', '', ''])));
 }
 
-const { maxFails, failTimeout } = passiveCheck();
-const FAULT_NOTE = 'Replicas are killed with SIGKILL and restarted through the runner, as a restart policy would; cluster workers are SIGKILLed by pid and respawned by the primary. '
-  + `nginx (proxy/templates/default.conf.template) retries a failed GET on another instance, and after max_fails=${maxFails} failures marks an instance down for fail_timeout=${failTimeout}: `
-  + 'a kill cadence shorter than that can leave no live upstream for a moment (502s).';
-
-function faultTable(rs) {
-  return table(['topology', 'how', 'rate', 'requests', 'failed', 'failed %', 'kills', 'p99 ms'],
-    rs.map((r) => (r.status === 'ok'
-      ? [esc(r.topology.label), r.how === 'worker' ? 'SIGKILL a worker (primary respawns)' : 'SIGKILL an instance, then restart it', `${r.rate}/s`, fmt(r.requests), fmt(r.failed), fmt(r.failedPct, 2), r.kills.filter((k) => !k.error).length, fmt(r.latencyMs.p99, 0)]
-      : [esc(r.topology.label), '', '', '', `**${r.status}**: ${esc(r.error)}`, '', '', ''])));
+function openTable(cells) {
+  return table(['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate', 'steps (rate → p99 ms, sustained?)'],
+    cells.map((c) => (c.status === 'ok'
+      ? [`\`${c.id}\``, esc(c.topology.label), fmt(c.probeRps), `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`, c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', ')]
+      : [`\`${c.id}\``, esc(c.topology.label), '', `**${c.status}**: ${esc(c.error)}`, ''])));
 }
 
-function countTable(rs) {
-  return table(['variant', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'failed'],
-    rs.map((r) => (r.status === 'ok'
-      ? [esc(r.tags?.variant), fmt(r.requests), fmt(r.latencyMs.p50, 0), fmt(r.latencyMs.p99, 0), fmt(r.latencyMs.max, 0), fmt(errorsOf(r))]
-      : [esc(r.tags?.variant), `**${r.status}**: ${esc(r.error)}`, '', '', '', ''])));
+function roundsDetails(cells) {
+  const ok = cells.filter((c) => c.status === 'ok' && c.kind === 'closed');
+  if (!ok.length) return '';
+  const n = Math.max(...ok.map((c) => c.rounds.length));
+  return ['<details><summary>req/s in each round (the order alternates: A B C, then C B A)</summary>', '',
+    table(['cell', ...Array.from({ length: n }, (_, i) => `round ${i + 1}`)], ok.map((c) => [`\`${c.id}\``, ...Array.from({ length: n }, (_, i) => fmt(c.rounds.find((r) => r.round === i + 1)?.rps))])),
+    '', '</details>'].join('\n');
 }
 
-function resultsTable(rs) {
-  const kinds = new Set(rs.map((r) => r.kind));
-  const out = [];
-  if (kinds.has('closed')) out.push(closedTable(rs.filter((r) => r.kind === 'closed')));
-  if (kinds.has('count')) out.push(countTable(rs.filter((r) => r.kind === 'count')));
-  if (kinds.has('openloop')) out.push(OPEN_NOTE, openTable(rs.filter((r) => r.kind === 'openloop')));
-  if (kinds.has('fault')) out.push(FAULT_NOTE, faultTable(rs.filter((r) => r.kind === 'fault')));
-  return out.join('\n\n');
-}
-
-function header(doc) {
-  const m = doc.meta;
-  const lim = m.cpuLimits;
-  const ceil = Object.entries(doc.ceilings ?? {}).map(([t, c]) => `${t} ${fmt(c.rps)} req/s`).join(', ');
-  return [
-    '# Benchmark results',
-    '',
-    `> **${doc.label}**`,
-    `> Generated by \`make bench${doc.mode === 'full' ? ' FULL=1' : ''}\` (\`node harness/bench/cli.js${doc.argv ? ` ${doc.argv}` : ''}\`) on ${doc.startedAt}; do not edit by hand — run it again.`,
-    '',
-    '## Machine and method',
-    '',
-    table(['', ''], [
-      ['machine', `${esc(m.machine.cpuModel)}, ${m.machine.cores} cores, ${m.machine.memoryGiB} GiB, ${esc(m.machine.os)} (kernel ${m.machine.kernel})`],
-      ['load average at start', m.machine.loadAvgAtStart.join(' / ')],
-      ['versions', Object.entries(m.versions).map(([k, v]) => `${k} ${v ?? 'n/a'}`).join(', ')],
-      ['git commit', `${m.git.commit}${m.git.dirty ? ' (with uncommitted changes)' : ''}`],
-      ['CPU quotas', lim ? (lim.enforced ? `enforced (${esc(lim.mechanism)})` : `NOT enforced (${esc(lim.reason ?? 'unknown')}) — CPU-budget results are not meaningful`) : 'no topology started'],
-      ['mode', `${doc.mode}: ${doc.params.durationS} s per measurement, ${doc.params.repeats} repeats (experiments: see the runs column), after ${doc.params.warmupS} s of warm-up per route and topology start; the median is reported, spread = ±half the min–max range`],
-      ['load generator', `${doc.tool} for closed-loop runs; ${doc.pacedTool} for fixed-rate and fixed-count runs`],
-      ['generator ceiling', `${ceil} (against a bare nginx \`return 200\`); results above ${GENERATOR_BOUND * 100}% of it are marked ⚠ generator-bound`],
-    ]),
-    '',
-    'Every response is checked (status 200, JSON, the body shape of its workload) before a run is timed. '
-      + `The load generator runs on the same ${m.machine.cores} cores as the servers: it takes CPU the servers would otherwise use, which is why the ceiling is measured here, on this machine. `
-      + (m.machine.loadAvgAtStart[0] > m.machine.cores / 2 ? `**The machine was busy when the run started (load average ${m.machine.loadAvgAtStart[0]}): expect a wide spread.** ` : '')
-      + 'Locally the samples\' databases are what the runner can start: the .NET sample reads SQLite (one file shared by all its replicas; SQL Server under Docker), node-cluster reads MongoDB when `mongod` is installed.',
-    '',
-  ].join('\n');
-}
-
-function targetsSection(rs) {
-  const checks = checkTargets(rs);
-  const verdict = (c) => (c.met === null ? 'not measured' : `${c.met ? 'met' : '**not met**'}${c.generatorBound ? ' ⚠ generator-bound' : ''}`);
-  const mem = memoryRows(rs);
-  return [
-    table(['target', 'measured', 'wanted', 'verdict', 'req/s (a vs b)'],
-      checks.map((c) => [esc(c.what), c.value === null ? 'n/a' : `×${fmt(c.value, 2)}`, `≥ ×${fmt(c.min, 2)}`, verdict(c), `${fmt(c.aRps)} vs ${fmt(c.bRps)}`])),
-    '',
-    mem.length ? table(['after a light-JSON run', 'processes', 'resident memory MiB'], mem.map((m) => [esc(m.label), m.processes, fmt(m.rssMiB)])) : '',
-  ].join('\n');
+function verdictList(doc, verdicts) {
+  return table(['verdict', 'ratio', '95% interval', 'rounds', 'outcome'],
+    verdicts.map((v) => [`\`${v.id}\``, fmtX(v.ratio, 3), fmtCi(v.ci95, 3), v.rounds, esc(verdictSentence(doc, v))]));
 }
 
 export function renderReport(doc, charts, { guideLink = '../decision-guide.md' } = {}) {
-  const out = [header(doc)];
-  const exps = experiments(doc.results);
-  for (const [name, s] of Object.entries(SCENARIOS)) {
-    const rs = doc.results.filter((r) => r.scenario === name);
-    if (rs.length === 0) continue;
-    out.push(`## ${s.title}`, '', `Scenario \`${name}\` — run alone with \`make bench SCENARIO=${name}\`.`, '');
-    for (const file of charts.filter((c) => c.scenario === name)) out.push(`![${file.title}](${file.file})`, '');
-    const exp = exps.find((e) => e.id === name);
-    if (exp) {
-      const pub = exp.rows.some((r) => r.published !== null && r.published !== undefined);
-      if (pub) {
-        out.push(table(['variant', 'published req/s', 'ours req/s'], exp.rows.map((r) => [esc(r.variant), r.published === null ? '—' : fmt(r.published), r.ours === null ? (r.result ? `${r.result.status}` : 'not run') : fmt(r.ours)])), '');
-      }
-      out.push(...exp.explain.map((p) => `${p}\n`));
+  const out = ['# Benchmark results', '', `> **${doc.label}** — ${machineLine(doc)}`,
+    `> Generated by \`make bench${doc.mode === 'full' ? ' FULL=1' : ''}\`; do not edit by hand — run it again. The decision guide built from it: [decision-guide.md](${guideLink}).`, ''];
+  if (!doc.isolation.pinned) out.push(`> ⚠ **Unpinned**: ${doc.isolation.reason}. Every figure is flagged.`, '');
+  if (doc.box?.busy) out.push(`> ⚠ **Busy machine**: ${doc.box.busyWhy}.`, '');
+  out.push('## How it was measured', '', ...methodLines(doc), '');
+  for (const s of doc.scenarios) {
+    const cells = doc.cells.filter((c) => c.scenario === s.name);
+    const verdicts = doc.verdicts.filter((v) => v.cells?.some((id) => cells.some((c) => c.id === id)));
+    out.push(`## ${s.title}`, '', `Scenario \`${s.name}\` — run alone with \`make bench SCENARIO=${s.name}\`. ${s.description}`, '');
+    if (verdicts.length) out.push(...verdictTable(doc, { scenario: s.name }), '');
+    for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title}](${file})`, '');
+    const closed = cells.filter((c) => c.kind === 'closed');
+    if (closed.length) out.push(closedTable(closed), '', roundsDetails(closed), '');
+    const open = cells.filter((c) => c.kind === 'openloop');
+    if (open.length) out.push(openTable(open), '');
+    if (verdicts.length) out.push('### Every verdict', '', verdictList(doc, verdicts), '');
+    const checks = doc.checks.filter((ch) => cells.some((c) => c.id === ch.a));
+    if (checks.length) {
+      out.push('### Checks on the measurement', '', table(['check', 'ratio', '95% interval', 'limit', 'ok?'],
+        checks.map((ch) => [esc(ch.what), fmtX(ch.ratio, 3), fmtCi(ch.ci95, 3), fmtX(ch.limit), ch.ok === null ? 'not measured' : ch.ok ? 'yes' : '**no — the cells involved are suspect**'])), '');
     }
-    if (name === 'targets') out.push(targetsSection(doc.results), '');
-    out.push(resultsTable(rs), '');
   }
-  const bad = doc.results.filter((r) => r.status !== 'ok');
-  if (bad.length) {
-    out.push('## Not measured in this run', '', ...bad.map((r) => `- ${r.scenario} / ${esc(r.topology.label)} / ${r.workload}: ${r.status} — ${esc(r.error)}`), '');
-  }
-  out.push(`Raw data: [results.json](results.json). The decision guide built from it: [decision-guide.md](${guideLink}).`, '');
+  out.push(...extraSections(doc, 'report'));
+  const bad = doc.cells.filter((c) => c.status !== 'ok');
+  if (bad.length) out.push('## Not measured in this run', '', ...bad.map((c) => `- \`${c.id}\`: ${c.status} — ${esc(c.error)}`), '');
+  out.push('Raw data, every round of every cell: [results.json](results.json).', '');
   return out.join('\n');
 }

@@ -1,19 +1,13 @@
-// The summary printed in the terminal at the end of a run.
+// The summary printed in the terminal at the end of a run: the verdicts.
 import Table from 'cli-table3';
-import { fmt } from './format.js';
+import { fmtX, fmtCi } from './format.js';
 
-export function summaryTable(results) {
-  const t = new Table({ head: ['scenario', 'topology', 'workload', 'result', 'p99 ms', 'errors'], style: { head: [], border: [] } });
-  for (const r of results) {
-    let result;
-    if (r.status !== 'ok') result = `${r.status.toUpperCase()}: ${r.error.slice(0, 60)}`;
-    else if (r.kind === 'openloop') result = `max ${fmt(r.maxRate)} req/s @ p99<500ms`;
-    else if (r.kind === 'fault') result = `${fmt(r.failed)}/${fmt(r.requests)} failed (${fmt(r.failedPct, 2)}%)`;
-    else if (r.kind === 'count') result = `${r.requests} reqs, p50 ${fmt(r.latencyMs.p50)} ms`;
-    else result = `${fmt(r.rps)} req/s${r.generatorBound ? ' (gen-bound)' : ''}`;
-    const p99 = r.status === 'ok' ? (r.kind === 'openloop' ? '' : fmt(r.latencyMs?.p99, 1)) : '';
-    const errors = r.status === 'ok' && r.kind !== 'openloop' ? fmt((r.non2xx ?? 0) + (r.socketErrors ?? 0)) : '';
-    t.push([r.scenario, r.topology.label, r.workload, result, p99, errors]);
+export function summaryTable(doc) {
+  const t = new Table({ head: ['verdict', 'winner', 'ratio', '95% interval', ''], style: { head: [], border: [] } });
+  for (const v of doc.verdicts) {
+    t.push([v.id, v.measured ? v.winner : '—', fmtX(v.ratio), fmtCi(v.ci95), !v.measured ? 'not measured' : v.suspect ? 'SUSPECT' : '']);
   }
+  const open = doc.cells.filter((c) => c.kind === 'openloop' && c.status === 'ok');
+  for (const c of open) t.push([c.id, '', `${c.maxRate} req/s`, 'sustained', c.suspect ? 'SUSPECT' : '']);
   return t.toString();
 }

@@ -8,7 +8,7 @@ export function normalise(r) {
     requests: r.requests.total,
     durationS: r.duration,
     rps: r.duration > 0 ? r.requests.total / r.duration : 0,
-    latencyMs: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
     // non2xx in autocannon is any status outside 2xx (3xx included).
     non2xx: r.non2xx,
     socketErrors: r.errors, // errors includes timeouts
@@ -16,10 +16,15 @@ export function normalise(r) {
   };
 }
 
-export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, signal }) {
+// threads > 1 runs autocannon's worker threads, one per CPU the generator is pinned to; its rate
+// and amount are then per worker.
+export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, signal, threads = 1, keepAlive = true }) {
+  const workers = Math.max(1, Math.min(threads, connections));
   const opts = { url, connections, timeout: timeoutS, pipelining: 1 };
-  if (amount) opts.amount = amount; else opts.duration = durationS;
-  if (rate) opts.overallRate = rate;
+  if (workers > 1) opts.workers = workers;
+  if (amount) opts.amount = Math.ceil(amount / workers); else opts.duration = durationS;
+  if (rate) opts.overallRate = rate / workers;
+  if (!keepAlive) opts.headers = { connection: 'close' };
   const instance = autocannon(opts);
   const onAbort = () => instance.stop();
   signal?.addEventListener('abort', onAbort, { once: true });

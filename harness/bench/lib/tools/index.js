@@ -1,5 +1,5 @@
 // The three load generators behind one interface:
-// run({url, connections, durationS, amount?, rate?}) -> {tool, requests, durationS, rps, latencyMs:{p50,p99,max}, non2xx, socketErrors}
+// run({url, connections, durationS, amount?, rate?, threads?}) -> {tool, requests, durationS, rps, latencyMs:{p50,p99,max}, non2xx, socketErrors}
 import * as wrk from './wrk.js';
 import * as autocannon from './autocannon.js';
 import * as loadtest from './loadtest.js';
@@ -12,7 +12,10 @@ export function getTool(name) {
   return tool;
 }
 
-/** wrk has no fixed-rate or fixed-count mode: those runs use loadtest unless autocannon was asked for. */
+/**
+ * Fixed-rate and fixed-count runs: wrk has neither mode, so they use autocannon, which at a fixed
+ * rate corrects its latencies for coordinated omission; loadtest only where an experiment used it.
+ */
 export function pacedToolName(name) {
-  return name === 'autocannon' ? 'autocannon' : 'loadtest';
+  return name === 'loadtest' ? 'loadtest' : 'autocannon';
 }

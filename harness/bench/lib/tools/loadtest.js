@@ -4,6 +4,8 @@ import { GeneratorError } from './errors.js';
 import { loadTest } from 'loadtest';
 import { createRequire } from 'node:module';
 
+const pick = (v) => (v === false || v === undefined ? null : v);
+
 export function normalise(r) {
   const codes = r.errorCodes || {};
   // errorCodes holds HTTP statuses (>= 400) and error names (e.g. ECONNREFUSED, -1 for timeout).
@@ -17,7 +19,7 @@ export function normalise(r) {
     requests: r.totalRequests,
     durationS: r.elapsedSeconds,
     rps: r.elapsedSeconds > 0 ? r.totalRequests / r.elapsedSeconds : 0,
-    latencyMs: { p50: p[50] === false ? null : p[50], p99: p[99] === false ? null : p[99], max: r.maxLatencyMs },
+    latencyMs: { p50: pick(p[50]), p90: pick(p[90]), p95: pick(p[95]), p99: pick(p[99]), max: r.maxLatencyMs },
     non2xx,
     socketErrors,
     socketErrorDetail: codes,

@@ -28,7 +28,7 @@ export function parseWrk(text) {
     requests: Number(reqs[1]),
     durationS: toMs(reqs[2]) / 1000,
     rps: Number(rps[1]),
-    latencyMs: { p50: pct(50), p99: pct(99), max: lat && lat[3] !== '-nan' ? toMs(lat[3]) : null },
+    latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: lat && lat[3] !== '-nan' ? toMs(lat[3]) : null },
     // wrk counts status >= 400 here (its "Non-2xx or 3xx"); responses were verified as 2xx beforehand.
     non2xx: bad ? Number(bad[1]) : 0,
     socketErrors,
@@ -40,8 +40,9 @@ export function parseWrk(text) {
 
 export const bin = () => process.env.WRK_BIN || 'wrk';
 
-export function run({ url, connections, durationS, timeoutS = 10, signal }) {
-  const threads = Math.max(1, Math.min(2, connections));
+// threads: one per CPU the generator is pinned to (more would only fight each other).
+export function run({ url, connections, durationS, timeoutS = 10, signal, threads: cpus = 1 }) {
+  const threads = Math.max(1, Math.min(cpus, connections));
   // wrk takes whole seconds only.
   const args = ['-t', String(threads), '-c', String(connections), '-d', `${Math.max(1, Math.round(durationS))}s`,
     '--timeout', `${timeoutS}s`, '--latency', url];

@@ -1,0 +1,100 @@
+// Starting and stopping deployments through the runner's public API, pinned to the CPUs of the
+// system under test, and reading what one topology of a deployment costs.
+import { readFile, readdir } from 'node:fs/promises';
+import { describeSample } from './samples.js';
+import { servicesOf } from './topologies.js';
+import { track } from './cleanup.js';
+
+const RUNNER = new URL('../../runner/index.js', import.meta.url);
+
+let runnerPromise;
+export function loadRunner() {
+  runnerPromise ??= import(RUNNER.href).catch((e) => {
+    runnerPromise = undefined;
+    throw new Error(`the local runner (harness/runner/index.js) cannot be loaded: ${e.message}`);
+  });
+  return runnerPromise;
+}
+
+/** Pids whose command line names this run folder (nginx runs with `-p <runDir>/nginx`). */
+async function pidsUnder(runDir) {
+  const out = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if ((await readFile(`/proc/${name}/cmdline`, 'utf8')).includes(`${runDir}/`)) out.push(Number(name));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
+/** Stops whatever the runner started in runDir (also half-way through an up()). */
+export async function stopRunDir(runDir) {
+  const runner = await loadRunner();
+  await runner.down({ runDir });
+  for (const pid of await pidsUnder(runDir)) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+}
+
+/**
+ * Starts a deployment: { sample, env } through runner.up, pinned to `cpuset` under `budget`.
+ * needsDb: false starts the app without its database where the sample says how (x-bench.without_database).
+ * Returns { state, withDatabase, databaseError, url(topology), usage(topology), stop() }.
+ */
+export async function startDeployment(dep, { runDir, cpuset, budget, build = true, needsDb = false, log }) {
+  const runner = await loadRunner();
+  const s = describeSample(dep.sample);
+  const untrack = track(() => stopRunDir(runDir));
+  const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...dep.env }, cpuset, budget, priority: true, build, log };
+  const alone = { ...base, env: { ...base.env, ...(s.withoutDatabase ?? {}) }, services: [s.app, s.proxy].filter(Boolean), noDeps: true };
+  let state;
+  let databaseError = null;
+  try {
+    if (s.database && (!needsDb && s.withoutDatabase)) {
+      state = await runner.up(alone);
+    } else {
+      try {
+        state = await runner.up(base);
+      } catch (e) {
+        // The database may not run on this machine: measure what doesn't need it.
+        if (!s.withoutDatabase) throw e;
+        databaseError = e.message;
+        log?.(`${dep.sample}: starting without its database (${e.message})`);
+        await stopRunDir(runDir);
+        state = await runner.up(alone);
+      }
+    }
+  } catch (e) {
+    await stopRunDir(runDir).catch(() => {});
+    untrack();
+    throw new Error(`cannot start ${dep.sample}: ${e.message}`);
+  }
+  const withDatabase = Boolean(s.database && state.services[s.database]?.instances?.length);
+  return {
+    state,
+    withDatabase,
+    databaseError,
+    url: (t) => {
+      const svc = t.viaNginx ? s.proxy : s.app;
+      const url = t.viaNginx ? state.url : state.services[svc]?.instances?.[0]?.url;
+      if (!url) throw new Error(`${dep.sample}: the runner reported no URL for ${svc}`);
+      return url.replace(/\/$/, '');
+    },
+    // CPU ns and memory of the services the topology covers (its app, nginx if through it, its database).
+    usage: async (t) => {
+      const u = runner.usage({ runDir });
+      const wanted = servicesOf(t, { withDatabase });
+      const mine = u.instances.filter((i) => wanted.includes(i.service));
+      return {
+        source: u.source,
+        cpuNs: mine.reduce((sum, i) => sum + (i.cpuNs ?? 0), 0),
+        pssMiB: mine.reduce((sum, i) => sum + i.memory.pssMiB, 0),
+        rssMiB: mine.reduce((sum, i) => sum + i.memory.rssMiB, 0),
+        processes: mine.reduce((sum, i) => sum + i.memory.processes, 0),
+        throttling: Object.fromEntries(mine.filter((i) => i.throttling).map((i) => [i.name, i.throttling])),
+      };
+    },
+    stop: async () => { try { await stopRunDir(runDir); } finally { untrack(); } },
+  };
+}

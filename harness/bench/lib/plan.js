@@ -1,0 +1,175 @@
+// What `make bench` measures: scenarios of cells. A cell is one topology under one workload; the
+// cells of an interleaved scenario are measured in rounds (A B C, C B A, …) on deployments that
+// are all up at once, pinned to the same CPUs under the same budget. Comparisons pair two cells
+// of the same scenario, so their rounds pair up.
+import { topology } from './topologies.js';
+import { workloadPath } from './samples.js';
+import { WORKLOADS } from './workloads.js';
+
+export const MODES = {
+  // Default: about 10 minutes on a 2-core machine.
+  quick: { windowS: 5, warmupS: 3, rewarmS: 1, rounds: 5, stepS: 5, maxSteps: 8, ceilingS: 5 },
+  full: { windowS: 10, warmupS: 5, rewarmS: 2, rounds: 7, stepS: 10, maxSteps: 10, ceilingS: 10 },
+};
+
+export const METRICS = {
+  throughput: { field: 'rps', better: 'higher', unit: 'req/s', title: 'throughput' },
+  p99: { field: 'p99', better: 'lower', unit: 'ms', title: 'p99 latency' },
+  cpu: { field: 'cpuPerRequestUs', better: 'lower', unit: 'µs', title: 'CPU per request' },
+  memory: { field: 'memoryMiB', better: 'lower', unit: 'MiB', title: 'memory' },
+};
+
+// Processes a runtime can keep busy: one JS thread per Node process; a .NET process uses them all.
+const usableCpus = (t) => Math.min(t.budgetCpus ?? Infinity, t.runtime === 'node' ? t.processes : Infinity);
+
+/** The four questions the verdict table answers, each a pair of topologies on the same budget. */
+function comparisons(budget, n) {
+  const t = {
+    express1: topology({ sample: 'node-cluster', strategy: 'one process', budget }),
+    cluster: topology({ sample: 'node-cluster', strategy: 'cluster', n, budget }),
+    node1: topology({ sample: 'node-replicas', strategy: 'one process', budget, viaNginx: true }),
+    replicas: topology({ sample: 'node-replicas', strategy: 'replicas', n, budget, viaNginx: true }),
+    dotnet1: topology({ sample: 'dotnet-api', strategy: 'one process', budget }),
+    dotnet1n: topology({ sample: 'dotnet-api', strategy: 'one process', budget, viaNginx: true }),
+    dotnetN: topology({ sample: 'dotnet-api', strategy: 'replicas', n, budget, viaNginx: true }),
+  };
+  return [
+    { comparison: 'cluster', column: 'cluster', a: t.cluster, b: t.express1, what: `a cluster of ${n} vs one process (Express, direct)` },
+    { comparison: 'replicas', column: 'replicas behind nginx', a: t.replicas, b: t.node1, what: `${n} replicas vs one, both behind nginx (node:http)` },
+    { comparison: 'dotnet', column: '.NET', a: t.dotnet1, b: t.express1, what: 'one .NET process vs one Express process (direct)' },
+    { comparison: 'dotnet-replicas', column: '.NET replicas', a: t.dotnetN, b: t.dotnet1n, what: `${n} .NET replicas vs one, both behind nginx` },
+  ];
+}
+
+const cellId = (workload, t) => `${workload}:${t.id}`;
+
+function closedCell(scenario, workload, t, extra = {}) {
+  const path = workloadPath(t.sample, workload, WORKLOADS[workload].params);
+  if (!path) return null;
+  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, topology: t, connections: WORKLOADS[workload].connections, needsDb: workload === 'db', ...extra };
+}
+
+// Which workloads each question is asked on, per mode. The quick run leaves .NET replicas to the
+// database read (the question the ASP.NET experiment asks); the full run asks everything.
+const ASKED = {
+  quick: { cluster: ['light', 'pi', 'delay', 'db'], replicas: ['light', 'pi', 'delay'], dotnet: ['light', 'pi', 'delay', 'db'], 'dotnet-replicas': ['db'] },
+  full: { cluster: ['light', 'pi', 'delay', 'db'], replicas: ['light', 'pi', 'delay'], dotnet: ['light', 'pi', 'delay', 'db'], 'dotnet-replicas': ['light', 'pi', 'delay', 'db'] },
+};
+
+function verdicts({ mode, budget, n }) {
+  const cells = new Map();
+  const questions = [];
+  for (const c of comparisons(budget, n)) {
+    for (const workload of ASKED[mode][c.comparison]) {
+      const a = closedCell('verdicts', workload, c.a);
+      const b = closedCell('verdicts', workload, c.b);
+      if (!a || !b) continue;
+      cells.set(a.id, a);
+      cells.set(b.id, b);
+      // Scaling the same app on the same budget can't beat the ratio of the CPUs each side can use.
+      const sameApp = c.a.sample === c.b.sample;
+      const limit = sameApp ? usableCpus(c.a) / usableCpus(c.b) : null;
+      for (const [metric, m] of Object.entries(METRICS)) {
+        questions.push({
+          id: `${workload}.${c.comparison}.${metric}`,
+          question: `${WORKLOADS[workload].title}, ${m.title}: ${c.what}, ${budget} CPU each`,
+          workload, comparison: c.comparison, column: c.column, metric, better: m.better,
+          a: a.id, b: b.id,
+          limit: metric === 'throughput' && limit !== null ? { ratio: limit, why: `the same app on the same ${budget}-CPU budget: at most ×${Number(limit.toFixed(2))} of the CPU to use` } : null,
+        });
+      }
+    }
+  }
+  // A proxied path can't beat the same app direct: a check on the measurement wherever both ran.
+  const checks = [];
+  for (const c of cells.values()) {
+    if (!c.topology.viaNginx) continue;
+    const direct = [...cells.values()].find((d) => d.workload === c.workload && d.topology.sample === c.topology.sample
+      && !d.topology.viaNginx && d.topology.strategy === c.topology.strategy && d.topology.processes === c.topology.processes);
+    if (direct) checks.push({ id: `proxy.${c.id}`, what: `${c.topology.label} vs the same app direct (${c.workload})`, a: c.id, b: direct.id, field: 'rps', limit: 1 });
+  }
+  return { cells: [...cells.values()], comparisons: questions, checks };
+}
+
+function openloop({ budget, n }) {
+  const ts = comparisons(budget, n);
+  const wanted = [ts[0].b, ts[0].a, ts[1].b, ts[1].a, ts[2].a];
+  const cells = wanted.map((t) => ({ ...closedCell('openloop', 'pi', t), kind: 'openloop', id: `openloop.pi:${t.id}` }));
+  return { cells, comparisons: [], checks: [] };
+}
+
+export const SCENARIOS = {
+  verdicts: {
+    title: 'The verdicts: one process, cluster, replicas and .NET on the same CPU budget',
+    description: 'Closed loop, interleaved rounds; each question pairs two topologies on the same CPU budget, like for like (direct with direct, through nginx with through nginx).',
+    interleaved: true,
+    build: verdicts,
+  },
+  openloop: {
+    title: 'Highest sustained fixed rate (CPU-bound pi)',
+    description: 'Open loop with autocannon at a fixed rate (latencies corrected for coordinated omission); a step is sustained when the achieved rate is within 5% of the target, p99 < 500 ms and nothing failed; the search bisects between the last passing and the first failing rate.',
+    interleaved: false,
+    fullOnly: true,
+    build: openloop,
+  },
+};
+
+/**
+ * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
+ * of that sample (and comparisons whose two cells remain).
+ */
+export function plan({ full = false, scenario, sample, budget, processes, overrides = {} } = {}) {
+  const mode = full ? 'full' : 'quick';
+  const params = { ...MODES[mode], ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  if (scenario && !SCENARIOS[scenario]) throw new Error(`unknown scenario "${scenario}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
+  const names = scenario ? [scenario] : Object.keys(SCENARIOS).filter((k) => full || !SCENARIOS[k].fullOnly);
+  const scenarios = names.map((name) => {
+    const s = SCENARIOS[name];
+    const built = s.build({ mode, budget, n: processes, params });
+    let cells = built.cells;
+    if (sample) cells = cells.filter((c) => c.topology.sample === sample);
+    const ids = new Set(cells.map((c) => c.id));
+    return {
+      name, title: s.title, description: s.description, interleaved: s.interleaved,
+      cells,
+      comparisons: built.comparisons.filter((q) => ids.has(q.a) && ids.has(q.b)),
+      checks: built.checks.filter((q) => ids.has(q.a) && ids.has(q.b)),
+    };
+  }).filter((s) => s.cells.length);
+  if (scenarios.length === 0) throw new Error(`nothing to run for${sample ? ` sample "${sample}"` : ''}${scenario ? ` scenario "${scenario}"` : ''}`);
+  return { mode, params, scenarios };
+}
+
+/**
+ * A plan from a JSON file (--matrix), for your own comparisons and the tests:
+ * { "scenarios": [ { "name", "title"?, "interleaved"?: true, "cells": [ { "workload", "topology":
+ * { "sample", "strategy", "n"?, "viaNginx"?, "lb"?, "env"?, "id"?, "label"? }, "kind"?, "connections"? } ],
+ * "compare"?: [ { "a": <cell index>, "b": <cell index>, "metrics"?: [...] } ] } ] }
+ */
+export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) {
+  const mode = full ? 'full' : 'quick';
+  const params = { ...MODES[mode], ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  if (!Array.isArray(spec?.scenarios) || spec.scenarios.length === 0) throw new Error('--matrix: expected {"scenarios": [...]} with at least one scenario');
+  const scenarios = spec.scenarios.map((s, si) => {
+    const name = s.name ?? `matrix-${si + 1}`;
+    if (!Array.isArray(s.cells) || s.cells.length === 0) throw new Error(`--matrix: scenario ${name} has no cells`);
+    const cells = s.cells.map((c, ci) => {
+      if (!WORKLOADS[c.workload]) throw new Error(`--matrix: ${name} cell ${ci}: unknown workload "${c.workload}"`);
+      const t = topology({ budget, ...c.topology });
+      const cell = closedCell(name, c.workload, t, { kind: c.kind ?? 'closed', ...(c.connections ? { connections: c.connections } : {}) });
+      if (!cell) throw new Error(`--matrix: ${name} cell ${ci}: ${t.sample} has no "${c.workload}" workload`);
+      return cell;
+    });
+    const comparisons = (s.compare ?? []).flatMap((q) => {
+      const [a, b] = [cells[q.a], cells[q.b]];
+      if (!a || !b) throw new Error(`--matrix: ${name}: compare names a cell that doesn't exist`);
+      return (q.metrics ?? Object.keys(METRICS)).map((metric) => ({
+        id: `${a.workload}.${a.topology.id}-vs-${b.topology.id}.${metric}`, question: `${a.topology.label} vs ${b.topology.label}, ${METRICS[metric].title} (${a.workload})`,
+        workload: a.workload, comparison: `${a.topology.id}-vs-${b.topology.id}`, column: q.column ?? b.topology.label, metric, better: METRICS[metric].better, a: a.id, b: b.id,
+        limit: q.limit && metric === 'throughput' ? { ratio: q.limit, why: q.why ?? 'given in the matrix' } : null,
+      }));
+    });
+    return { name, title: s.title ?? name, description: s.description ?? 'cells from --matrix', interleaved: s.interleaved ?? true, cells, comparisons, checks: [] };
+  });
+  return { mode: spec.mode ?? 'custom', params, scenarios };
+}

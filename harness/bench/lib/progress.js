@@ -1,0 +1,31 @@
+// Progress with an estimate of the time left: the plan's own estimate, corrected by the pace so far.
+// A bar on a terminal; a line per phase otherwise (CI logs, pipes).
+import cliProgress from 'cli-progress';
+
+const mmss = (s) => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+
+export function progress(totalS, { stream = process.stderr } = {}) {
+  const t0 = Date.now();
+  let done = 0;
+  const left = () => {
+    const elapsed = (Date.now() - t0) / 1000;
+    const pace = done > 30 ? elapsed / done : 1; // real seconds per planned second
+    return Math.max(0, (totalS - done) * pace);
+  };
+  if (!stream.isTTY) {
+    return {
+      phase: (l) => stream.write(`bench: ${l} (about ${mmss(left())} left)\n`),
+      tick: (s) => { done += s; },
+      log: (l) => stream.write(`  ${l}\n`),
+      stop: () => {},
+    };
+  }
+  const bar = new cliProgress.SingleBar({ format: 'bench [{bar}] {percentage}% | about {left} left | {label}', stream, hideCursor: true }, cliProgress.Presets.shades_classic);
+  bar.start(Math.round(totalS), 0, { label: 'starting', left: mmss(totalS) });
+  return {
+    phase: (l) => bar.update(Math.min(Math.round(done), Math.round(totalS)), { label: l.slice(0, 70), left: mmss(left()) }),
+    tick: (s) => { done += s; bar.update(Math.min(Math.round(done), Math.round(totalS)), { left: mmss(left()) }); },
+    log: (l) => { bar.stop(); stream.write(`  ${l}\n`); bar.start(Math.round(totalS), Math.min(Math.round(done), Math.round(totalS)), { label: '', left: mmss(left()) }); },
+    stop: () => bar.stop(),
+  };
+}

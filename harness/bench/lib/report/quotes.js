@@ -1,0 +1,98 @@
+// Numbers quoted in hand-written Markdown come from results.json through markers the benchmark
+// refreshes on every run:   <!-- q PATH FORMAT -->current text<!-- /q -->
+// PATH: verdicts[<id>].<field> | cells[<id>].<field>... | checks[<id>]... | <top-level key>.<field>...
+// A marker whose PATH doesn't resolve is an error, so a doc can't quietly keep a stale number.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+
+export const MARKER = /<!-- q (\S+)(?: (\w+))? -->([\s\S]*?)<!-- \/q -->/g;
+
+/** Resolves `verdicts[light.cluster.throughput].ci95` in a results document; undefined if absent. */
+export function resolve(doc, p) {
+  let cur = doc;
+  const re = /([A-Za-z_$][\w$-]*)|\[([^\]]+)\]|(\d+)/gy;
+  let m;
+  let at = 0;
+  while (at < p.length) {
+    if (p[at] === '.') at += 1;
+    re.lastIndex = at;
+    m = re.exec(p);
+    if (!m) return undefined;
+    at = re.lastIndex;
+    if (cur === null || cur === undefined) return undefined;
+    if (m[1] !== undefined) cur = cur[m[1]];
+    else if (m[2] !== undefined) cur = Array.isArray(cur) ? cur.find((e) => e?.id === m[2] || e?.name === m[2]) : cur[m[2]];
+    else cur = cur[Number(m[3])];
+  }
+  return cur;
+}
+
+const FORMATS = {
+  x: (v) => fmtX(v),
+  ci: (v) => fmtCi(v),
+  int: (v) => fmt(v, 0),
+  num: (v) => fmt(v, 1),
+  ms: (v) => `${fmt(v, v < 10 ? 1 : 0)} ms`,
+  us: (v) => `${fmt(v, v < 100 ? 1 : 0)} µs`,
+  mib: (v) => `${fmt(v, 0)} MiB`,
+  pct: (v) => `${fmt(v, 1)}%`,
+  text: (v) => String(v),
+};
+
+/** The text a marker should hold, or throws naming the path. */
+export function render(doc, p, format = 'text') {
+  const v = resolve(doc, p);
+  if (v === undefined) throw new Error(`"${p}" is not in results.json`);
+  if (format === 'verdict') {
+    if (!v || typeof v !== 'object' || !('winner' in v)) throw new Error(`"${p}" is not a verdict (use verdicts[<id>] with format verdict)`);
+    return verdictSentence(doc, v);
+  }
+  const f = FORMATS[format];
+  if (!f) throw new Error(`unknown quote format "${format}" (one of: ${[...Object.keys(FORMATS), 'verdict'].join(', ')})`);
+  if (v === null) return 'n/a';
+  return f(v);
+}
+
+/** Rewrites every marker of a Markdown text. Returns { text, problems: [message] }. */
+export function refresh(text, doc) {
+  const problems = [];
+  const out = text.replace(MARKER, (whole, p, format = 'text', current) => {
+    try {
+      return `<!-- q ${p}${format !== 'text' ? ` ${format}` : ''} -->${render(doc, p, format)}<!-- /q -->`;
+    } catch (e) {
+      problems.push(e.message);
+      return whole;
+    }
+  });
+  return { text: out, problems };
+}
+
+/** Markdown files that may quote results: docs/ (but the generated ones) and every README. */
+export function quotingFiles(repo) {
+  const out = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (['node_modules', '.git', '.run', '.tools', 'bin', 'obj', 'results'].includes(e.name)) continue;
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.name.endsWith('.md') && full !== path.join(repo, 'docs', 'decision-guide.md')) out.push(full);
+    }
+  };
+  walk(repo);
+  return out.sort();
+}
+
+/** Refreshes every quoting file in place. Returns { changed: [files], problems: ["file: message"] }. */
+export function refreshDocs(repo, doc) {
+  const changed = [];
+  const problems = [];
+  for (const file of quotingFiles(repo)) {
+    const text = fs.readFileSync(file, 'utf8');
+    if (!text.includes('<!-- q ')) continue;
+    const r = refresh(text, doc);
+    problems.push(...r.problems.map((m) => `${path.relative(repo, file)}: ${m}`));
+    if (r.text !== text) { fs.writeFileSync(file, r.text); changed.push(file); }
+  }
+  return { changed, problems };
+}

@@ -1,0 +1,55 @@
+// The one-page verdict table: rows are workload × metric, columns the questions (cluster, replicas
+// behind nginx, .NET, .NET replicas), with the baseline's own figure first. From results.json alone.
+import { fmt, fmtX, fmtCi } from './format.js';
+
+const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+const row = (cells) => `| ${cells.join(' | ')} |`;
+const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
+const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => c.latencyMs?.p99?.median, cpu: (c) => c.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
+
+/** Short names of the two sides of a verdict: "cluster of 2" vs "1 process". */
+export function sideName(t) {
+  if (!t) return '?';
+  const who = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' }[t.framework] ?? t.framework;
+  const shape = t.strategy === 'cluster' ? `cluster of ${t.workers}` : t.strategy === 'replicas' ? `${t.instances} replicas` : '1 process';
+  return `${who} ${shape}`;
+}
+
+export function verdictCell(doc, v) {
+  if (!v) return '—';
+  if (!v.measured) return `not measured${v.reasons[0]?.includes('no database') ? ' (no database here)' : ''}`;
+  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
+  if (v.suspect) return `⚠ suspect ${interval}`;
+  if (v.winner === 'tie') return `tie ${interval}`;
+  return `**${esc(sideName(topo(v.winner)))}** ${interval}`;
+}
+
+/** The scenario the verdict table shows: `verdicts`, else the first one that has verdicts. */
+export function mainScenario(doc) {
+  const has = (name) => doc.verdicts.some((v) => doc.cells.some((c) => c.scenario === name && v.cells?.includes(c.id)));
+  return has('verdicts') ? 'verdicts' : doc.scenarios.map((s) => s.name).find(has) ?? 'verdicts';
+}
+
+/** Markdown lines of the verdict table of one scenario's verdicts. */
+export function verdictTable(doc, { scenario = mainScenario(doc) } = {}) {
+  const verdicts = doc.verdicts.filter((v) => doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)));
+  if (verdicts.length === 0) return [];
+  const columns = [...new Map(verdicts.map((v) => [v.comparison, v.column])).entries()];
+  const workloads = [...new Set(verdicts.map((v) => v.workload))];
+  const metrics = Object.keys(doc.metrics);
+  const cellById = new Map(doc.cells.map((c) => [c.id, c]));
+  const lines = [row(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)]), row(['---', '---', '---', ...columns.map(() => '---')])];
+  for (const w of workloads) {
+    for (const m of metrics) {
+      const vs = columns.map(([comparison]) => verdicts.find((v) => v.workload === w && v.metric === m && v.comparison === comparison));
+      if (vs.every((v) => !v)) continue;
+      // The single-process figure this row compares against (Express, direct, where measured).
+      const baseline = vs.map((v) => v && cellById.get(v.cells[1])).find((c) => c?.status === 'ok' && c.topology.strategy === 'one process' && !c.topology.viaNginx)
+        ?? vs.map((v) => v && cellById.get(v.cells[1])).find((c) => c?.status === 'ok');
+      const base = baseline ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}${baseline.topology.viaNginx ? ' + nginx' : ''})` : 'n/a';
+      lines.push(row([m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '', doc.metrics[m].title, base, ...vs.map((v) => verdictCell(doc, v))]));
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,63 @@
+// results.json: a run that describes itself. Everything the report, the charts and the guide show
+// is in here — the protocol, the isolation, the machine, every cell with its rounds, the verdicts
+// and the checks — so they render from this file alone, and two runs can be compared by script.
+import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD } from './stats.js';
+import { GENERATOR_BOUND } from './ceiling.js';
+import { METRICS } from './plan.js';
+import { WORKLOADS } from './workloads.js';
+import { computeVerdicts, runChecks } from './verdicts.js';
+
+export const SCHEMA = 2;
+
+// What a cell keeps in results.json (the plan's working fields, like its URL, stay behind).
+function cellRecord(c, isolation) {
+  const { url, needsDb, cpuLimits, ...kept } = c;
+  return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
+}
+
+export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta }) {
+  const all = [];
+  const verdicts = [];
+  const checks = [];
+  for (const sc of plan.scenarios) {
+    const mine = cells.filter((c) => c.scenario === sc.name);
+    const ran = runChecks(sc.checks, mine);
+    checks.push(...ran);
+    verdicts.push(...computeVerdicts(sc.comparisons, mine, { isolation, checks: ran }));
+    all.push(...mine.map((c) => cellRecord(c, isolation)));
+  }
+  const cpuLimits = cells.find((c) => c.cpuLimits)?.cpuLimits ?? null;
+  return {
+    schema: SCHEMA,
+    label,
+    mode: plan.mode,
+    argv,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    protocol: {
+      windowS: plan.params.windowS,
+      warmupS: plan.params.warmupS,
+      rewarmS: plan.params.rewarmS,
+      rounds: plan.params.rounds,
+      order: 'interleaved: every cell of a scenario once per round, the order reversed every other round',
+      openLoop: { stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, sustained: 'achieved rate within 5% of the target, p99 < 500 ms, no failed request' },
+      confidence: CONFIDENCE,
+      interval: INTERVAL_METHOD,
+      minDifference: MIN_DIFFERENCE,
+      verdictRule: `a winner only when the ${CONFIDENCE * 100}% interval excludes parity and the difference is at least ${MIN_DIFFERENCE * 100}%; otherwise tie. Suspect figures (beyond a physical limit, generator-bound, failed requests) are kept out.`,
+      generatorBoundAt: GENERATOR_BOUND,
+    },
+    tool,
+    pacedTool,
+    isolation: { ...isolation, cpuLimits },
+    box,
+    meta,
+    ceilings,
+    workloads: Object.fromEntries(Object.entries(WORKLOADS).map(([k, w]) => [k, { title: w.title, params: w.params, connections: w.connections }])),
+    metrics: METRICS,
+    scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
+    cells: all,
+    verdicts,
+    checks,
+  };
+}
