@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { REPO_ROOT, loadTopology } from '../runner/compose.js';
 import { SAMPLES } from './samples.js';
-import { findKustomizations, render } from './kustomize.js';
-import { validateObject, preload } from './schema.js';
+import { findKustomizations, render, kustomizeVersion } from './kustomize.js';
+import { validateObject, preload, SCHEMA_SOURCE } from './schema.js';
 import { checkDeployable, secretValues } from './k8s-checks.js';
 import { checkSwarm } from './swarm.js';
 import { locate } from './locate.js';
@@ -103,6 +103,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
     console.error(`unknown sample '${unknown[0]}': expected one of ${Object.keys(SAMPLES).join(', ')}`);
     process.exit(2);
   }
+  console.log(`kustomize ${kustomizeVersion()}, schema of ${SCHEMA_SOURCE}`);
   let count = 0;
   for (const sample of wanted.length ? wanted : Object.keys(SAMPLES)) {
     const { problems } = await checkSample(sample);

