@@ -50,8 +50,10 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   const alone = { ...base, env: { ...base.env, ...(s.withoutDatabase ?? {}) }, services: [s.app, s.proxy].filter(Boolean), noDeps: true };
   let state;
   let databaseError = null;
+  let startedAlone = false;
   try {
-    if (s.database && (!needsDb && s.withoutDatabase)) {
+    if (s.database && !needsDb && s.withoutDatabase) {
+      startedAlone = true;
       state = await runner.up(alone);
     } else {
       try {
@@ -62,6 +64,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
         databaseError = e.message;
         log?.(`${dep.sample}: starting without its database (${e.message})`);
         await stopRunDir(runDir);
+        startedAlone = true;
         state = await runner.up(alone);
       }
     }
@@ -70,7 +73,8 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
     untrack();
     throw new Error(`cannot start ${dep.sample}: ${e.message}`);
   }
-  const withDatabase = Boolean(s.database && state.services[s.database]?.instances?.length);
+  // A database the runner skips locally (x-local.skip) is stood in for inside the app (SQLite).
+  const withDatabase = !startedAlone;
   return {
     state,
     withDatabase,
@@ -84,7 +88,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
     // CPU ns and memory of the services the topology covers (its app, nginx if through it, its database).
     usage: async (t) => {
       const u = runner.usage({ runDir });
-      const wanted = servicesOf(t, { withDatabase });
+      const wanted = servicesOf(t, { withDatabase: true });
       const mine = u.instances.filter((i) => wanted.includes(i.service));
       return {
         source: u.source,

@@ -104,6 +104,7 @@ export async function runPlan(plan, ctx) {
           }
         }
       }
+      skipOrphans(scenario, records);
       const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
       const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
       if (scenario.interleaved) await interleave(live, records, depOf, plan.params, ctx);
@@ -174,6 +175,21 @@ async function oneByOne(cells, records, depOf, p, ctx) {
       rec.status = 'ok';
     });
     ctx.hooks.tick?.(costOf(c, p));
+  }
+}
+
+// A cell every comparison of which lost its other side (e.g. the Node side of a database question
+// where MongoDB can't run) measures nothing anyone reads: skip it and save its time.
+function skipOrphans(scenario, records) {
+  if (!scenario.comparisons.length) return;
+  const alive = (id) => ['pending', 'ok'].includes(records.get(id)?.status);
+  for (const c of scenario.cells) {
+    const qs = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id);
+    if (!qs.length || !alive(c.id)) continue;
+    const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
+    if (partners.every((id) => !alive(id))) {
+      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ')})` });
+    }
   }
 }
 
