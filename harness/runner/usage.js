@@ -1,6 +1,6 @@
 // What a running topology costs: CPU time used (from its cgroups, or the processes' utime+stime
-// where cgroups can't be written), CFS throttling per instance, and resident memory of every
-// process (nginx and cluster workers included).
+// where cgroups can't be written), CFS throttling per instance, resident memory of every process
+// (nginx and cluster workers included), threads and context switches.
 import fs from 'node:fs';
 import * as cgroup from './cgroup.js';
 import { childPids } from './processes.js';
@@ -47,10 +47,35 @@ export function topologyPids(state) {
   return liveInstances(state).flatMap(({ inst }) => descendants(inst.pid));
 }
 
+// Threads and context switches of a process, summed over its threads (/proc/<pid>/status counts
+// only the main thread's switches).
+function schedOf(pid) {
+  const out = { threads: 0, voluntary: 0, involuntary: 0 };
+  let tids;
+  try { tids = fs.readdirSync(`/proc/${pid}/task`); } catch { return out; }
+  for (const tid of tids) {
+    try {
+      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      out.threads += 1;
+      out.voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(text)?.[1] ?? 0);
+      out.involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(text)?.[1] ?? 0);
+    } catch { /* thread gone */ }
+  }
+  return out;
+}
+
 function memoryOf(pids) {
   const mem = pids.map(memoryKiB);
+  const sched = pids.map(schedOf);
+  const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0);
   const mib = (kib) => Math.round(kib / 102.4) / 10;
-  return { pssMiB: mib(mem.reduce((s, m) => s + m.pss, 0)), rssMiB: mib(mem.reduce((s, m) => s + m.rss, 0)), processes: pids.length };
+  return {
+    pssMiB: mib(sum(mem, (m) => m.pss)),
+    rssMiB: mib(sum(mem, (m) => m.rss)),
+    processes: pids.length,
+    threads: sum(sched, (x) => x.threads),
+    contextSwitches: { voluntary: sum(sched, (x) => x.voluntary), involuntary: sum(sched, (x) => x.involuntary) },
+  };
 }
 
 /**

@@ -27,7 +27,7 @@ export function createApp(config) {
       async run() {
         const hits = ++state.hits;
         if (config.homeDelayMs > 0) await sleep(config.homeDelayMs);
-        return [200, { ...who(), hits }];
+        return [200, { ...who(), hits, delayMs: config.homeDelayMs }];
       },
     },
     '/pi': {

@@ -41,6 +41,29 @@ function isSlow(slowInstance, instance) {
   return instance === slowInstance || instance.endsWith(`-${slowInstance}`);
 }
 
+// DELAY_CHOICES_MS="0,500,1000" draws one of the values per instance (the 2025 experiment's
+// replicas each drew 0, 500, 1000, 1500 or 2000 ms at start). With DELAY_SEED the draw depends only
+// on the seed and the instance name, so a run can be repeated and its draw recorded.
+function choices(env) {
+  const raw = env.DELAY_CHOICES_MS;
+  if (raw === undefined || raw === '') return null;
+  const list = raw.split(',').map((v) => v.trim());
+  if (!list.every((v) => /^\d+$/.test(v) && Number(v) <= 600_000)) {
+    throw new ConfigError(`DELAY_CHOICES_MS must be a comma-separated list of whole milliseconds up to 600000 (got '${raw}')`);
+  }
+  return list.map(Number);
+}
+
+// FNV-1a over "<seed>/<instance>", mixed by murmur3's finaliser (names differ only in their last
+// characters), as a fraction in [0, 1).
+function seeded(seed, instance) {
+  let h = 0x811c9dc5;
+  for (const ch of `${seed}/${instance}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
+}
+
 export function loadConfig(env = process.env, random = Math.random) {
   const instance = env.INSTANCE_NAME || os.hostname();
   const config = {
@@ -67,6 +90,10 @@ export function loadConfig(env = process.env, random = Math.random) {
   const randomMax = integer(env, 'DELAY_RANDOM_MAX_MS', { max: 600_000 });
   const slowDelayMs = integer(env, 'SLOW_DELAY_MS', { max: 600_000 });
   const slow = isSlow(env.SLOW_INSTANCE, instance) ? slowDelayMs : 0;
-  config.homeDelayMs = integer(env, 'DELAY_MS', { max: 600_000 }) + Math.floor(random() * (randomMax + 1)) + slow;
+  const drawn = choices(env);
+  const seed = env.DELAY_SEED;
+  if (seed !== undefined && seed !== '' && !/^\d+$/.test(seed)) throw new ConfigError(`DELAY_SEED must be a whole number (got '${seed}')`);
+  const pick = drawn ? drawn[Math.floor((seed ? seeded(seed, instance) : random()) * drawn.length)] : 0;
+  config.homeDelayMs = integer(env, 'DELAY_MS', { max: 600_000 }) + Math.floor(random() * (randomMax + 1)) + pick + slow;
   return config;
 }

@@ -41,3 +41,21 @@ test('rejects a default above the maximum and a headers timeout not above keep-a
   assert.throws(() => loadConfig({ PI_DEFAULT_SAMPLES: '20', PI_MAX_SAMPLES: '10' }), ConfigError);
   assert.throws(() => loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000' }), ConfigError);
 });
+
+test('DELAY_CHOICES_MS draws one value per instance; with DELAY_SEED the draw repeats and is recorded on GET /', () => {
+  const env = { DELAY_CHOICES_MS: '0,500,1000,1500,2000', DELAY_SEED: '42' };
+  const draw = (seed) => Array.from({ length: 10 }, (_, i) => loadConfig({ ...env, DELAY_SEED: seed, INSTANCE_NAME: `node-replicas-app-${i + 1}` }).homeDelayMs);
+  const first = draw('42');
+  assert.deepEqual(draw('42'), first, 'the same seed, the same delays');
+  assert.ok(first.every((d) => [0, 500, 1000, 1500, 2000].includes(d)), String(first));
+  assert.ok(new Set(first).size > 1, `ten replicas do not all draw the same delay (${first})`);
+  assert.notDeepEqual(draw('43'), first, 'another seed, another draw');
+  // Without a seed, the draw comes from the random source (as each container drew in the article).
+  assert.equal(loadConfig({ DELAY_CHOICES_MS: '0,500,1000,1500,2000' }, () => 0.99).homeDelayMs, 2000);
+  assert.equal(loadConfig({ DELAY_CHOICES_MS: '7', DELAY_MS: '3' }, () => 0).homeDelayMs, 10, 'added to the fixed delay');
+});
+
+test('bad delay choices or seed are refused at start-up', () => {
+  assert.throws(() => loadConfig({ DELAY_CHOICES_MS: '0,half' }), /DELAY_CHOICES_MS must be a comma-separated list/);
+  assert.throws(() => loadConfig({ DELAY_CHOICES_MS: '0,500', DELAY_SEED: 'x' }), /DELAY_SEED must be a whole number/);
+});

@@ -17,8 +17,8 @@ test('the endpoints answer JSON with the instance and per-process counters', asy
   const second = await request(`${server.url}/`);
   assert.equal(first.status, 200);
   assert.match(first.headers['content-type'], /^application\/json/);
-  assert.deepEqual(first.json, { instance: 'node-replicas-app-7', pid, hits: 1 });
-  assert.deepEqual(second.json, { instance: 'node-replicas-app-7', pid, hits: 2 });
+  assert.deepEqual(first.json, { instance: 'node-replicas-app-7', pid, hits: 1, delayMs: 0 });
+  assert.deepEqual(second.json, { instance: 'node-replicas-app-7', pid, hits: 2, delayMs: 0 });
 
   const pi = await request(`${server.url}/pi?samples=100000`);
   assert.equal(pi.status, 200);

@@ -96,6 +96,8 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
         pssMiB: mine.reduce((sum, i) => sum + i.memory.pssMiB, 0),
         rssMiB: mine.reduce((sum, i) => sum + i.memory.rssMiB, 0),
         processes: mine.reduce((sum, i) => sum + i.memory.processes, 0),
+        threads: mine.filter((i) => i.service === s.app).reduce((sum, i) => sum + i.memory.threads, 0),
+        contextSwitches: mine.filter((i) => i.service === s.app).reduce((sum, i) => ({ voluntary: sum.voluntary + i.memory.contextSwitches.voluntary, involuntary: sum.involuntary + i.memory.contextSwitches.involuntary }), { voluntary: 0, involuntary: 0 }),
         throttling: Object.fromEntries(mine.filter((i) => i.throttling).map((i) => [i.name, i.throttling])),
       };
     },

@@ -28,6 +28,12 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
     rssMiB: after ? round(after.rssMiB, 1) : null,
     processes: after?.processes ?? null,
     throttling: after && before ? diffThrottling(before.throttling, after.throttling) : null,
+    // The app's processes only: threads at the end, context switches during the window.
+    appThreads: after?.threads ?? null,
+    contextSwitches: after && before ? {
+      voluntary: after.contextSwitches.voluntary - before.contextSwitches.voluntary,
+      involuntary: after.contextSwitches.involuntary - before.contextSwitches.involuntary,
+    } : null,
   };
 }
 
