@@ -20,9 +20,27 @@ export function spawnInstance({ command, args, cwd, env, logFile, cgroupProcs = 
   fs.closeSync(out);
   child.unref();
   let exit;
-  child.once('exit', (code, sig) => { exit = sig ? `killed by ${sig}` : `exit code ${code}`; });
+  child.once('exit', (code, sig) => {
+    exit = sig ? `killed by ${sig}` : `exit code ${code}`;
+    // A failed start names its cause: the last line the instance logged.
+    if (code !== 0) exit += lastLogLine(logFile);
+  });
   child.once('error', (err) => { exit = `could not start ${command}: ${err.message}`; });
   return { child, pid: child.pid, exited: () => exit };
+}
+
+function lastLogLine(file) {
+  try {
+    const fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(size, 4096));
+    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+    fs.closeSync(fd);
+    const line = buf.toString('utf8').trim().split('\n').at(-1)?.trim();
+    return line ? `; last log line: ${line.slice(0, 400)}` : '';
+  } catch {
+    return '';
+  }
 }
 
 export function isAlive(pid) {
