@@ -3,13 +3,15 @@
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 
-// Joins the cgroups before exec, so the program never runs a moment outside its quota.
+// Joins the cgroups before exec, so the program never runs a moment outside its quota. bash, not
+// sh: dash drops environment variables whose names are not shell identifiers, such as .NET's
+// Logging__LogLevel__Microsoft.AspNetCore=Debug.
 const JOIN_CGROUPS = 'for f in $LAB_CGROUP_PROCS; do echo $$ > "$f" || exit 97; done; exec "$@"';
 
 export function spawnInstance({ command, args, cwd, env, logFile, cgroupProcs = [] }) {
   const out = fs.openSync(logFile, 'a');
   const [file, argv] = cgroupProcs.length
-    ? ['/bin/sh', ['-c', JOIN_CGROUPS, 'sh', command, ...args]]
+    ? ['/bin/bash', ['-c', JOIN_CGROUPS, 'bash', command, ...args]]
     : [command, args];
   const child = spawn(file, argv, {
     cwd,
