@@ -22,10 +22,10 @@ public sealed class Topology : IAsyncLifetime
 
     public async Task DisposeAsync()
     {
-        var pids = Runner.Pids("app").Concat(Runner.Pids("nginx")).ToList();
+        var pids = Runner.Pids("app").Concat(Runner.Pids("nginx")).Concat(Runner.Pids("sqlserver")).ToList();
         Http.Dispose();
         await Runner.DisposeAsync();
-        // `down` leaves nothing running (a zombie waiting for init to reap it counts as gone).
+        // `down` leaves nothing running, PostgreSQL included (a zombie waiting for init to reap it counts as gone).
         Assert.All(pids, pid => Assert.False(Shell.IsRunning(pid), $"pid {pid} still running"));
     }
 }
