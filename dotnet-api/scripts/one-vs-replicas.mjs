@@ -2,7 +2,8 @@
 // wrk on /api and /products at 100 and 400 connections, then the replicas' resident memory.
 // Usage (repository root, Node 24 first on PATH):
 //   node dotnet-api/scripts/one-vs-replicas.mjs 1 2 && node dotnet-api/scripts/one-vs-replicas.mjs 4 0.5
-// Prints one JSON line per measurement. `make bench` runs the controlled version of this.
+// Prints one JSON line per measurement: a hand run. `make bench` (scenario exp-aspnet-nginx) runs
+// this comparison with every response checked, repeats and the load generator's ceiling measured.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

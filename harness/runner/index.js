@@ -12,6 +12,7 @@ import { waitHealthy } from './health.js';
 import { renderNginx, nginxArgs, nginxBinary, testConfig } from './nginx.js';
 import { spawnInstance, stopInstance, isAlive, sendSignal, childPids } from './processes.js';
 import { usage as usageOf } from './usage.js';
+import { localSecrets } from './secrets.js';
 
 export { REPO_ROOT } from './compose.js';
 export const DEFAULT_RUN_DIR = path.join(REPO_ROOT, '.run');
@@ -119,6 +120,7 @@ function instanceSpec(topology, svc, index, ctx, runDir) {
     try { env[k] = fill(v); } catch (err) { if (!/is not part of this run/.test(err.message)) throw err; }
   }
   env.INSTANCE_NAME = name;
+  Object.assign(env, localSecrets(topology, svc.name, env));
   if (svc.local.nginx) {
     const rendered = renderNginx({ svc, runDir, upstreamPorts: ctx.ports, listenPorts: ctx.listen[svc.name] });
     testConfig(rendered, runDir);

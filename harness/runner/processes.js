@@ -3,13 +3,15 @@
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 
-// Joins the cgroups before exec, so the program never runs a moment outside its quota.
+// Joins the cgroups before exec, so the program never runs a moment outside its quota. bash, not
+// sh: dash drops environment variables whose names are not shell identifiers, such as .NET's
+// Logging__LogLevel__Microsoft.AspNetCore=Debug.
 const JOIN_CGROUPS = 'for f in $LAB_CGROUP_PROCS; do echo $$ > "$f" || exit 97; done; exec "$@"';
 
 export function spawnInstance({ command, args, cwd, env, logFile, cgroupProcs = [] }) {
   const out = fs.openSync(logFile, 'a');
   const [file, argv] = cgroupProcs.length
-    ? ['/bin/sh', ['-c', JOIN_CGROUPS, 'sh', command, ...args]]
+    ? ['/bin/bash', ['-c', JOIN_CGROUPS, 'bash', command, ...args]]
     : [command, args];
   const child = spawn(file, argv, {
     cwd,
@@ -20,9 +22,27 @@ export function spawnInstance({ command, args, cwd, env, logFile, cgroupProcs = 
   fs.closeSync(out);
   child.unref();
   let exit;
-  child.once('exit', (code, sig) => { exit = sig ? `killed by ${sig}` : `exit code ${code}`; });
+  child.once('exit', (code, sig) => {
+    exit = sig ? `killed by ${sig}` : `exit code ${code}`;
+    // A failed start names its cause: the last line the instance logged.
+    if (code !== 0) exit += lastLogLine(logFile);
+  });
   child.once('error', (err) => { exit = `could not start ${command}: ${err.message}`; });
   return { child, pid: child.pid, exited: () => exit };
+}
+
+function lastLogLine(file) {
+  try {
+    const fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(size, 4096));
+    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+    fs.closeSync(fd);
+    const line = buf.toString('utf8').trim().split('\n').at(-1)?.trim();
+    return line ? `; last log line: ${line.slice(0, 400)}` : '';
+  } catch {
+    return '';
+  }
 }
 
 export function isAlive(pid) {

@@ -1,4 +1,6 @@
 // Environment parsing in one place, with bounds, so a typo fails at start-up with a clear message.
+import fs from 'node:fs';
+
 function int(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -9,11 +11,25 @@ function int(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {
   return n;
 }
 
+// A secret from a file (compose mounts `secrets:` under /run/secrets): NAME_FILE, else NAME.
+function secret(env, name) {
+  const file = env[`${name}_FILE`];
+  if (!file) return env[name] || undefined;
+  try {
+    return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    throw new Error(`${name}_FILE=${file} cannot be read (${err.code ?? err.message})`);
+  }
+}
+
 export function loadConfig(env = process.env) {
   return {
     port: int(env, 'PORT', 3000, { min: 0, max: 65535 }),
     host: env.HOST || '0.0.0.0',
     mongodbUri: env.MONGODB_URI || 'mongodb://127.0.0.1:27017/items',
+    // Credentials apart from the URI, so the password can come from a file and needs no URL-encoding.
+    mongodbUsername: env.MONGODB_USERNAME || undefined,
+    mongodbPassword: env.MONGODB_USERNAME ? secret(env, 'MONGODB_PASSWORD') : undefined,
     // Connections per worker. Total on the server ≈ replicas × workers × (maxPoolSize + 2
     // monitoring sockets); see README "Connections to MongoDB".
     maxPoolSize: int(env, 'MONGODB_MAX_POOL_SIZE', 10, { min: 1, max: 1000 }),

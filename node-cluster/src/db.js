@@ -22,7 +22,7 @@ let stopped = false;
 // Connects in the background and keeps trying until the first connection succeeds; after that
 // the driver reconnects by itself. The HTTP server doesn't wait for this: /health, /pi and
 // /delay work without a database, and /ready and /api answer 503 until it is there.
-export function connect(uri, { maxPoolSize }) {
+export function connect(uri, { maxPoolSize, username, password }) {
   stopped = false;
   let everConnected = false;
   mongoose.connection.on('connected', () => { everConnected = true; });
@@ -32,6 +32,7 @@ export function connect(uri, { maxPoolSize }) {
     try {
       await mongoose.connect(uri, {
         maxPoolSize,
+        ...(username ? { auth: { username, password } } : {}),
         // Fail fast instead of queueing operations while the database is away: a request gets
         // a 503 at once rather than hanging until a client timeout.
         bufferCommands: false,

@@ -31,7 +31,7 @@ export function startWorker(config = loadConfig()) {
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
 
-  connect(config.mongodbUri, { maxPoolSize: config.maxPoolSize });
+  connect(config.mongodbUri, { maxPoolSize: config.maxPoolSize, username: config.mongodbUsername, password: config.mongodbPassword });
 
   server.listen(config.port, config.host, () => {
     log('worker listening', { port: server.address().port, worker: cluster.worker?.id ?? null });

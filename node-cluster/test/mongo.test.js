@@ -1,65 +1,41 @@
 // Against a real MongoDB server (mongod), started by the local runner with the whole sample:
-// mongo + app (2 workers) + nginx. Skipped, with the reason, when no mongod binary is found —
-// never replaced by a fake. Looked up in MONGOD_BIN, then PATH, then <repo>/.tools/*/bin.
-import { after, before, describe, test } from 'node:test';
+// mongo + app (2 workers) + nginx. The mongod is the one scripts/find-mongod.js finds (MONGOD_BIN,
+// PATH, or MongoDB 8.0 downloaded by mongodb-memory-server); where there is none the whole suite is
+// reported as one skipped test, with one line saying how to get one. Never replaced by a fake.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { up, down, signal, restart, REPO_ROOT } from '../../harness/runner/index.js';
+import { findMongod } from '../scripts/find-mongod.js';
 import { request, waitFor } from './helpers.js';
 import '../src/db.js'; // sets sanitizeFilter, as the app does
 import { Item } from '../src/models/item.js';
 
-function findMongod() {
-  if (process.env.MONGOD_BIN) return fs.existsSync(process.env.MONGOD_BIN) ? process.env.MONGOD_BIN : undefined;
-  const tools = path.join(REPO_ROOT, '.tools');
-  const toolDirs = fs.existsSync(tools) ? fs.readdirSync(tools).map((d) => path.join(tools, d, 'bin')) : [];
-  for (const dir of [...(process.env.PATH ?? '').split(':'), ...toolDirs]) {
-    const candidate = path.join(dir, 'mongod');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch { /* next */ }
-  }
-  return undefined;
+let skip = false;
+try {
+  await findMongod();
+} catch (err) {
+  skip = err.message;
 }
 
-const mongod = findMongod();
-const skip = mongod ? false
-  : 'no mongod binary: set MONGOD_BIN or put mongod on PATH (see README "Where mongod comes from"); '
-    + 'no registry reachable from this machine ships one, so these tests cannot run here';
-
-describe('with a real MongoDB', () => {
-  let runDir;
-  let topo;
-  let nginxPort;
-  let appPort;
-  const api = (p, opts) => request(nginxPort, p, opts);
-
-  before(async () => {
-    if (!mongod) return;
-    // The runner looks mongod up on PATH.
-    process.env.PATH = `${path.dirname(mongod)}:${process.env.PATH}`;
-    runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-mongo-'));
-    topo = await up({ sample: 'node-cluster', runDir, env: { HTTP_PORT: '0', WORKERS: '2', CPUS: '2' } });
-    nginxPort = Number(new URL(topo.url).port);
-    appPort = topo.services.app.instances[0].port;
-    await waitFor(async () => (await request(appPort, '/ready')).status === 200, { timeoutMs: 20_000, what: 'app ready' });
-    await mongoose.connect(`mongodb://127.0.0.1:${topo.services.mongo.instances[0].port}/items`);
-  });
-
-  after(async () => {
-    if (!mongod) return;
+test('with a real MongoDB', { skip }, async (t) => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-mongo-'));
+  t.after(async () => {
     await mongoose.disconnect();
-    if (runDir) {
-      await down({ runDir });
-      fs.rmSync(runDir, { recursive: true, force: true });
-    }
+    await down({ runDir });
+    fs.rmSync(runDir, { recursive: true, force: true });
   });
+  const topo = await up({ sample: 'node-cluster', runDir, env: { HTTP_PORT: '0', WORKERS: '2', CPUS: '2' } });
+  const nginxPort = Number(new URL(topo.url).port);
+  const appPort = topo.services.app.instances[0].port;
+  const api = (p, opts) => request(nginxPort, p, opts);
+  await waitFor(async () => (await request(appPort, '/ready')).status === 200, { timeoutMs: 20_000, what: 'app ready' });
+  await mongoose.connect(`mongodb://127.0.0.1:${topo.services.mongo.instances[0].port}/items`);
 
-  test('the seed items are there (post_start seeded them)', { skip }, async () => {
+  await t.test('the seed items are there (post_start seeded them)', async () => {
     const res = await api('/api/items?limit=100');
     assert.equal(res.status, 200);
     const seed = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'database/mongo/items.json'), 'utf8'));
@@ -67,7 +43,7 @@ describe('with a real MongoDB', () => {
     assert.ok(res.body.items.some((i) => i.name === 'Anvil'));
   });
 
-  test('CRUD round trip through nginx', { skip }, async () => {
+  await t.test('CRUD round trip through nginx', async () => {
     const created = await api('/api/items', { method: 'POST', body: { name: 'Round trip', description: 'x', quantity: 2, extra: 'dropped' } });
     assert.equal(created.status, 201);
     const { id } = created.body;
@@ -92,7 +68,7 @@ describe('with a real MongoDB', () => {
     assert.equal((await api(`/api/items/${id}`, { method: 'DELETE' })).status, 404);
   });
 
-  test('bad input matrix: 400 / 409 / 413 with JSON bodies, never a 500 or a stack', { skip }, async () => {
+  await t.test('bad input matrix: 400 / 409 / 413 with JSON bodies, never a 500 or a stack', async () => {
     const dup = await api('/api/items', { method: 'POST', body: { name: 'Anvil' } });
     const cases = [
       ['malformed JSON', await api('/api/items', { method: 'POST', body: '{"name":' }), 400],
@@ -120,7 +96,7 @@ describe('with a real MongoDB', () => {
     assert.deepEqual(dup.body.fields, ['name']);
   });
 
-  test('operator injection neither matches extra documents nor changes data', { skip }, async () => {
+  await t.test('operator injection neither matches extra documents nor changes data', async () => {
     const before = await Item.countDocuments();
     const created = await api('/api/items', { method: 'POST', body: { name: 'Target', quantity: 1 } });
     const { id } = created.body;
@@ -142,7 +118,7 @@ describe('with a real MongoDB', () => {
     await api(`/api/items/${id}`, { method: 'DELETE' });
   });
 
-  test('database down → /ready and the API answer 503 at once; they recover by themselves', { skip }, async () => {
+  await t.test('database down → /ready and the API answer 503 at once; they recover by themselves', async () => {
     await signal({ runDir, service: 'mongo', index: 1, signal: 'SIGKILL' });
     await waitFor(async () => (await request(appPort, '/ready')).status === 503, { timeoutMs: 15_000, what: '/ready 503' });
     const down503 = await api('/api/items', { timeoutMs: 3_000 });

@@ -1,15 +1,25 @@
 // The sample through the local runner (harness/runner): compose.yaml is the description, the
 // runner puts the app in a cgroup with the CPU quota from CPUS, and nginx in front.
-// Only app + nginx are started here, so these tests don't need MongoDB.
+// Only app + nginx are started here, so these tests don't need MongoDB (the last one checks what
+// happens without one).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { up, down } from '../../harness/runner/index.js';
+import { spawnSync } from 'node:child_process';
+import { up, down, REPO_ROOT } from '../../harness/runner/index.js';
 import { childPids, request, waitFor } from './helpers.js';
 
+const LAB = path.join(REPO_ROOT, 'harness', 'bin', 'lab.js');
 const runDirs = [];
+
+// Processes whose command line names this run folder (the runner passes it in their arguments).
+function pidsMentioning(dir) {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid).filter((p) => {
+    try { return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir); } catch { return false; }
+  }).map(Number);
+}
 after(async () => {
   for (const runDir of runDirs) {
     await down({ runDir });
@@ -73,4 +83,21 @@ test('WORKERS overrides the quota', async () => {
   const { stopped } = await down({ runDir });
   assert.equal(stopped, 2, 'app and nginx stopped');
   assert.deepEqual(childPids(app.pid), [], 'no worker left behind');
+});
+
+// `make up SAMPLE=node-cluster` where no mongod can be had: one line naming the cause, exit 1,
+// nothing left running. MONGOD_BIN points nowhere, so this holds on machines that have a mongod.
+test('no mongod: `lab up` says why in one line, exits 1 and leaves nothing running', () => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-nomongod-'));
+  runDirs.push(runDir);
+  const missing = path.join(runDir, 'no-such-mongod');
+  const res = spawnSync(process.execPath, [LAB, 'up', 'node-cluster', '--port', '0', '--run-dir', runDir], {
+    encoding: 'utf8', timeout: 120_000, env: { ...process.env, MONGOD_BIN: missing },
+  });
+  assert.equal(res.status, 1, res.stdout + res.stderr);
+  const errors = res.stderr.trim().split('\n');
+  assert.equal(errors.length, 1, res.stderr);
+  assert.match(errors[0], new RegExp(`^error: node-cluster-mongo-1 .*exited before it was healthy .*run-mongod: MONGOD_BIN=${missing} does not exist`));
+  assert.equal(fs.existsSync(path.join(runDir, 'state.json')), false, 'no state left');
+  assert.deepEqual(pidsMentioning(runDir), [], 'no process of this run left');
 });

@@ -17,14 +17,15 @@ var builder = WebApplication.CreateBuilder(new WebApplicationOptions
     ContentRootPath = AppContext.BaseDirectory,
 });
 RuntimeSettings runtime;
+DatabaseSettings database;
 try
 {
     runtime = RuntimeSettings.From(builder.Configuration);
-    DatabaseSetup.ParseProvider(builder.Configuration["Database:Provider"]);
+    database = DatabaseSettings.From(builder.Configuration);
 }
 catch (InvalidOperationException e)
 {
-    // A bad setting: one line naming it, exit 2 (no stack trace, no core dump).
+    // A bad setting or an unreadable secret file: one line naming it, exit 2 (no stack trace).
     Console.Error.WriteLine(e.Message);
     return 2;
 }
@@ -54,7 +55,7 @@ builder.Services.Configure<JsonOptions>(o => o.SerializerOptions.MaxDepth = 16);
 
 builder.Services.AddProblemDetails();
 builder.Services.AddExceptionHandler<ProblemExceptionHandler>();
-builder.Services.AddProductsDatabase(builder.Configuration);
+builder.Services.AddProductsDatabase(database);
 builder.Services.AddHealthChecks().AddDbContextCheck<AppDbContext>(tags: ["ready"]);
 
 var app = builder.Build();
@@ -69,6 +70,9 @@ if (args.Contains("migrate"))
     catch (Exception e)
     {
         app.Logger.LogError(e, "Migration failed");
+        // The log (and its stack trace) first, then the cause as the last line of the output.
+        await app.DisposeAsync();
+        Console.Error.WriteLine($"migrate failed: {e.GetBaseException().Message.Split('\n')[0]}");
         return 1;
     }
 }

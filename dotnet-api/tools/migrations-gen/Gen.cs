@@ -36,7 +36,7 @@ public static class Gen
 public sealed class SqliteFactory : IDesignTimeDbContextFactory<SqliteAppDbContext>
 {
     public SqliteAppDbContext CreateDbContext(string[] args) =>
-        new(new DbContextOptionsBuilder<SqliteAppDbContext>().UseSqlite(DatabaseSetup.DefaultSqlite).Options);
+        new(new DbContextOptionsBuilder<SqliteAppDbContext>().UseSqlite(DatabaseSettings.DefaultSqlite).Options);
 }
 
 public sealed class PostgresFactory : IDesignTimeDbContextFactory<PostgresAppDbContext>

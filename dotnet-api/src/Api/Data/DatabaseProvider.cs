@@ -8,7 +8,7 @@ public enum DatabaseProvider { Sqlite, Postgres, SqlServer }
 
 public static class DatabaseSetup
 {
-    public const string DefaultSqlite = "Data Source=products.db";
+    public const string NoSqlServer = "This build has no SQL Server support: publish with -p:WithSqlServer=true (the Dockerfile does).";
 
     public static DatabaseProvider ParseProvider(string? value) => value?.Trim().ToLowerInvariant() switch
     {
@@ -19,31 +19,27 @@ public static class DatabaseSetup
             $"Database:Provider '{value}' is not one of Sqlite, Postgres, SqlServer."),
     };
 
-    public static IServiceCollection AddProductsDatabase(this IServiceCollection services, IConfiguration config)
+    public static IServiceCollection AddProductsDatabase(this IServiceCollection services, DatabaseSettings database)
     {
-        var provider = ParseProvider(config["Database:Provider"]);
-        var connection = config.GetConnectionString("Default");
-        services.AddSingleton(new DatabaseInfo(provider));
-
-        switch (provider)
+        services.AddSingleton(database);
+        var connection = database.ConnectionString;
+        switch (database.Provider)
         {
             case DatabaseProvider.Sqlite:
-                services.AddDbContextPool<AppDbContext, SqliteAppDbContext>(o =>
-                    o.UseSqlite(connection ?? DefaultSqlite));
+                services.AddDbContextPool<AppDbContext, SqliteAppDbContext>(o => o.UseSqlite(connection));
                 break;
             case DatabaseProvider.Postgres:
                 services.AddDbContextPool<AppDbContext, PostgresAppDbContext>(o =>
-                    o.UseNpgsql(Require(connection, provider), npgsql => npgsql.EnableRetryOnFailure()));
+                    o.UseNpgsql(connection, npgsql => npgsql.EnableRetryOnFailure()));
                 break;
             case DatabaseProvider.SqlServer:
 #if SQLSERVER
                 // Connection resiliency: transient SQL Server errors (failover, throttling) are retried.
                 services.AddDbContextPool<AppDbContext, SqlServerAppDbContext>(o =>
-                    o.UseSqlServer(Require(connection, provider), sql => sql.EnableRetryOnFailure()));
+                    o.UseSqlServer(connection, sql => sql.EnableRetryOnFailure()));
                 break;
 #else
-                throw new InvalidOperationException(
-                    "This build has no SQL Server support: publish with -p:WithSqlServer=true (the Dockerfile does).");
+                throw new InvalidOperationException(NoSqlServer);
 #endif
         }
         return services;
@@ -59,11 +55,4 @@ public static class DatabaseSetup
 #endif
         _ => false,
     };
-
-    private static string Require(string? connection, DatabaseProvider provider) =>
-        string.IsNullOrWhiteSpace(connection)
-            ? throw new InvalidOperationException($"ConnectionStrings:Default is required for {provider}.")
-            : connection;
 }
-
-public sealed record DatabaseInfo(DatabaseProvider Provider);

@@ -2,8 +2,9 @@ using Microsoft.EntityFrameworkCore;
 
 namespace Api.Data;
 
-// `dotnet Api.dll migrate`: apply the provider's migrations, seed products, exit.
-// Run once (compose service `migrator`) instead of in every replica at start-up.
+// `dotnet Api.dll migrate`: apply the provider's migrations, seed products, create the app's
+// least-privilege login (DB_APP_USER, on a database server), exit. Run once (compose service
+// `migrator`, connected as the administrator) instead of in every replica at start-up.
 public static class Migrator
 {
     public static async Task RunAsync(IServiceProvider services, CancellationToken ct = default)
@@ -30,5 +31,12 @@ public static class Migrator
         }
         var added = await ProductSeeder.SeedAsync(db, await ProductSeeder.ReadAsync(file, ct), ct);
         log.LogInformation("Seeded {Added} new products from {File}", added, file);
+
+        var settings = sp.GetRequiredService<DatabaseSettings>();
+        if (settings.AppLogin is { } login)
+        {
+            await AppLoginSetup.EnsureAsync(db, settings.Provider, login, ct);
+            log.LogInformation("Login {Login} ready: SELECT, INSERT, UPDATE, DELETE on Products, nothing else", login.Name);
+        }
     }
 }

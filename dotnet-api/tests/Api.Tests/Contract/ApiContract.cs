@@ -34,7 +34,8 @@ public abstract class ApiContract(ApiFactory factory, DatabaseProvider expected)
         Assert.Equal(Environment.ProcessId, json.GetProperty("pid").GetInt32());
         Assert.Equal(Environment.ProcessorCount, json.GetProperty("processorCount").GetInt32());
         Assert.True(json.GetProperty("threadPool").GetProperty("threads").GetInt32() >= 1);
-        Assert.True(json.GetProperty("threadPool").GetProperty("pendingWorkItems").GetInt64() >= 0);
+        // A number here; what it counts is checked in Lifecycle/ProcessTests (a pool kept busy on purpose).
+        Assert.Equal(JsonValueKind.Number, json.GetProperty("threadPool").GetProperty("pendingWorkItems").ValueKind);
     }
 
     [Fact]

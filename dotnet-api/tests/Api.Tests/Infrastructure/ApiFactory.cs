@@ -7,7 +7,8 @@ namespace Api.Tests.Infrastructure;
 
 // The real app (Program) in memory with a chosen provider; the database is migrated and seeded
 // through the same code path as `dotnet Api.dll migrate`.
-public class ApiFactory(string provider, string connectionString) : WebApplicationFactory<Program>
+public class ApiFactory(string provider, string connectionString, Dictionary<string, string>? settings = null)
+    : WebApplicationFactory<Program>
 {
     public string Provider { get; } = provider;
 
@@ -17,6 +18,7 @@ public class ApiFactory(string provider, string connectionString) : WebApplicati
         builder.UseSetting("Database:Provider", Provider);
         builder.UseSetting("ConnectionStrings:Default", connectionString);
         builder.UseSetting("Seed:ProductsFile", Paths.SeedFile);
+        foreach (var (key, value) in settings ?? []) builder.UseSetting(key, value);
     }
 
     public async Task MigrateAsync() => await Migrator.RunAsync(Services);
@@ -40,21 +42,39 @@ public sealed class SqliteApi : IAsyncLifetime
     }
 }
 
+// The contract on PostgreSQL as compose runs it: the migrator connects as the superuser and
+// creates the app's least-privilege login; the app connects as that login.
 public sealed class PostgresApi : IAsyncLifetime
 {
-    private readonly PostgresServer _server = new();
+    public const string Database = "dotnet_api_tests";
+    public const string AppUser = "products_app";
 
+    private readonly string _secrets = Directory.CreateTempSubdirectory("dotnet-api-secrets-").FullName;
+
+    public PostgresServer Server { get; } = new();
+    public string AppPassword { get; } = "App-" + Guid.NewGuid().ToString("N");
     public ApiFactory Factory { get; }
 
-    public PostgresApi() => Factory = new ApiFactory("Postgres", _server.ConnectionString("dotnet_api_tests"));
+    public PostgresApi() => Factory = new ApiFactory("Postgres", Server.ConnectionString(Database, AppUser, AppPassword));
 
-    public Task InitializeAsync() => Factory.MigrateAsync();
+    public Task InitializeAsync() => MigrateAsAdminAsync(AppUser, AppPassword);
+
+    // `migrate` as the superuser, creating (or resetting) `user` with `password` from a secret file.
+    public async Task MigrateAsAdminAsync(string user, string password)
+    {
+        var file = Path.Combine(_secrets, $"{user}.txt");
+        await File.WriteAllTextAsync(file, password + "\n");
+        await using var admin = new ApiFactory("Postgres", Server.ConnectionString(Database),
+            new() { ["DB_APP_USER"] = user, ["DB_APP_PASSWORD_FILE"] = file });
+        await admin.MigrateAsync();
+    }
 
     public async Task DisposeAsync()
     {
         await Factory.DisposeAsync();
         Npgsql.NpgsqlConnection.ClearAllPools();
-        _server.Dispose();
+        Server.Dispose();
+        Directory.Delete(_secrets, recursive: true);
     }
 }
 
@@ -63,5 +83,5 @@ public sealed class PostgresCollection : ICollectionFixture<PostgresApi>;
 
 public static class FactoryChecks
 {
-    public static DatabaseProvider ActiveProvider(this ApiFactory f) => f.Services.GetRequiredService<DatabaseInfo>().Provider;
+    public static DatabaseProvider ActiveProvider(this ApiFactory f) => f.Services.GetRequiredService<DatabaseSettings>().Provider;
 }

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 
 namespace Api.Tests.Infrastructure;
@@ -7,6 +8,13 @@ public sealed class ApiProcess : IAsyncDisposable
 {
     private readonly Process _process;
     private readonly string _dir;
+    private readonly ConcurrentQueue<string> _output = new();
+
+    // Kestrel logs "Request starting ..." when a request reaches the app: a test can wait for that event.
+    public static readonly Dictionary<string, string> LogRequests = new()
+    {
+        ["Logging__LogLevel__Microsoft.AspNetCore.Hosting.Diagnostics"] = "Information",
+    };
 
     public int Port { get; }
     public int Pid => _process.Id;
@@ -44,14 +52,26 @@ public sealed class ApiProcess : IAsyncDisposable
         psi.Environment["PORT"] = port.ToString();
         foreach (var (k, v) in extraEnv ?? []) psi.Environment[k] = v;
         var process = Process.Start(psi)!;
-        process.OutputDataReceived += (_, _) => { };
-        process.ErrorDataReceived += (_, _) => { };
+        var api = new ApiProcess(process, dir, port);
+        process.OutputDataReceived += (_, e) => { if (e.Data is not null) api._output.Enqueue(e.Data); };
+        process.ErrorDataReceived += (_, e) => { if (e.Data is not null) api._output.Enqueue(e.Data); };
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
 
-        var api = new ApiProcess(process, dir, port);
         await api.WaitReadyAsync();
         return api;
+    }
+
+    // Resolves once `count` lines of the process's output contain `text`; throws after `timeout`.
+    public async Task WaitForOutputAsync(string text, int count, TimeSpan timeout)
+    {
+        var deadline = DateTime.UtcNow + timeout;
+        while (_output.Count(line => line.Contains(text, StringComparison.Ordinal)) < count)
+        {
+            if (DateTime.UtcNow > deadline) throw new TimeoutException($"{count} × '{text}' not in the output within {timeout}");
+            if (_process.HasExited) throw new InvalidOperationException($"Api exited with {_process.ExitCode} before logging {count} × '{text}'");
+            await Task.Delay(20);
+        }
     }
 
     private async Task WaitReadyAsync()

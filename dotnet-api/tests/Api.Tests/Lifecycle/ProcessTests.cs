@@ -11,10 +11,10 @@ public sealed class ProcessTests
     [Fact]
     public async Task Sigterm_lets_in_flight_requests_finish_then_exits_0()
     {
-        await using var api = await ApiProcess.StartAsync();
+        await using var api = await ApiProcess.StartAsync(ApiProcess.LogRequests);
         var inFlight = Enumerable.Range(0, 3).Select(_ => api.Http.GetAsync("/delay?ms=2500")).ToArray();
-        // Give the requests time to reach Kestrel before the signal (not an assertion on speed).
-        await Task.Delay(800);
+        // The signal goes once Kestrel has logged all three requests as started.
+        await api.WaitForOutputAsync("Request starting HTTP/1.1 GET http://127.0.0.1:" + api.Port + "/delay?ms=2500", 3, TimeSpan.FromSeconds(20));
         api.Terminate();
 
         foreach (var response in await Task.WhenAll(inFlight))
@@ -36,6 +36,58 @@ public sealed class ProcessTests
         Assert.Equal(api.Pid, json.GetProperty("pid").GetInt32());
         Assert.Equal(37, json.GetProperty("threadPool").GetProperty("minWorkerThreads").GetInt32());
         Assert.Equal("workstation", json.GetProperty("gc").GetString());
+    }
+
+    [Fact]
+    public async Task Pending_work_items_count_requests_waiting_for_a_pool_thread()
+    {
+        // At most two pool threads (DOTNET_* numbers are hex), kept busy by CPU-bound /pi requests:
+        // whatever arrives meanwhile waits in the pool's queue, and /api, once it runs, reports it.
+        await using var api = await ApiProcess.StartAsync(new() { ["DOTNET_ThreadPool_ForceMaxWorkerThreads"] = "2" });
+        using var stop = new CancellationTokenSource();
+        var load = Enumerable.Range(0, 6).Select(async _ =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                try { (await api.Http.GetAsync("/pi?samples=5000000", stop.Token)).EnsureSuccessStatusCode(); }
+                catch (OperationCanceledException) when (stop.IsCancellationRequested) { }
+            }
+        }).ToArray();
+        try
+        {
+            var seen = new List<long>();
+            for (var i = 0; i < 10 && !seen.Any(p => p > 0); i++)
+            {
+                var json = await api.Http.GetFromJsonAsync<JsonElement>("/api");
+                seen.Add(json.GetProperty("threadPool").GetProperty("pendingWorkItems").GetInt64());
+                Assert.InRange(json.GetProperty("threadPool").GetProperty("threads").GetInt32(), 1, 2);
+            }
+            Assert.True(seen.Any(p => p > 0), $"pendingWorkItems stayed 0 while both threads were busy: {string.Join(", ", seen)}");
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            await Task.WhenAll(load);
+        }
+    }
+
+    [Fact]
+    public void A_database_server_password_file_that_is_missing_stops_start_up_with_one_line()
+    {
+        var dir = Directory.CreateTempSubdirectory("dotnet-api-conf-").FullName;
+        try
+        {
+            var env = ApiProcess.Env(dir);
+            env["PORT"] = FreePort.Next().ToString();
+            env["Database__Provider"] = "Postgres";
+            env["ConnectionStrings__Default"] = "Host=127.0.0.1;Port=1;Username=products_app;Database=products";
+            env["DB_PASSWORD_FILE"] = Path.Combine(dir, "missing.txt");
+            var (code, output) = Shell.Run("dotnet", [Paths.ApiDll], TimeSpan.FromSeconds(30), env);
+            Assert.Equal(2, code);
+            Assert.Equal($"DB_PASSWORD_FILE={Path.Combine(dir, "missing.txt")} cannot be read", output.Trim().Split(':')[0]);
+            Assert.Single(output.Trim().Split('\n'));
+        }
+        finally { Directory.Delete(dir, recursive: true); }
     }
 
     [Fact]
@@ -64,7 +116,8 @@ public sealed class ProcessTests
             env["Seed__ProductsFile"] = Path.Combine(dir, "missing.json");
             var (code, output) = Shell.Run("dotnet", [Paths.ApiDll, "migrate"], TimeSpan.FromSeconds(60), env);
             Assert.Equal(1, code);
-            Assert.Contains("Seed file not found", output);
+            // The cause is the last line (what the runner shows when the one-shot migrator fails).
+            Assert.StartsWith("migrate failed: Seed file not found", output.TrimEnd().Split('\n')[^1]);
         }
         finally { Directory.Delete(dir, recursive: true); }
     }

@@ -6,8 +6,9 @@ using Api.Tests.Infrastructure;
 
 namespace Api.Tests.Topology;
 
-// compose.yaml as the local runner runs it: migrator (one-shot) → 2 replicas on one SQLite file →
-// the real nginx with the sample's nginx/ config.
+// compose.yaml as the local runner runs it: a real PostgreSQL server (standing in for SQL Server)
+// → migrator (one-shot, as the superuser; creates the app's login) → 2 replicas connected as that
+// login → the real nginx with the sample's nginx/ config.
 public sealed class Topology : IAsyncLifetime
 {
     public Runner Runner { get; private set; } = null!;
@@ -15,16 +16,16 @@ public sealed class Topology : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        Runner = await Runner.UpAsync("--replicas", "2", "--cpus", "1");
+        Runner = await Runner.UpAsync(ApiProcess.LogRequests, "--replicas", "2", "--cpus", "1");
         Http = new HttpClient { BaseAddress = new Uri(Runner.Url), Timeout = TimeSpan.FromSeconds(30) };
     }
 
     public async Task DisposeAsync()
     {
-        var pids = Runner.Pids("app").Concat(Runner.Pids("nginx")).ToList();
+        var pids = Runner.Pids("app").Concat(Runner.Pids("nginx")).Concat(Runner.Pids("sqlserver")).ToList();
         Http.Dispose();
         await Runner.DisposeAsync();
-        // `down` leaves nothing running (a zombie waiting for init to reap it counts as gone).
+        // `down` leaves nothing running, PostgreSQL included (a zombie waiting for init to reap it counts as gone).
         Assert.All(pids, pid => Assert.False(Shell.IsRunning(pid), $"pid {pid} still running"));
     }
 }
@@ -73,13 +74,25 @@ public sealed class ThroughNginxTests(Topology topology) : IClassFixture<Topolog
     }
 
     [Fact]
+    public void The_replicas_run_on_postgres_as_the_least_privilege_login()
+    {
+        var migrator = File.ReadAllText(topology.Runner.State.GetProperty("services").GetProperty("migrator")
+            .GetProperty("instances")[0].GetProperty("log").GetString()!);
+        Assert.Contains("Migrations applied (Npgsql.EntityFrameworkCore.PostgreSQL)", migrator);
+        Assert.Contains("Login products_app ready", migrator);
+        Assert.Equal(JsonValueKind.Number, topology.Runner.State.GetProperty("services").GetProperty("sqlserver")
+            .GetProperty("instances")[0].GetProperty("pid").ValueKind);
+    }
+
+    [Fact]
     public async Task Sigterm_to_a_replica_under_requests_fails_none()
     {
-        // /delay requests spread over both replicas; one replica gets SIGTERM while they run.
+        // /delay requests spread over both replicas; one replica gets SIGTERM once the replicas have
+        // logged all eight as started.
         var inFlight = Enumerable.Range(0, 8).Select(_ => _http.GetAsync("/delay?ms=1500")).ToArray();
-        await Task.Delay(500);
         try
         {
+            await topology.Runner.WaitForLogAsync("app", 8, TimeSpan.FromSeconds(20), "Request starting", "/delay?ms=1500");
             var (code, output) = topology.Runner.Lab_(["term", "app", "1"], 30);
             Assert.True(code == 0, output);
             foreach (var response in await Task.WhenAll(inFlight)) Assert.Equal(HttpStatusCode.OK, response.StatusCode);
@@ -91,5 +104,22 @@ public sealed class ThroughNginxTests(Topology topology) : IClassFixture<Topolog
             var (code, output) = topology.Runner.Lab_(["restart", "app", "1"], 60);
             Assert.True(code == 0, output);
         }
+    }
+}
+
+// DB=sqlite: no database server; the migrator and the replica share one SQLite file.
+public sealed class SqliteVariantTests
+{
+    [Fact]
+    public async Task DB_sqlite_runs_without_a_database_server()
+    {
+        await using var runner = await Runner.UpAsync(new Dictionary<string, string> { ["DB"] = "sqlite" }, "--replicas", "1");
+        Assert.True(runner.State.GetProperty("services").GetProperty("sqlserver").TryGetProperty("skipped", out _));
+        using var http = new HttpClient { BaseAddress = new Uri(runner.Url), Timeout = TimeSpan.FromSeconds(30) };
+        var products = await http.GetFromJsonAsync<JsonElement>("/products");
+        Assert.Equal(100, products.GetProperty("items").GetArrayLength());
+        var migrator = File.ReadAllText(runner.State.GetProperty("services").GetProperty("migrator")
+            .GetProperty("instances")[0].GetProperty("log").GetString()!);
+        Assert.Contains("Migrations applied (Microsoft.EntityFrameworkCore.Sqlite)", migrator);
     }
 }
