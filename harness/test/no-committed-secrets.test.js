@@ -23,7 +23,8 @@ const TOKENS = [
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}\b/, 'a Slack token'],
 ];
 // key = value, key: value, "key": "value", Key=value; in a connection string.
-const ASSIGNMENT = /\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key)[\w.-]*)["']?\s*[:=]\s*(["']?)([^\s"';,}]+)\2/gi;
+// The value on the key's own line: a YAML key that opens a nested block (`secret:`) has none.
+const ASSIGNMENT = /\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key)[\w.-]*)["']?[ \t]*[:=][ \t]*(["']?)([^\s"';,}]+)\2/gi;
 const PLACEHOLDER = /change.?me|example|placeholder|dummy|sample|redacted|your[-_]|^<.*>$|\*\*\*|x{4,}|not-a-real/i;
 // A variable, a path, or code (a call, a member access) names a secret rather than holding one.
 const REFERENCE = /^\$|\$\{|\$\(|\{|\(|^[A-Za-z_$][\w$]*\.[A-Za-z_$]|^\/|^\.\.?\/|^[A-Z][A-Z0-9_]*$/;

@@ -101,6 +101,14 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
         throttling: Object.fromEntries(mine.filter((i) => i.throttling).map((i) => [i.name, i.throttling])),
       };
     },
+    instanceUrls: () => (state.services[s.app]?.instances ?? []).map((i) => i.url),
+    signal: (index, sig) => runner.signal({ runDir, service: s.app, index, signal: sig }),
+    // Each app instance's own GET / (e.g. the delay each replica drew), in instance order.
+    describeInstances: () => Promise.all((state.services[s.app]?.instances ?? []).map(async (i) => {
+      const res = await fetch(`${i.url}/`, { signal: AbortSignal.timeout(15_000) });
+      const body = await res.json();
+      return { instance: body.instance ?? i.name, delayMs: body.delayMs ?? null };
+    })),
     stop: async () => { try { await stopRunDir(runDir); } finally { untrack(); } },
   };
 }

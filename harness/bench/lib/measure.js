@@ -2,6 +2,7 @@
 // search for the highest sustained rate.
 import { getTool, pacedToolName } from './tools/index.js';
 import { round } from './stats.js';
+import { socketCounters, timeWaitSockets } from './sockets.js';
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
@@ -46,13 +47,52 @@ function diffThrottling(a = {}, b = {}) {
   return out;
 }
 
-/** A fixed number of requests from a fixed number of users (the tutorials' "10 users x 5 requests"). */
-export async function fixedCount({ url, tool, connections, amount, threads, usage }) {
+/**
+ * A fixed number of requests from a fixed number of users (the Mazira article's "10 users × 5
+ * requests"); timeline: every answer's status and response time, in the order they came back.
+ */
+export async function fixedCount({ url, tool, connections, amount, threads, usage, timeline = false }) {
   const name = pacedToolName(tool);
+  const answers = [];
   const before = usage ? await usage() : null;
-  const r = await getTool(name).run({ url, connections, amount, durationS: 120, threads });
+  const r = await getTool(name).run({ url, connections, amount, durationS: 300, threads: 1, onResponse: timeline ? (status, ms) => answers.push([status, round(ms, 1)]) : undefined });
   const after = usage ? await usage() : null;
-  return { tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2), latencyMs: r.latencyMs, errors: errorsOf(r), cpuMs: after ? round((after.cpuNs - before.cpuNs) / 1e6, 1) : null };
+  const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
+  return {
+    tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2), latencyMs: r.latencyMs,
+    errors: errorsOf(r), non2xx: r.non2xx, socketErrors: r.socketErrors,
+    cpuMs: round(cpuMs, 1), cpuPerRequestUs: cpuMs !== null && r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
+    memoryMiB: after ? round(after.pssMiB, 1) : null,
+    ...(timeline ? { timeline: answers } : {}),
+  };
+}
+
+/**
+ * One long fixed-rate run of `requests` requests at `rate` per second (the node-scale article's
+ * `loadtest -n … --rps …`): effective rate, failures by kind, percentiles, and the machine's
+ * socket counters around it (connection churn, listen-queue overflows, TIME_WAIT sockets).
+ */
+export async function fixedRateRun({ url, tool, rate, requests, connections, keepAlive, threads, usage }) {
+  const kinds = {};
+  const net0 = socketCounters();
+  const before = usage ? await usage() : null;
+  const r = await getTool(tool).run({ url, rate, amount: requests, durationS: 3600, connections, threads, keepAlive, timeoutS: 10, onError: (k) => { kinds[k] = (kinds[k] ?? 0) + 1; } });
+  const after = usage ? await usage() : null;
+  const net1 = socketCounters();
+  return {
+    rate, requests: r.requests, keepAlive, connections,
+    effectiveRps: round(r.rps), durationS: round(r.durationS, 1),
+    errors: errorsOf(r), errorKinds: Object.keys(kinds).length ? kinds : (r.socketErrorDetail ?? {}),
+    latencyMs: r.latencyMs,
+    cpuMs: after ? round((after.cpuNs - before.cpuNs) / 1e6, 1) : null,
+    sockets: {
+      activeOpens: net1.activeOpens - net0.activeOpens,
+      listenOverflows: net1.listenOverflows - net0.listenOverflows,
+      listenDrops: net1.listenDrops - net0.listenDrops,
+      timeWaitAfter: timeWaitSockets(),
+      ...net1.settings,
+    },
+  };
 }
 
 /**

@@ -8,10 +8,12 @@ import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify } from './verify.js';
-import { closedWindow, fixedCount, searchRate } from './measure.js';
+import { closedWindow, fixedCount, fixedRateRun, searchRate } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
 import { summary, round } from './stats.js';
+import { startNaiveBalancer } from './naive-balancer.js';
+import { availableCpus, formatCpuList } from '../../runner/cgroup.js';
 
 export { stopAll } from './cleanup.js';
 
@@ -29,27 +31,25 @@ export function estimateSeconds(plan, { buildS = 45, startS = 3 } = {}) {
   return Math.round(s + (samples.has('dotnet-api') ? buildS : 0));
 }
 
+const roundsOf = (c, p) => c.rounds ?? p.rounds;
+const windowOf = (c, p) => c.windowS ?? p.windowS;
+
 function costOf(cell, p) {
-  if (cell.kind === 'closed') return p.warmupS + 0.5 + (cell.rounds ?? p.rounds) * ((cell.windowS ?? p.windowS) + p.rewarmS + 0.4);
+  if (cell.kind === 'closed') return p.warmupS + 0.5 + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4);
+  if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
-  if (cell.kind === 'count') return 10;
+  if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
   return 15;
 }
-
-function usageFor(dep, t) {
-  return () => dep.usage(t);
-}
-
-const METRIC_OF = { rps: (r) => r.rps, p50: (r) => r.latencyMs.p50, p90: (r) => r.latencyMs.p90, p99: (r) => r.latencyMs.p99, max: (r) => r.latencyMs.max, cpuPerRequestUs: (r) => r.cpuPerRequestUs, memoryMiB: (r) => r.memoryMiB };
 
 /** A cell's figures over its rounds: median and spread of each. */
 export function summariseRounds(rounds) {
   const over = (f, digits) => summary(rounds.map(f), digits);
   return {
-    rps: over(METRIC_OF.rps, 1),
-    latencyMs: { p50: over(METRIC_OF.p50, 2), p90: over(METRIC_OF.p90, 2), p99: over(METRIC_OF.p99, 2), max: over(METRIC_OF.max, 2) },
-    cpuPerRequestUs: over(METRIC_OF.cpuPerRequestUs, 2),
-    memoryMiB: over(METRIC_OF.memoryMiB, 1),
+    rps: over((r) => r.rps, 1),
+    latencyMs: { p50: over((r) => r.latencyMs.p50, 2), p90: over((r) => r.latencyMs.p90, 2), p99: over((r) => r.latencyMs.p99, 2), max: over((r) => r.latencyMs.max, 2) },
+    cpuPerRequestUs: over((r) => r.cpuPerRequestUs, 2),
+    memoryMiB: over((r) => r.memoryMiB, 1),
     requests: rounds.reduce((s, r) => s + r.requests, 0),
     errors: rounds.reduce((s, r) => s + r.errors, 0),
   };
@@ -68,52 +68,41 @@ export async function runPlan(plan, ctx) {
     const deps = new Map();
     for (const c of scenario.cells) {
       const key = deploymentKey(c.topology);
-      if (!deps.has(key)) deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cells: [] });
+      if (!deps.has(key)) deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, cells: [] });
       deps.get(key).cells.push(c);
     }
     const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [] }]));
+    const balancers = [];
     try {
       for (const d of deps.values()) {
         n += 1;
-        const runDir = path.join(ctx.runBase, `d${n}`);
+        d.runDir = path.join(ctx.runBase, `d${n}`);
         ctx.hooks.phase?.(`starting ${d.sample} (${d.cells[0].topology.label})`);
         try {
           d.handle = await startDeployment(d, {
-            runDir, cpuset: ctx.isolation.pinned ? ctx.isolation.sutCpus : undefined, budget: ctx.isolation.budgetCpus,
+            runDir: d.runDir, ...placement(d, ctx.isolation),
             build: !built.has(d.sample), needsDb: d.cells.some((c) => c.needsDb), log: ctx.hooks.log,
           });
-          d.runDir = runDir;
           built.add(d.sample);
         } catch (e) {
           for (const c of d.cells) Object.assign(records.get(c.id), { status: 'failed', error: e.message });
           ctx.hooks.log?.(`failed: ${e.message}`);
           continue;
         }
-        for (const c of d.cells) {
-          const r = records.get(c.id);
-          r.cpuLimits = d.handle.state.cpuLimits;
-          if (c.needsDb && !d.handle.withDatabase) {
-            Object.assign(r, { status: 'skipped', error: `no database here: ${d.handle.databaseError ?? 'the sample started without it'}` });
-            continue;
-          }
-          try {
-            r.url = `${d.handle.url(c.topology)}${c.path}`;
-            await verify(r.url, c.workload);
-          } catch (e) {
-            Object.assign(r, { status: 'failed', error: e.message });
-          }
-        }
+        for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, balancers);
       }
       skipOrphans(scenario, records);
       const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
       const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
-      if (scenario.interleaved) await interleave(live, records, depOf, plan.params, ctx);
-      else await oneByOne(live, records, depOf, plan.params, ctx);
-    } catch (e) {
-      if (e instanceof GeneratorError) throw e;
-      throw e;
+      // Instances an experiment kills go down after every answer was verified, before anything is measured.
+      for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).signal(c.kill, 'SIGKILL'));
+      const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
+      if (scenario.interleaved) await interleave(rounded, records, depOf, plan.params, ctx);
+      await oneByOne(live.filter((c) => !scenario.interleaved || !rounded.includes(c)), records, depOf, plan.params, ctx);
+      for (const extra of scenario.derive?.(records) ?? []) records.set(extra.id, extra);
     } finally {
       ctx.hooks.phase?.(`stopping ${scenario.name}`);
+      for (const b of balancers) await b.stop();
       for (const d of deps.values()) {
         if (!d.handle) continue;
         const failed = d.cells.some((c) => records.get(c.id).status === 'failed');
@@ -122,37 +111,72 @@ export async function runPlan(plan, ctx) {
         if (!failed) await rm(d.runDir, { recursive: true, force: true });
       }
     }
-    for (const c of scenario.cells) out.push(records.get(c.id));
+    out.push(...records.values());
   }
   await rmdir(ctx.runBase).catch(() => {});
   return out;
 }
 
+// Where a deployment runs: on the CPUs left to the system under test (pinned, under the budget), or
+// on every CPU for an experiment whose generator does next to nothing (cpuset 'all').
+function placement(d, iso) {
+  if (!iso.pinned) return { cpuset: undefined, budget: iso.budgetCpus };
+  if (d.cpuset === 'all') return { cpuset: formatCpuList(availableCpus()), budget: undefined };
+  return { cpuset: iso.sutCpus, budget: iso.budgetCpus };
+}
+
+// Verify a cell's answer, and record what an experiment needs to know of the started deployment.
+async function prepare(c, r, handle, balancers) {
+  r.cpuLimits = handle.state.cpuLimits;
+  if (c.needsDb && !handle.withDatabase) {
+    Object.assign(r, { status: 'skipped', error: `no database here: ${handle.databaseError ?? 'the sample started without it'}` });
+    return;
+  }
+  try {
+    if (c.via === 'naive-rr') {
+      const b = await startNaiveBalancer(handle.instanceUrls());
+      balancers.push(b);
+      r.url = `${b.url}${c.path}`;
+    } else {
+      r.url = `${handle.url(c.topology)}${c.path}`;
+    }
+    await verify(`${handle.url(c.topology)}${c.path}`, c.workload);
+    if (c.recordDraw) r.draw = await handle.describeInstances();
+  } catch (e) {
+    Object.assign(r, { status: 'failed', error: e.message });
+  }
+}
+
 async function interleave(cells, records, depOf, p, ctx) {
-  const gen = getTool(ctx.tool);
   const threads = ctx.isolation.generatorThreads;
-  const windowOf = (c) => c.windowS ?? p.windowS;
-  for (const c of cells) {
+  const toolOf = (c) => c.tool ?? ctx.tool;
+  for (const c of cells.filter((x) => x.kind === 'closed')) {
     ctx.hooks.phase?.(`warm-up ${c.id}`);
-    await guarded(records.get(c.id), () => gen.run({ url: records.get(c.id).url, connections: c.connections, durationS: p.warmupS, threads }));
+    await guarded(records.get(c.id), () => getTool(toolOf(c)).run({ url: records.get(c.id).url, connections: c.connections, durationS: p.warmupS, threads }));
     ctx.hooks.tick?.(p.warmupS + 0.5);
   }
-  const rounds = Math.max(...cells.map((c) => c.rounds ?? p.rounds), 0);
+  const rounds = Math.max(...cells.map((c) => roundsOf(c, p)), 0);
   for (let r = 1; r <= rounds; r += 1) {
     const order = r % 2 ? cells : [...cells].reverse();
     for (const c of order) {
       const rec = records.get(c.id);
-      if (rec.status === 'failed' || r > (c.rounds ?? p.rounds)) continue;
+      if (rec.status === 'failed' || r > roundsOf(c, p)) continue;
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
+      const usage = () => depOf(c).usage(c.topology);
       await guarded(rec, async () => {
-        if (p.rewarmS > 0) await gen.run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
-        const w = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: windowOf(c), threads, usage: usageFor(depOf(c), c.topology) });
+        if (c.kind === 'count') {
+          const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, threads, usage, timeline: true });
+          rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
+          return;
+        }
+        if (p.rewarmS > 0) await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+        const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
-      ctx.hooks.tick?.(windowOf(c) + p.rewarmS + 0.4);
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4);
     }
   }
-  for (const c of cells) finish(records.get(c.id), { tool: ctx.tool, windowS: windowOf(c), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[ctx.tool] });
+  for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
 }
 
 async function oneByOne(cells, records, depOf, p, ctx) {
@@ -160,6 +184,7 @@ async function oneByOne(cells, records, depOf, p, ctx) {
   for (const c of cells) {
     const rec = records.get(c.id);
     ctx.hooks.phase?.(`${c.kind} ${c.id}`);
+    const usage = () => depOf(c).usage(c.topology);
     await guarded(rec, async () => {
       if (c.kind === 'openloop') {
         // Start below the closed-loop capacity measured here with the same pinning.
@@ -167,8 +192,13 @@ async function oneByOne(cells, records, depOf, p, ctx) {
         const tool = c.tool ?? ctx.pacedTool;
         const search = await searchRate({ url: rec.url, tool, startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS, threads, onStep: (s) => ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`) });
         Object.assign(rec, { probeRps: probe.rps, ...search });
+      } else if (c.kind === 'fixedrate') {
+        Object.assign(rec, { tool: c.tool ?? ctx.pacedTool, ...await fixedRateRun({ url: rec.url, tool: c.tool ?? ctx.pacedTool, rate: c.rate, requests: c.requests, connections: c.connections, keepAlive: c.keepAlive, threads, usage }) });
       } else if (c.kind === 'count') {
-        Object.assign(rec, await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, threads, usage: usageFor(depOf(c), c.topology) }));
+        const w = await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, threads, usage, timeline: true });
+        rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });
+        finish(rec, { tool: c.tool ?? ctx.pacedTool, windowS: null, warmupS: 0, rewarmS: 0 });
+        return;
       } else {
         throw new Error(`unknown cell kind ${c.kind}`);
       }
@@ -185,7 +215,7 @@ function skipOrphans(scenario, records) {
   const alive = (id) => ['pending', 'ok'].includes(records.get(id)?.status);
   for (const c of scenario.cells) {
     const qs = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id);
-    if (!qs.length || !alive(c.id)) continue;
+    if (!qs.length || !alive(c.id) || c.keep) continue;
     const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
     if (partners.every((id) => !alive(id))) {
       Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ')})` });
@@ -207,7 +237,7 @@ async function guarded(rec, fn) {
 function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
   if (rec.status === 'failed') return;
   if (rec.rounds.length === 0) { Object.assign(rec, { status: 'failed', error: 'no round completed' }); return; }
-  if (rec.rounds.every((r) => r.requests === 0)) { Object.assign(rec, { status: 'failed', error: `no request completed in ${rec.rounds.length} × ${windowS} s at ${rec.connections} connections` }); return; }
+  if (rec.rounds.every((r) => r.requests === 0)) { Object.assign(rec, { status: 'failed', error: `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections` }); return; }
   Object.assign(rec, { status: 'ok', tool, windowS, warmupS, rewarmS, ...summariseRounds(rec.rounds) });
   rec.generatorBound = Boolean(ceiling?.rps && rec.rps.median > 0.7 * ceiling.rps);
   rec.ceilingShare = ceiling?.rps ? round(rec.rps.median / ceiling.rps, 3) : null;

@@ -10,10 +10,13 @@ const cpuText = (c) => `${Number(c.toFixed(3))} CPU`;
 
 /**
  * sample; strategy 'one process' | 'cluster' | 'replicas'; n (workers or replicas);
- * budget (CPUs for the whole topology, split evenly over replicas); viaNginx; lb; env (extra knobs);
+ * budget (CPUs for the whole topology, split evenly over replicas — or, with quota 'each', given
+ * whole to every instance: no per-instance quota, the run's budget caps them together; `cpus`
+ * sets each instance's quota exactly); viaNginx; lb; env (extra knobs); cpuset 'sut' (the CPUs left
+ * after the generator) or 'all'; tag (a deployment of its own, e.g. one an instance is killed in);
  * id/label to override the generated ones (experiments name their variants).
  */
-export function topology({ sample, strategy, n = 1, budget, viaNginx = false, lb, env = {}, id, label }) {
+export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpus, viaNginx = false, lb, env = {}, cpuset = 'sut', tag, id, label }) {
   const s = describeSample(sample);
   const k = s.knobs;
   const knobs = { ...s.defaults };
@@ -24,6 +27,7 @@ export function topology({ sample, strategy, n = 1, budget, viaNginx = false, lb
     workers = n;
     knobs[k.workers] = String(n);
     if (k.clustering) knobs[k.clustering] = 'true';
+    if (k.instances) knobs[k.instances] = '1';
   } else if (strategy === 'one process') {
     if (k.clustering) knobs[k.clustering] = 'false';
     if (k.instances) knobs[k.instances] = '1';
@@ -31,20 +35,21 @@ export function topology({ sample, strategy, n = 1, budget, viaNginx = false, lb
     if (!k.instances) throw new Error(`${sample} has no replica knob (x-bench.knobs.instances)`);
     instances = n;
     knobs[k.instances] = String(n);
+    if (k.clustering) knobs[k.clustering] = 'false';
   } else {
     throw new Error(`unknown strategy '${strategy}'`);
   }
-  const cpusPerInstance = budget ? budget / instances : null;
+  const cpusPerInstance = cpus ?? (budget ? (quota === 'each' ? budget : budget / instances) : null);
   if (cpusPerInstance) knobs[k.cpus] = String(Number(cpusPerInstance.toFixed(4)));
   if (lb && k.lb) knobs[k.lb] = lb;
   Object.assign(knobs, env);
   const short = SHORT[s.framework] ?? sample;
   const shape = strategy === 'cluster' ? `cluster-${n}` : strategy === 'replicas' ? `replicas-${n}` : '1';
   const name = NAME[s.framework] ?? sample;
-  const shapeText = strategy === 'cluster' ? `cluster of ${n}` : strategy === 'replicas' ? `${n} replicas${budget ? ` × ${cpuText(cpusPerInstance)}` : ''}` : '1 process';
+  const shapeText = strategy === 'cluster' ? `cluster of ${n}` : strategy === 'replicas' ? `${n} replicas${quota === 'each' && !cpus ? ', no quota' : cpusPerInstance ? ` × ${cpuText(cpusPerInstance)}` : ''}` : '1 process';
   return {
     id: id ?? `${short}-${shape}${viaNginx ? '-nginx' : ''}`,
-    label: label ?? `${name}, ${shapeText}${budget && strategy !== 'replicas' ? ` (${cpuText(budget)})` : ''}${viaNginx ? ' + nginx' : ''}`,
+    label: label ?? `${name}, ${shapeText}${cpusPerInstance && strategy !== 'replicas' ? ` (${cpuText(cpusPerInstance)})` : ''}${viaNginx ? ' + nginx' : ''}`,
     sample,
     runtime: s.runtime,
     framework: s.framework,
@@ -53,8 +58,11 @@ export function topology({ sample, strategy, n = 1, budget, viaNginx = false, lb
     workers,
     processes: instances * workers,
     cpusPerInstance,
-    budgetCpus: budget ?? null,
+    budgetCpus: cpus ? cpus * instances : budget ?? null,
+    quota: cpus ? 'per instance' : quota === 'each' ? 'none per instance' : 'split',
     viaNginx: Boolean(viaNginx),
+    cpuset,
+    tag: tag ?? null,
     lb: viaNginx ? (lb ?? s.defaults[k.lb] ?? null) : null,
     env: knobs,
   };
@@ -62,7 +70,7 @@ export function topology({ sample, strategy, n = 1, budget, viaNginx = false, lb
 
 /** The deployment a topology runs on: one start of its sample with these knobs. */
 export function deploymentKey(t) {
-  return `${t.sample}[${Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',')}]`;
+  return `${t.sample}[${Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',')}]@${t.cpuset}${t.tag ? `#${t.tag}` : ''}`;
 }
 
 /** The services whose processes a topology's measurement covers (CPU time, memory). */

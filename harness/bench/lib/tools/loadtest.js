@@ -26,9 +26,14 @@ export function normalise(r) {
   };
 }
 
-export async function run({ url, connections, durationS, amount, rate, timeoutS = 10 }) {
+// keepAlive false is loadtest's default ("Agent: none": a new connection per request).
+// onError(kind) is called for each failed request: an HTTP status, or the socket error's code.
+export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, keepAlive = true, onError }) {
   // Without a statusCallback loadtest records an HTTP error (e.g. 502) as '-1', like a socket error.
-  const opts = { url, concurrency: connections, agentKeepAlive: true, quiet: true, timeout: timeoutS * 1000, statusCallback: () => {} };
+  const statusCallback = (error, result) => {
+    if (error && onError) onError(result?.statusCode ? String(result.statusCode) : (error.code ?? error.message ?? 'unknown'));
+  };
+  const opts = { url, concurrency: connections, agentKeepAlive: keepAlive, quiet: true, timeout: timeoutS * 1000, statusCallback };
   if (amount) opts.maxRequests = amount; else opts.maxSeconds = durationS;
   if (rate) opts.requestsPerSecond = rate;
   try {
