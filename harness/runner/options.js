@@ -1,5 +1,5 @@
 // Validation of the knobs users pass to `make up` (they reach compose.yaml through interpolation).
-import os from 'node:os';
+import { availableCpus } from './cgroup.js';
 
 export const LB_METHODS = ['least_conn', 'round_robin', 'hash'];
 
@@ -8,7 +8,8 @@ const rules = {
   WORKERS: (v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 64 || 'must be a whole number from 1 to 64',
   CPUS: (v) => {
     const n = Number(v);
-    const max = os.availableParallelism();
+    // The machine's CPUs, not the caller's: the benchmark runs pinned to a CPU of its own.
+    const max = availableCpus().length;
     return (/^\d*\.?\d+$/.test(v) && n >= 0.01 && n <= max) || `must be a number of CPUs from 0.01 to ${max} (e.g. 0.5)`;
   },
   LB: (v) => LB_METHODS.includes(v) || `must be one of ${LB_METHODS.join(', ')}`,

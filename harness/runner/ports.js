@@ -1,4 +1,5 @@
 // Loopback port allocation.
+import fs from 'node:fs';
 import net from 'node:net';
 
 function listenOnce(port) {
@@ -12,7 +13,30 @@ function listenOnce(port) {
   });
 }
 
-export const freePort = () => listenOnce(0);
+// The range the kernel draws source ports of outgoing connections from. A port picked there (as
+// port 0 does) can be taken by one of the load generator's or nginx's connections before the
+// server binds it ("still could not bind()"), so listening ports come from below it.
+function ephemeralRange() {
+  try {
+    const [lo, hi] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (lo > 0 && hi >= lo) return [lo, hi];
+  } catch { /* not Linux */ }
+  return [32768, 60999];
+}
+
+export async function freePort() {
+  const [lo] = ephemeralRange();
+  const min = 20000;
+  const max = lo - 1;
+  for (let i = 0; max > min && i < 100; i += 1) {
+    try {
+      return await listenOnce(min + Math.floor(Math.random() * (max - min)));
+    } catch (err) {
+      if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
+    }
+  }
+  return listenOnce(0);
+}
 
 export async function ensureFree(port, hint) {
   try {

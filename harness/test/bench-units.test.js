@@ -122,18 +122,23 @@ test('the verdict rule: parity inside the interval, or under 10%, is a tie; one 
 const cell = (id, values, extra = {}) => ({ id, status: 'ok', topology: { id: id.split(':')[1] }, errors: 0, generatorBound: false, ...extra,
   rounds: values.map((v, i) => ({ round: i + 1, rps: v, latencyMs: { p99: 1000 / v }, cpuPerRequestUs: 1e6 / v, memoryMiB: 50 })) });
 
-test('a scaling ratio above the budget ratio is suspect and kept out; a generator-bound cell too', () => {
+test('a scaling ratio above the budget ratio is suspect and kept out; a generator-bound cell too, unless it wins', () => {
   const q = (a, b, limit) => ({ id: 'pi.cluster.throughput', question: 'q', workload: 'pi', comparison: 'cluster', column: 'cluster', metric: 'throughput', better: 'higher', a, b, limit: limit ? { ratio: limit, why: 'same budget' } : null });
-  const cells = [cell('pi:cluster', [160, 158, 162, 161, 159]), cell('pi:one', [100, 99, 101, 100, 100]), cell('pi:bound', [160, 158, 162, 161, 159], { generatorBound: true, ceilingShare: 0.8 })];
+  const cells = [cell('pi:cluster', [160, 158, 162, 161, 159]), cell('pi:one', [100, 99, 101, 100, 100]), cell('pi:bound', [160, 158, 162, 161, 159], { generatorBound: true, ceilingShare: 0.8 }),
+    cell('pi:bound-slow', [100, 99, 101, 100, 100], { generatorBound: true, ceilingShare: 0.8 })];
   const [over] = computeVerdicts([q('pi:cluster', 'pi:one', 1)], cells);
   assert.equal(over.suspect, true);
   assert.match(over.reasons.join(), /above the physical limit of ×1/);
   const [under] = computeVerdicts([q('pi:cluster', 'pi:one', 2)], cells);
   assert.equal(under.suspect, false);
   assert.equal(under.winner, 'cluster');
-  const [bound] = computeVerdicts([q('pi:bound', 'pi:one', 2)], cells);
-  assert.equal(bound.suspect, true);
-  assert.match(bound.reasons.join(), /generator-bound/);
+  // Generator-bound measures a lower bound of the server: a verdict it wins stands, any other is kept out.
+  const [boundWins] = computeVerdicts([q('pi:bound', 'pi:one', 2)], cells);
+  assert.equal(boundWins.suspect, false);
+  assert.equal(boundWins.winner, 'bound');
+  const [boundLoses] = computeVerdicts([q('pi:cluster', 'pi:bound-slow', 2)], cells);
+  assert.equal(boundLoses.suspect, true);
+  assert.match(boundLoses.reasons.join(), /pi:bound-slow is generator-bound/);
   assert.equal(breaksLimit({ ratio: 1.05, ci95: [0.95, 1.15] }, 1), false, 'inside the noise of the limit');
   assert.equal(breaksLimit({ ratio: 1.5, ci95: [0.5, 4] }, 1), true, 'far above it even with a wide interval');
 });

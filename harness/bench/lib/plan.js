@@ -5,19 +5,17 @@
 import { topology } from './topologies.js';
 import { workloadPath } from './samples.js';
 import { WORKLOADS } from './workloads.js';
+import { EXPERIMENTS } from './experiments/index.js';
+import { METRICS } from './metrics.js';
+
+export { METRICS };
 
 export const MODES = {
   // Default: about 10 minutes on a 2-core machine.
-  quick: { windowS: 5, warmupS: 3, rewarmS: 1, rounds: 5, stepS: 5, maxSteps: 8, ceilingS: 5 },
-  full: { windowS: 10, warmupS: 5, rewarmS: 2, rounds: 7, stepS: 10, maxSteps: 10, ceilingS: 10 },
+  quick: { windowS: 5, warmupS: 2, rewarmS: 0.5, rounds: 5, stepS: 5, maxSteps: 7, ceilingS: 5, experimentRounds: 3 },
+  full: { windowS: 8, warmupS: 4, rewarmS: 1, rounds: 6, stepS: 5, maxSteps: 7, ceilingS: 8, experimentRounds: 4 },
 };
 
-export const METRICS = {
-  throughput: { field: 'rps', better: 'higher', unit: 'req/s', title: 'throughput' },
-  p99: { field: 'p99', better: 'lower', unit: 'ms', title: 'p99 latency' },
-  cpu: { field: 'cpuPerRequestUs', better: 'lower', unit: 'µs', title: 'CPU per request' },
-  memory: { field: 'memoryMiB', better: 'lower', unit: 'MiB', title: 'memory' },
-};
 
 // Processes a runtime can keep busy: one JS thread per Node process; a .NET process uses them all.
 const usableCpus = (t) => Math.min(t.budgetCpus ?? Infinity, t.runtime === 'node' ? t.processes : Infinity);
@@ -112,6 +110,7 @@ export const SCENARIOS = {
     fullOnly: true,
     build: openloop,
   },
+  ...EXPERIMENTS,
 };
 
 /**
@@ -129,10 +128,11 @@ export function plan({ full = false, scenario, sample, budget, processes, overri
     let cells = built.cells;
     if (sample) cells = cells.filter((c) => c.topology.sample === sample);
     const ids = new Set(cells.map((c) => c.id));
+    const known = new Set([...ids, ...(built.derivedIds ?? [])]);
     return {
-      name, title: s.title, description: s.description, interleaved: s.interleaved,
+      name, title: s.title, description: s.description, interleaved: s.interleaved, experiment: s.experiment && { ...s.experiment, deviations: built.deviations ?? [] }, derive: built.derive,
       cells,
-      comparisons: built.comparisons.filter((q) => ids.has(q.a) && ids.has(q.b)),
+      comparisons: built.comparisons.filter((q) => known.has(q.a) && known.has(q.b)),
       checks: built.checks.filter((q) => ids.has(q.a) && ids.has(q.b)),
     };
   }).filter((s) => s.cells.length);

@@ -3,7 +3,7 @@
 // and the checks — so they render from this file alone, and two runs can be compared by script.
 import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD } from './stats.js';
 import { GENERATOR_BOUND } from './ceiling.js';
-import { METRICS } from './plan.js';
+import { METRICS } from './metrics.js';
 import { WORKLOADS } from './workloads.js';
 import { computeVerdicts, runChecks } from './verdicts.js';
 

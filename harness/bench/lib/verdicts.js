@@ -9,8 +9,9 @@ const FIELD = {
   p99: (r) => r.latencyMs?.p99,
   cpuPerRequestUs: (r) => r.cpuPerRequestUs,
   memoryMiB: (r) => r.memoryMiB,
+  max: (r) => r.latencyMs?.max,
 };
-const METRIC_FIELD = { throughput: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB' };
+const METRIC_FIELD = { throughput: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB', max: 'max' };
 
 /** Per-round values of a cell, keyed by round number. */
 const byRound = (cell, field) => new Map(cell.rounds.map((r) => [r.round, FIELD[field](r)]));
@@ -26,11 +27,15 @@ export function paired(a, b, field) {
 function cellProblems(cell) {
   const why = [];
   if (cell.status !== 'ok') why.push(`${cell.id} ${cell.status}${cell.error ? `: ${cell.error}` : ''}`);
-  else {
-    if (cell.generatorBound) why.push(`${cell.id} is generator-bound (${Math.round(cell.ceilingShare * 100)}% of the generator's ceiling)`);
-    if (cell.errors > 0) why.push(`${cell.id} had ${cell.errors} failed requests`);
-  }
+  else if (cell.errors > 0) why.push(`${cell.id} had ${cell.errors} failed requests`);
   return why;
+}
+
+// A generator-bound cell measured the generator's limit, a lower bound of what the server can do:
+// a verdict it wins stands (the true margin is larger); any other outcome is kept out.
+function generatorProblems(cells, winnerId) {
+  return cells.filter((c) => c?.status === 'ok' && c.generatorBound && c.topology.id !== winnerId)
+    .map((c) => `${c.id} is generator-bound (${Math.round(c.ceilingShare * 100)}% of the generator's ceiling)`);
 }
 
 /** Checks that a measurement obeys a physical limit (a proxied path no faster than direct). */
@@ -66,9 +71,11 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [] } =
     for (const ch of failedChecks) if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
     if (r.n < 2) reasons.push(`${r.n} paired round(s): no interval`);
     const side = decide(r, q.better);
+    const winner = side === 'a' ? base.a : side === 'b' ? base.b : 'tie';
+    reasons.push(...generatorProblems([a, b], winner));
     return {
       ...base,
-      winner: side === 'a' ? base.a : side === 'b' ? base.b : 'tie',
+      winner,
       ratio: round(r.ratio, 3),
       ci95: r.ci95 ? r.ci95.map((x) => round(x, 3)) : null,
       suspect: reasons.length > 0,

@@ -1,6 +1,7 @@
 // Vega-Lite charts built from results.json alone, rendered to SVG in Node with vega's headless View.
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
+import { experimentsOf, publishedRows } from './experiments.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -86,13 +87,59 @@ export function openloopSpec(doc) {
   };
 }
 
+/** An experiment's published figures beside ours, one panel per kind of figure. */
+export function publishedSpec(doc, s) {
+  const values = publishedRows(doc, s).filter((r) => typeof r.published === 'number' && Number.isFinite(r.ours)).flatMap((r) => [
+    { variant: r.label, figure: r.unit || r.what, source: 'published', value: r.pct ? 100 * r.published : r.published },
+    { variant: r.label, figure: r.unit || r.what, source: 'ours (this machine)', value: r.pct ? 100 * r.ours : r.ours },
+  ]);
+  if (values.length === 0) return null;
+  return {
+    ...base(`Published beside ours: ${s.experiment.title}`, values),
+    facet: { field: 'figure', type: 'nominal', title: null },
+    columns: 1,
+    resolve: { scale: { x: 'independent', y: 'independent' } },
+    spec: {
+      width: 420,
+      encoding: {
+        y: { field: 'variant', type: 'nominal', title: null, sort: null },
+        yOffset: { field: 'source' },
+        x: { field: 'value', type: 'quantitative', title: null },
+        color: { field: 'source', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+      },
+      layer: [
+        { mark: { type: 'bar', tooltip: true } },
+        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: { text: { field: 'value', type: 'quantitative', format: ',.0f' } } },
+      ],
+    },
+  };
+}
+
+/** Response time against the order the answers came back, per variant (first round). */
+export function timelineSpec(doc, s) {
+  const values = doc.cells.filter((c) => c.scenario === s.name && c.status === 'ok' && c.rounds?.[0]?.timeline)
+    .flatMap((c) => c.rounds[0].timeline.map(([status, ms], i) => ({ variant: c.topology.label, answer: i + 1, ms, failed: status < 200 || status >= 300 })));
+  if (values.length === 0) return null;
+  return {
+    ...base('Response time of each request, in the order the answers came back (first round)', values),
+    width: 460,
+    height: 260,
+    mark: { type: 'line', point: true, tooltip: true },
+    encoding: {
+      x: { field: 'answer', type: 'quantitative', title: 'answer' },
+      y: { field: 'ms', type: 'quantitative', title: 'response time (ms)' },
+      color: { field: 'variant', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 1 } },
+    },
+  };
+}
+
 /** {file: {spec, scenario}} for every chart the results can fill. */
 export function charts(doc) {
   const out = {};
   const add = (file, scenario, spec) => { if (spec) out[file] = { spec, scenario }; };
   const withVerdicts = doc.scenarios.find((s) => doc.verdicts.some((v) => s.cells.includes(v.cells?.[0])));
   add('verdicts.svg', withVerdicts?.name, verdictSpec(doc));
-  for (const s of doc.scenarios) {
+  for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     if (!doc.cells.some((c) => c.scenario === s.name && c.kind === 'closed' && c.status === 'ok')) continue;
     const prefix = s.name === 'verdicts' ? '' : `${s.name}-`;
     add(`${prefix}throughput.svg`, s.name, cellSpec(doc, s.name, { title: 'Throughput (median req/s; line: min–max over rounds)', pick: (c) => c.rps, unit: 'req/s' }));
@@ -101,5 +148,9 @@ export function charts(doc) {
     add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
   }
   add('openloop.svg', 'openloop', openloopSpec(doc));
+  for (const s of experimentsOf(doc)) {
+    add(`${s.name}.svg`, s.name, publishedSpec(doc, s));
+    if (s.experiment.show?.includes('timeline')) add(`${s.name}-timeline.svg`, s.name, timelineSpec(doc, s));
+  }
   return out;
 }

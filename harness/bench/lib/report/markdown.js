@@ -52,7 +52,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
   if (!doc.isolation.pinned) out.push(`> ⚠ **Unpinned**: ${doc.isolation.reason}. Every figure is flagged.`, '');
   if (doc.box?.busy) out.push(`> ⚠ **Busy machine**: ${doc.box.busyWhy}.`, '');
   out.push('## How it was measured', '', ...methodLines(doc), '');
-  for (const s of doc.scenarios) {
+  for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     const cells = doc.cells.filter((c) => c.scenario === s.name);
     const verdicts = doc.verdicts.filter((v) => v.cells?.some((id) => cells.some((c) => c.id === id)));
     out.push(`## ${s.title}`, '', `Scenario \`${s.name}\` — run alone with \`make bench SCENARIO=${s.name}\`. ${s.description}`, '');
@@ -69,7 +69,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
         checks.map((ch) => [esc(ch.what), fmtX(ch.ratio, 3), fmtCi(ch.ci95, 3), fmtX(ch.limit), ch.ok === null ? 'not measured' : ch.ok ? 'yes' : '**no — the cells involved are suspect**'])), '');
     }
   }
-  out.push(...extraSections(doc, 'report'));
+  out.push(...extraSections(doc, 'report', charts));
   const bad = doc.cells.filter((c) => c.status !== 'ok');
   if (bad.length) out.push('## Not measured in this run', '', ...bad.map((c) => `- \`${c.id}\`: ${c.status} — ${esc(c.error)}`), '');
   out.push('Raw data, every round of every cell: [results.json](results.json).', '');

@@ -1,9 +1,9 @@
 // Sections of the guide and the report that scenarios other than the verdicts contribute (fault
 // and rollout drills, the published experiments), each rendered from results.json alone.
-export function extraSections(doc, where) {
-  const out = [];
-  for (const render of RENDERERS) out.push(...render(doc, where));
-  return out;
-}
+import { experimentSections } from './experiments.js';
 
-const RENDERERS = [];
+const RENDERERS = [experimentSections];
+
+export function extraSections(doc, where, charts = {}) {
+  return RENDERERS.flatMap((render) => render(doc, where, charts));
+}

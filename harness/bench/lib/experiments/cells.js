@@ -1,0 +1,17 @@
+// Helpers the experiments share: a cell on a topology, a comparison between two cells, and the
+// mode's rounds and windows. Each experiment keeps the original's tool, connections and duration
+// and says where this machine made it scale something down.
+import { workloadPath } from '../samples.js';
+import { WORKLOADS } from '../workloads.js';
+import { METRICS, EXTRA_METRICS } from '../metrics.js';
+
+export function cell(scenario, key, topology, { workload = 'light', path, params, ...rest }) {
+  const resolved = path ?? workloadPath(topology.sample, workload, params ?? WORKLOADS[workload].params);
+  return { id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology, needsDb: workload === 'db', keep: true, ...rest };
+}
+
+/** A comparison of two cells of an experiment: its ratio and 95% interval, as the verdicts get. */
+export function compare(id, question, a, b, metric = 'throughput') {
+  const m = METRICS[metric] ?? EXTRA_METRICS[metric];
+  return { id, question, workload: a.workload, comparison: id, column: question, metric, better: m.better, a: a.id, b: b.id, limit: null };
+}
