@@ -47,7 +47,7 @@ export function publishedRows(doc, s) {
 
 function valueText(v, pct) {
   if (typeof v === 'string') return esc(v);
-  return pct ? `${fmt(100 * v, 1)}%` : fmt(v, v !== null && Math.abs(v) < 10 ? 1 : 0);
+  return pct ? `${fmt(100 * v, 1)}%` : fmt(v, Number.isFinite(v) && !Number.isInteger(v) && Math.abs(v) < 10 ? 1 : 0);
 }
 
 function publishedTable(doc, s) {
