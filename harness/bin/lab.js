@@ -37,7 +37,7 @@ program.command('ps').description('list the running processes').option(...runDir
   const rows = ps({ runDir: o.runDir });
   if (!rows.length) { console.log('nothing running'); return; }
   const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'restarts', 'child pids'], style: { head: [], border: [] } });
-  for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status, r.restarts, (r.children ?? []).join(' ')]);
+  for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status === 'exited' && r.exit ? `exited (${r.exit})` : r.status, r.restarts, (r.children ?? []).join(' ')]);
   console.log(`${readState(o.runDir).sample}\n${table.toString()}`);
 });
 

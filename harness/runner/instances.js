@@ -11,11 +11,12 @@ function statusOf(entry, inst) {
   if (isAlive(inst.pid)) return 'running';
   if (inst.restarting) return 'restarting';
   if (entry.oneshot && inst.lastExit?.code === 0) return 'completed';
-  const e = inst.lastExit;
-  return e ? `exited (${e.signal ?? e.code})` : 'exited';
+  return 'exited';
 }
 
-/** One row per instance: { service, index, pid, url, status, restarts, children }. */
+const exitOf = (inst) => (inst.lastExit ? String(inst.lastExit.signal ?? inst.lastExit.code) : undefined);
+
+/** One row per instance: { service, index, pid, url, status, exit (last exit code or signal), restarts, children }. */
 export function ps(opts = {}) {
   const state = readState(path.resolve(opts.runDir ?? DEFAULT_RUN_DIR));
   if (!state) return [];
@@ -23,7 +24,7 @@ export function ps(opts = {}) {
     ? [{ service, index: '-', pid: '-', url: `(skipped: ${entry.skipped})`, status: 'skipped', restarts: '-' }]
     : entry.instances.map((i) => ({
       service, index: i.index, pid: i.pid, url: entry.oneshot ? '-' : i.url,
-      status: statusOf(entry, i), restarts: i.restarts ?? 0, children: childPids(i.pid),
+      status: statusOf(entry, i), exit: exitOf(i), restarts: i.restarts ?? 0, children: childPids(i.pid),
     }))));
 }
 
