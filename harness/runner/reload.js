@@ -37,8 +37,12 @@ const exitedOf = (runDir, pid) => async () => {
   return st.exited ? st.how : undefined;
 };
 
+// Re-renders each nginx in front of the service with these upstream ports and reloads it. The
+// nginx instance is read from `state` (the restart policy may have replaced it since).
 async function switchProxies(state, proxies, upstreamPorts) {
-  for (const { entry, inst } of proxies) {
+  for (const { name } of proxies) {
+    const entry = state.services[name];
+    const inst = entry.instances[0];
     const rendered = renderNginx({ svc: entry.spec, runDir: state.runDir, upstreamPorts, listenPorts: inst.listen });
     testConfig(rendered, state.runDir);
     await reloadNginx(inst.pid);
@@ -68,10 +72,10 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
   upstream[service] = entry.instances.map((i) => (i.index === index ? port : i.port));
   log(`${inst.name}: nginx now sends to port ${port}`);
   try {
-    await switchProxies(state, proxies, upstream);
+    await switchProxies(stillUp(runDir), proxies, upstream);
   } catch (err) {
     await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
-    await switchProxies(state, proxies, portsOf(state)).catch(() => {});
+    await switchProxies(readState(runDir) ?? state, proxies, portsOf(state)).catch(() => {});
     throw new Error(`reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`);
   }
   let old;
@@ -81,6 +85,7 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
     Object.assign(rec, { pid, port, url: `http://127.0.0.1:${port}`, command: spec.command, args: spec.args, env: spec.env, startedAt: new Date().toISOString() });
     delete rec.restarting;
   });
+  if (!old) throw new RunGone('reload stopped: the run is being taken down');
   log(`${inst.name}: stopping its old process (pid ${old.pid}, port ${old.port})`);
   await call(runDir, 'stop', { pid: old.pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs });
   return { instance: inst.name, from: old, to: { pid, port }, startedAt: began, tookMs: Date.now() - began };
