@@ -13,13 +13,14 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
 DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 
-.PHONY: help setup system-packages secrets test bench up down ps kill term hup restart clean
+.PHONY: help setup system-packages secrets test bench up down ps kill term hup restart reload clean
 
 help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon|loadtest]   the comparison, run locally"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
+	@echo "make reload SAMPLE=<dir> [SERVICE=app]                          replace the instances one at a time"
 
 # ---- set-up (idempotent) ----------------------------------------------------------------------
 setup: system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) $(if $(filter node-cluster,$(NODE_SAMPLES)),node-cluster/node_modules/.mongod-looked-up) secrets $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
@@ -69,6 +70,9 @@ down:
 
 kill term hup restart:
 	@$(LAB) $@ $(or $(SERVICE),app) $(or $(INSTANCE),1)
+
+reload:
+	@$(LAB) reload $(SAMPLE) --service $(or $(SERVICE),app)
 
 clean: down
 	rm -rf .run dotnet-api/out

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Command line for the local runner: `make up/ps/down/kill/term/restart` call this.
+// Command line for the local runner: `make up/ps/down/kill/term/hup/restart/reload` call this.
 import { Command } from 'commander';
 import Table from 'cli-table3';
-import { up, down, ps, signal, restart, readState, DEFAULT_RUN_DIR } from '../runner/index.js';
+import { up, down, ps, signal, restart, reload, readState, DEFAULT_RUN_DIR } from '../runner/index.js';
 
 const program = new Command('lab').description('Run a sample\'s compose topology as local processes on 127.0.0.1');
 const runDirOption = ['--run-dir <dir>', 'where state and logs live', DEFAULT_RUN_DIR];
+const say = (line) => console.log(`  ${line}`);
 
 // Knobs reach compose.yaml through interpolation, exactly as with `docker compose`.
 const knobs = (o) => Object.fromEntries(Object.entries({
@@ -19,19 +20,24 @@ program.command('up <sample>').description('start a sample and wait until it is 
   .option('--no-deps', 'with --services: not their dependencies')
   .option(...runDirOption)
   .action(async (sample, o) => {
+    // Ctrl-C while starting: take down what was started, leave nothing running.
+    process.once('SIGINT', () => {
+      console.error('SIGINT: stopping what was started');
+      down({ runDir: o.runDir }).finally(() => process.exit(130));
+    });
     const state = await up({
-      sample, runDir: o.runDir, env: knobs(o), log: (line) => console.log(`  ${line}`),
+      sample, runDir: o.runDir, env: knobs(o), log: say,
       services: o.services ? o.services.split(',') : undefined, noDeps: o.services ? !o.deps : false,
     });
     const limits = state.cpuLimits.enforced ? `CPU limits enforced (${state.cpuLimits.mechanism})` : `CPU limits NOT enforced: ${state.cpuLimits.reason}`;
-    console.log(`${state.sample} is up: ${state.url}\n  ${limits}\n  make ps | make down`);
+    console.log(`${state.sample} is up: ${state.url}\n  ${limits}\n  make ps | make reload SAMPLE=${state.sample} | make down`);
   });
 
 program.command('ps').description('list the running processes').option(...runDirOption).action((o) => {
   const rows = ps({ runDir: o.runDir });
   if (!rows.length) { console.log('nothing running'); return; }
-  const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'child pids'], style: { head: [], border: [] } });
-  for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status, (r.children ?? []).join(' ')]);
+  const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'restarts', 'child pids'], style: { head: [], border: [] } });
+  for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status === 'exited' && r.exit ? `exited (${r.exit})` : r.status, r.restarts, (r.children ?? []).join(' ')]);
   console.log(`${readState(o.runDir).sample}\n${table.toString()}`);
 });
 
@@ -41,19 +47,34 @@ program.command('down').description('stop everything and leave nothing running')
   if (cgroupsLeft.length) console.log(`cgroups left behind: ${cgroupsLeft.join(' ')}`);
 });
 
+const policyNote = (o, service) => {
+  const entry = readState(o.runDir)?.services?.[service];
+  const policy = entry?.restart?.name ?? 'no';
+  return policy === 'no' ? 'restart: no — it stays down (make restart brings it back)' : `restart: ${policy} — the runner decides from its exit code (make ps)`;
+};
+
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)
   .action(async (service, index = '1', o) => {
     const inst = await signal({ runDir: o.runDir, service, index, signal: sig });
-    console.log(`${sig} -> ${inst.name} (pid ${inst.pid})`);
+    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${policyNote(o, service)}`);
   });
-fault('kill', 'SIGKILL', 'kill -9 one instance');
-fault('term', 'SIGTERM', 'SIGTERM one instance (graceful stop)');
+fault('kill', 'SIGKILL', 'kill -9 one instance (a crash, as far as its restart policy is concerned)');
+fault('term', 'SIGTERM', 'SIGTERM one instance (it drains and exits; on-failure leaves a clean exit down)');
 fault('hup', 'SIGHUP', 'SIGHUP one instance (node-cluster: rolling restart of its workers)');
 
 program.command('restart <service> [index]').description('restart one instance on the same port').option(...runDirOption)
   .action(async (service, index = '1', o) => {
     const inst = await restart({ runDir: o.runDir, service, index });
     console.log(`restarted ${inst.name}: pid ${inst.pid}, ${inst.url}`);
+  });
+
+program.command('reload [sample]').description('replace a service\'s processes one at a time (rolling restart)')
+  .option('--service <name>', 'the service to reload', 'app')
+  .option(...runDirOption)
+  .action(async (sample, o) => {
+    const r = await reload({ runDir: o.runDir, sample, service: o.service, log: say });
+    const how = { proxy: 'start-first behind nginx', signal: 'the process\'s own rolling restart', nginx: 'nginx -s reload', restart: 'stop-first, no proxy in front' }[r.strategy];
+    console.log(`${r.sample} ${r.service}: ${r.steps.length} instance(s) replaced in ${(r.tookMs / 1000).toFixed(1)} s (${how}${r.zeroDowntime ? '' : '; not zero-downtime'})`);
   });
 
 program.parseAsync().catch((err) => {

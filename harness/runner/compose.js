@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import dotenv from 'dotenv';
 import { interpolateDeep } from './interpolate.js';
 import { durationMs, sizeBytes } from './units.js';
+import { parseRestartPolicy } from './restart-policy.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -122,6 +123,7 @@ export function loadTopology(sample, callerEnv = process.env) {
       ports: parsePorts(svc.ports),
       volumes: parseVolumes(svc.volumes, dir),
       stopGraceMs: durationMs(svc.stop_grace_period, 10_000),
+      restart: parseRestartPolicy(svc.restart, svcName),
       local: { port_env: 'PORT', ...local, environment: toMap(local.environment) },
     };
   }

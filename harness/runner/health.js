@@ -38,13 +38,15 @@ export function checkOnce(port, healthcheck) {
   return healthcheck.kind === 'http' ? httpOk(port, healthcheck.path, timeout) : tcpOpen(port, timeout);
 }
 
-// Waits until the instance is healthy. `exited()` returns an exit description once the process
-// has died, so a crash fails at once instead of after the whole budget.
-export async function waitHealthy({ port, healthcheck, exited, label }) {
-  const budget = Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
+// Waits until the instance is healthy. `exited()` (may be async) returns an exit description once
+// the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
+// returning true stops the wait (the run is being taken down).
+export async function waitHealthy({ port, healthcheck, exited, label, cancelled = () => false, budgetMs }) {
+  const budget = budgetMs ?? Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
   const deadline = Date.now() + budget;
   while (Date.now() < deadline) {
-    const gone = exited();
+    if (cancelled()) throw new Error(`${label}: stopped waiting, the run is being taken down`);
+    const gone = await exited();
     if (gone) throw new Error(`${label} exited before it was healthy (${gone})`);
     if (await checkOnce(port, healthcheck)) return;
     await new Promise((r) => setTimeout(r, 150));

@@ -1,10 +1,13 @@
-// The runner against a real topology: Node instances behind Debian's nginx with the reference config.
+// The runner against a real topology: Node instances behind Debian's nginx with the reference config;
+// up() and down() leave nothing behind, whenever down() comes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { up, down, ps, signal, restart, readState } from '../runner/index.js';
-import { FIXTURE, tempRunDir, pidsOf, alivePids, getJson } from './helpers.js';
+import { FIXTURE, tempRunDir, pidsOf, alivePids, getJson, runProcesses, waitFor } from './helpers.js';
+
+const nginxStarted = (runDir) => fs.existsSync(path.join(runDir, 'logs', 'echo-nginx-1.log'));
 
 test('up starts the compose topology healthy, down leaves nothing running', async () => {
   const runDir = tempRunDir('updown');
@@ -28,7 +31,8 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
   } finally {
     await down({ runDir });
   }
-  assert.deepEqual(alivePids(pids), []);
+  assert.deepEqual(alivePids(pids), [], 'instances and the supervisor are gone');
+  assert.deepEqual(runProcesses(runDir), []);
   assert.equal(readState(runDir), undefined);
   assert.deepEqual(ps({ runDir }), []);
   if (state.cpuLimits.enforced) {
@@ -36,9 +40,9 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
   }
 });
 
-test('nginx spreads requests over every instance and routes around one killed with -9', async () => {
+test('nginx spreads requests over every instance and routes around one killed with -9 (restart: no keeps it dead)', async () => {
   const runDir = tempRunDir('spread');
-  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '3', LB: 'round_robin' } });
+  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '3', LB: 'round_robin', APP_RESTART: 'no' } });
   try {
     const seen = new Set();
     for (let i = 0; i < 30; i += 1) seen.add((await getJson(state.url)).body.instance);
@@ -99,4 +103,20 @@ test('a CPUS=0.25 quota holds a busy loop near a quarter of a core', async (t) =
   } finally {
     await down({ runDir });
   }
+});
+
+test('down() during an up() in progress: the up stops where it is, down waits for it, nothing is left', async () => {
+  const runDir = tempRunDir('cancel');
+  const starting = up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '2', START_DELAY_MS: '3000' } });
+  const rejected = assert.rejects(starting, /^Error: starting echo was cancelled: down\(\) was called meanwhile$/);
+  await waitFor(() => readState(runDir)?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  const groups = readState(runDir).services.app.instances.flatMap((i) => i.cgroup ?? []);
+  const { stopped } = await down({ runDir });
+  await rejected;
+  assert.equal(stopped, 2, 'the two app processes it had started');
+  // The bench used to sweep /proc for leftovers after down(); down() itself guarantees it now.
+  assert.deepEqual(runProcesses(runDir), []);
+  assert.equal(readState(runDir), undefined);
+  for (const dir of groups) assert.equal(fs.existsSync(dir), false, `${dir} removed`);
+  assert.equal(nginxStarted(runDir), false, 'nginx, next in line, never started');
 });

@@ -35,6 +35,13 @@ export function createApp({
     res.status(reason ? 503 : 200).json({ status: reason ? 'not ready' : 'ready', reason, mongodb, ...who() });
   });
   app.use(computeRoutes({ who, piDefaultSamples, piMaxSamples, delayMaxMs }));
+  // Write traffic that needs no database (the fault and rollout drills): 201 with the parsed body.
+  app.post('/echo', (req, res) => {
+    if (!req.is('application/json')) throw new HttpError(415, 'send the body as application/json');
+    if (Object.keys(req.query).length) throw new HttpError(400, 'POST /echo takes no query parameters');
+    res.status(201).json({ ...who(), echo: req.body });
+  });
+  app.all('/echo', (req, res) => res.set('Allow', 'POST').status(405).json({ error: `method ${req.method} not allowed; use POST` }));
   app.use('/api/items', items);
 
   app.use((req, _res, next) => next(new HttpError(404, `no route for ${req.method} ${req.path}`)));

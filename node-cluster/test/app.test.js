@@ -98,3 +98,23 @@ test('estimatePi does the same work as node-replicas for a seed', async () => {
   assert.equal(estimatePi(100_000, 12345), 3.14632);
   assert.notEqual(estimatePi(100_000, 12346), 3.14632);
 });
+
+test('POST /echo answers 201 with the parsed JSON body; bad bodies get their 4xx', async () => {
+  const ok = await request(port, '/echo', { method: 'POST', body: { order: 42, items: ['a', 'b'], note: 'café ☕' } });
+  assert.equal(ok.status, 201, ok.text);
+  assert.deepEqual(ok.body, { instance: 'test-instance', pid: process.pid, worker: null, echo: { order: 42, items: ['a', 'b'], note: 'café ☕' } });
+  for (const [name, opts, status] of [
+    ['malformed JSON', { body: '{"order":' }, 400],
+    ['text/plain', { body: '{"a":1}', headers: { 'content-type': 'text/plain' } }, 415],
+    ['no content type', { body: '{"a":1}', headers: { 'content-type': '' } }, 415],
+    ['a query parameter', { body: '{}', path: '/echo?x=1' }, 400],
+    ['above the body limit (1kb here)', { body: JSON.stringify({ pad: 'x'.repeat(2000) }) }, 413],
+  ]) {
+    const res = await request(port, opts.path ?? '/echo', { method: 'POST', ...opts });
+    assert.equal(res.status, status, `${name}: ${res.status} ${res.text}`);
+    assert.equal(typeof res.body?.error, 'string', `${name}: ${res.text}`);
+    assertNoLeak(res);
+  }
+  const get = await request(port, '/echo');
+  assert.deepEqual([get.status, get.headers.allow], [405, 'POST']);
+});

@@ -2,9 +2,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BadRequest, parseQuery } from './params.js';
 import { estimatePi } from './pi.js';
-import { discardBody, hasBody } from './body.js';
+import { discardBody, hasBody, readBody } from './body.js';
 
 const METHODS = new Set(['GET', 'HEAD']);
+// POST /echo: the one route with a request body, for write traffic that needs no database.
+const ECHO_MAX_BYTES = 64 * 1024;
 
 export function sendJson(res, status, body, headers = {}) {
   const text = JSON.stringify(body);
@@ -58,8 +60,38 @@ export function createApp(config) {
     },
   };
 
+  // 201 with the parsed JSON body; 400 for JSON that doesn't parse, 415 for another type, 413
+  // above 64 KiB (unread, connection closed).
+  async function echo(req, res, query) {
+    // curl sends `Expect: 100-continue` with bodies over 1 KiB: invite a body this route accepts.
+    const invite = /^100-continue$/i.test(req.headers.expect ?? '') && !(Number(req.headers['content-length']) > ECHO_MAX_BYTES);
+    if (invite) res.writeContinue();
+    const read = await readBody(req, ECHO_MAX_BYTES, { continued: invite });
+    const headers = state.draining || !read.whole ? { Connection: 'close' } : {};
+    if (!read.whole) return sendJson(res, 413, { error: `request body above ${ECHO_MAX_BYTES} bytes` }, headers);
+    try {
+      parseQuery(query, {});
+    } catch (err) {
+      if (err instanceof BadRequest) return sendJson(res, 400, { error: err.message }, headers);
+      throw err;
+    }
+    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      return sendJson(res, 415, { error: 'send the body as application/json' }, headers);
+    }
+    let body;
+    try {
+      body = JSON.parse(read.text);
+    } catch {
+      return sendJson(res, 400, { error: 'request body is not valid JSON' }, headers);
+    }
+    return sendJson(res, 201, { ...who(), echo: body }, state.draining ? { Connection: 'close' } : {});
+  }
+
   async function handle(req, res) {
-    // No endpoint takes a body; one that can't be read and dropped whole closes the connection.
+    const at = req.url.indexOf('?');
+    const path = at < 0 ? req.url : req.url.slice(0, at);
+    if (path === '/echo' && req.method === 'POST') return echo(req, res, at < 0 ? '' : req.url.slice(at + 1));
+    // No other endpoint takes a body; one that can't be read and dropped whole closes the connection.
     const withBody = hasBody(req);
     const bodyRead = withBody ? await discardBody(req, config.bodyDiscardMaxBytes) : true;
     // While draining, every answer closes its connection so the proxy stops reusing it.
@@ -67,10 +99,11 @@ export function createApp(config) {
     if (!req.url.startsWith('/')) {
       return sendJson(res, 400, { error: 'request target must be a path starting with /' }, headers);
     }
-    const at = req.url.indexOf('?');
-    const path = at < 0 ? req.url : req.url.slice(0, at);
+    if (path === '/echo') {
+      return sendJson(res, 405, { error: `method ${req.method} not allowed; use POST` }, { ...headers, Allow: 'POST' });
+    }
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-    if (!route) return sendJson(res, 404, { error: 'not found', paths: Object.keys(routes) }, headers);
+    if (!route) return sendJson(res, 404, { error: 'not found', paths: [...Object.keys(routes), '/echo'] }, headers);
     if (!METHODS.has(req.method)) {
       return sendJson(res, 405, { error: `method ${req.method} not allowed; use GET` }, { ...headers, Allow: 'GET, HEAD' });
     }

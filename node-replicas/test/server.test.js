@@ -150,3 +150,35 @@ test('a bad environment stops start-up with a one-line message and exit code 2',
   assert.match(output, /configuration error: PORT must be a whole number/);
   assert.doesNotMatch(output, /\n\s+at /, 'no stack trace');
 });
+
+test('POST /echo answers 201 with the parsed JSON body; bad bodies get their 4xx, and the server lives on', async (t) => {
+  const server = await startServer(t, { INSTANCE_NAME: 'node-replicas-app-3' });
+  const json = { 'Content-Type': 'application/json' };
+  const ok = await request(`${server.url}/echo`, { method: 'POST', headers: json, body: JSON.stringify({ order: 42, items: ['a', 'b'], note: 'café ☕' }) });
+  assert.equal(ok.status, 201, ok.text);
+  assert.deepEqual(ok.json, { instance: 'node-replicas-app-3', pid: server.child.pid, echo: { order: 42, items: ['a', 'b'], note: 'café ☕' } });
+  const charset = await request(`${server.url}/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '[1,2]' });
+  assert.deepEqual([charset.status, charset.json.echo], [201, [1, 2]]);
+  // Expect: 100-continue (curl, bodies over 1 KiB) is invited and answered.
+  const big = JSON.stringify({ pad: 'p'.repeat(5000) });
+  const continued = await rawExchange(server.port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${big}`);
+  assert.match(continued, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /, continued.slice(0, 200));
+
+  for (const [name, opts, status] of [
+    ['malformed JSON', { headers: json, body: '{"order":' }, 400],
+    ['empty body', { headers: json, body: '' }, 400],
+    ['text/plain', { headers: { 'Content-Type': 'text/plain' }, body: '{"a":1}' }, 415],
+    ['no content type', { body: '{"a":1}' }, 415],
+    ['a query parameter', { headers: json, body: '{}', path: '/echo?x=1' }, 400],
+    ['over 64 KiB', { headers: json, body: JSON.stringify({ pad: 'x'.repeat(70_000) }) }, 413],
+  ]) {
+    const res = await request(`${server.url}${opts.path ?? '/echo'}`, { method: 'POST', ...opts });
+    assert.equal(res.status, status, `${name}: ${res.status} ${res.text}`);
+    assert.equal(typeof res.json?.error, 'string', `${name}: ${res.text}`);
+  }
+  const get = await request(`${server.url}/echo`);
+  assert.equal(get.status, 405);
+  assert.equal(get.headers.allow, 'POST');
+  assert.equal((await request(`${server.url}/health`)).status, 200);
+  assert.equal(server.child.exitCode, null);
+});

@@ -16,7 +16,7 @@ export function startLoad({ url, concurrency = 8, maxRequests = 5_000, maxMs = 3
         const text = await res.text();
         let body;
         try { body = JSON.parse(text); } catch { /* nginx's own error pages are HTML */ }
-        results.push({ at, end: Date.now(), status: res.status, instance: body?.instance });
+        results.push({ at, end: Date.now(), status: res.status, instance: body?.instance, pid: body?.pid });
       } catch (err) {
         results.push({ at, end: Date.now(), status: 0, error: err.cause?.code ?? err.message });
       }

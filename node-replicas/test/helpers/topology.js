@@ -36,3 +36,16 @@ export async function waitExited(runDir, service, index, maxMs = 15_000) {
   }
   return status;
 }
+
+export function restartsOf(runDir, service, index) {
+  return ps({ runDir }).find((p) => p.service === service && p.index === index)?.restarts;
+}
+
+// Polls until the instance runs again (its restart policy brought it back); bounded.
+export async function waitRunning(runDir, service, index, maxMs = 30_000) {
+  const deadline = Date.now() + maxMs;
+  while (statusOf(runDir, service, index) !== 'running') {
+    if (Date.now() > deadline) throw new Error(`${service} ${index} not running again after ${maxMs} ms: ${statusOf(runDir, service, index)}`);
+    await sleep(50);
+  }
+}

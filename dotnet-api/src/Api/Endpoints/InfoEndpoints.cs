@@ -1,4 +1,5 @@
 using System.Runtime;
+using System.Text.Json;
 
 namespace Api.Endpoints;
 
@@ -50,6 +51,11 @@ public static class InfoEndpoints
             await Task.Delay(wait, ct);
             return Results.Ok(new { hostname = InstanceName, delayedMs = wait, blocking = false });
         });
+
+        // Write traffic that needs no database (the fault and rollout drills): 201 with the parsed
+        // body. Malformed JSON is a 400 and another content type a 415, as ProblemDetails.
+        app.MapPost("/echo", (JsonElement body) =>
+            Results.Created((string?)null, new { hostname = InstanceName, pid = Environment.ProcessId, echo = body }));
 
         // The sync-over-async mistake, on purpose: a pool thread is held for the whole wait.
         // Under concurrency the pool starves and even /api queues behind it.

@@ -270,6 +270,33 @@ public abstract class ApiContract(ApiFactory factory, DatabaseProvider expected)
     }
 
     [Fact]
+    public async Task Echo_answers_201_with_the_parsed_body()
+    {
+        var response = await _http.PostAsync("/echo", Json("{\"order\":42,\"items\":[\"a\",\"b\"],\"note\":\"café ☕\"}"));
+        Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+        Assert.Null(response.Headers.Location);
+        var json = await response.Content.ReadFromJsonAsync<JsonElement>();
+        Assert.Equal(Environment.ProcessId, json.GetProperty("pid").GetInt32());
+        Assert.Equal(42, json.GetProperty("echo").GetProperty("order").GetInt32());
+        Assert.Equal("café ☕", json.GetProperty("echo").GetProperty("note").GetString());
+        Assert.Equal(2, json.GetProperty("echo").GetProperty("items").GetArrayLength());
+    }
+
+    [Theory]
+    [InlineData("{\"order\":")]
+    [InlineData("")]
+    [InlineData("{\"a\":1}}")]
+    public async Task Echo_with_malformed_json_is_400(string body) =>
+        await ProblemAssert.IsProblem(await _http.PostAsync("/echo", Json(body)), HttpStatusCode.BadRequest);
+
+    [Fact]
+    public async Task Echo_needs_json_and_post()
+    {
+        await ProblemAssert.IsProblem(await _http.PostAsync("/echo", new StringContent("{}", Encoding.UTF8, "text/plain")), HttpStatusCode.UnsupportedMediaType);
+        await ProblemAssert.IsProblem(await _http.GetAsync("/echo"), HttpStatusCode.MethodNotAllowed);
+    }
+
+    [Fact]
     public async Task Unknown_route_is_a_404_problem() =>
         await ProblemAssert.IsProblem(await _http.GetAsync("/no-such-thing"), HttpStatusCode.NotFound);
 }

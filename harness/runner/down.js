@@ -1,0 +1,33 @@
+// down(): stops a run and leaves nothing behind. An up() still starting it — in this process or in
+// another (`make up` in one terminal, `make down` in another) — is cancelled first and waited for,
+// so nothing it would have started afterwards can outlive the down().
+import path from 'node:path';
+import { isAlive } from './processes.js';
+import { DEFAULT_RUN_DIR, readState, updateState } from './state.js';
+import { starting } from './up.js';
+import { teardown } from './teardown.js';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function cancelOtherProcess(runDir, { timeoutMs = 120_000 } = {}) {
+  const state = readState(runDir);
+  const owner = state?.phase === 'starting' ? state.owner?.pid : undefined;
+  if (!owner || owner === process.pid || !isAlive(owner)) return;
+  updateState(runDir, (s) => { s.cancel = true; });
+  const deadline = Date.now() + timeoutMs;
+  // Its up() notices at its next step and takes down what it started; wait for that.
+  while (Date.now() < deadline && isAlive(owner) && readState(runDir)?.phase === 'starting') await sleep(100);
+}
+
+export async function down(opts = {}) {
+  const runDir = path.resolve(opts.runDir ?? DEFAULT_RUN_DIR);
+  const inProgress = starting.get(runDir);
+  if (inProgress) {
+    inProgress.cancel();
+    await inProgress.settled;
+  } else {
+    await cancelOtherProcess(runDir);
+  }
+  const result = await teardown(runDir);
+  return { ...result, stopped: result.stopped + (inProgress?.control.stopped ?? 0) };
+}

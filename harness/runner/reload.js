@@ -1,0 +1,189 @@
+// `make reload`: replace a service's processes one at a time, by the strategy its topology allows.
+//   proxy    instances behind nginx: start the new process on a new port, wait until it is healthy,
+//            switch nginx's upstream to it (reload; nginx's old workers finish their requests), then
+//            stop the old process. Start-first, so a single instance behind nginx is replaced
+//            without downtime too. A new process that never gets healthy stops the rollout; the
+//            old processes keep serving.
+//   signal   a service whose compose x-local names a reload signal (node-cluster: SIGHUP, the
+//            primary's own rolling restart of its workers): send it, wait until every worker has
+//            been replaced and the instance is healthy.
+//   nginx    nginx itself: `nginx -s reload`.
+//   restart  anything else (no proxy in front): stop, start, wait healthy, one instance at a time.
+//            Not zero-downtime: the instance refuses connections while it restarts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveSample } from './compose.js';
+import { waitHealthy, checkOnce } from './health.js';
+import { renderNginx, testConfig, reloadNginx } from './nginx.js';
+import { freePort } from './ports.js';
+import { isAlive, sendSignal, childPids } from './processes.js';
+import { DEFAULT_RUN_DIR, readState, updateState } from './state.js';
+import { instanceSpec, portsOf } from './spec.js';
+import { call } from './supervisor-client.js';
+import { loadTopology } from './compose.js';
+import { restart, proxiesOf } from './instances.js';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class RunGone extends Error {}
+
+function stillUp(runDir) {
+  const state = readState(runDir);
+  if (!state || state.phase !== 'up') throw new RunGone('reload stopped: the run is being taken down');
+  return state;
+}
+
+const exitedOf = (runDir, pid) => async () => {
+  const st = await call(runDir, 'status', { pid });
+  return st.exited ? st.how : undefined;
+};
+
+// Re-renders each nginx in front of the service with these upstream ports and reloads it. The
+// nginx instance is read from `state` (the restart policy may have replaced it since).
+async function switchProxies(state, proxies, upstreamPorts) {
+  for (const { name } of proxies) {
+    const entry = state.services[name];
+    const inst = entry.instances[0];
+    const rendered = renderNginx({ svc: entry.spec, runDir: state.runDir, upstreamPorts, listenPorts: inst.listen });
+    testConfig(rendered, state.runDir);
+    await reloadNginx(inst.pid);
+  }
+}
+
+async function proxyStep({ runDir, service, index, proxies, log }) {
+  const state = stillUp(runDir);
+  const entry = state.services[service];
+  const inst = entry.instances.find((i) => i.index === index);
+  const began = Date.now();
+  const port = await freePort();
+  const ctx = { ports: portsOf(state), listen: {}, run: runDir, port, index, data: path.join(runDir, 'data', `${service}-${index}`) };
+  const spec = { ...instanceSpec({ sample: state.sample, dir: state.sampleDir, vars: loadTopology(state.sampleDir).vars }, entry.spec, index, ctx, runDir), log: inst.log, cgroupProcs: inst.cgroupProcs };
+  log(`${inst.name}: starting its new process on port ${port}`);
+  const { pid } = await call(runDir, 'candidate', { service, index, spec });
+  try {
+    await waitHealthy({
+      port, healthcheck: entry.healthcheck, exited: exitedOf(runDir, pid), cancelled: () => readState(runDir)?.phase !== 'up',
+      label: `${inst.name}'s new process (port ${port}, log: ${inst.log})`,
+    });
+  } catch (err) {
+    await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
+    throw new Error(`reload stopped at ${inst.name}: ${err.message}; the old instances keep serving`);
+  }
+  const upstream = portsOf(state);
+  upstream[service] = entry.instances.map((i) => (i.index === index ? port : i.port));
+  log(`${inst.name}: nginx now sends to port ${port}`);
+  try {
+    await switchProxies(stillUp(runDir), proxies, upstream);
+  } catch (err) {
+    await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
+    await switchProxies(readState(runDir) ?? state, proxies, portsOf(state)).catch(() => {});
+    throw new Error(`reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`);
+  }
+  let old;
+  updateState(runDir, (s) => {
+    const rec = s.services[service].instances.find((i) => i.index === index);
+    old = { pid: rec.pid, port: rec.port };
+    Object.assign(rec, { pid, port, url: `http://127.0.0.1:${port}`, command: spec.command, args: spec.args, env: spec.env, startedAt: new Date().toISOString() });
+    delete rec.restarting;
+  });
+  if (!old) throw new RunGone('reload stopped: the run is being taken down');
+  log(`${inst.name}: stopping its old process (pid ${old.pid}, port ${old.port})`);
+  await call(runDir, 'stop', { pid: old.pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs });
+  return { instance: inst.name, from: old, to: { pid, port }, startedAt: began, tookMs: Date.now() - began };
+}
+
+async function signalStep({ runDir, service, index, sig, log }) {
+  const { services } = stillUp(runDir);
+  const entry = services[service];
+  const inst = entry.instances.find((i) => i.index === index);
+  const began = Date.now();
+  const before = childPids(inst.pid);
+  if (!before.length) throw new Error(`reload stopped at ${inst.name}: it has no worker processes for ${sig} to replace`);
+  const offset = fs.existsSync(inst.log) ? fs.statSync(inst.log).size : 0;
+  log(`${inst.name}: ${sig} -> pid ${inst.pid} (replaces its ${before.length} worker(s) one at a time)`);
+  sendSignal(inst.pid, sig);
+  const deadline = Date.now() + Math.max(60_000, before.length * (entry.stopGraceMs + 30_000));
+  for (;;) {
+    if (!isAlive(inst.pid)) throw new Error(`reload stopped at ${inst.name}: it exited during its rolling restart — see ${inst.log}`);
+    const now = childPids(inst.pid);
+    if (now.length >= before.length && !now.some((p) => before.includes(p)) && await checkOnce(inst.port, entry.healthcheck)) {
+      return { instance: inst.name, from: { workers: before }, to: { workers: now }, startedAt: began, tookMs: Date.now() - began };
+    }
+    // The primary says so when a new worker fails and it keeps the old ones.
+    const said = fs.readFileSync(inst.log, 'utf8').slice(offset).match(/^.*rolling restart (aborted|ignored).*$/m);
+    if (said) throw new Error(`reload stopped at ${inst.name}: ${said[0].trim()} — the old workers keep serving`);
+    if (Date.now() > deadline) throw new Error(`reload stopped at ${inst.name}: its workers were not all replaced within ${Math.round((deadline - began) / 1000)} s — see ${inst.log}`);
+    stillUp(runDir);
+    await sleep(100);
+  }
+}
+
+async function restartStep({ runDir, service, index }) {
+  const inst = stillUp(runDir).services[service].instances.find((i) => i.index === index);
+  const began = Date.now();
+  const now = await restart({ runDir, service, index }).catch((err) => { throw new Error(`reload stopped at ${inst.name}: ${err.message}`); });
+  return { instance: inst.name, from: { pid: inst.pid, port: inst.port }, to: { pid: now.pid, port: now.port }, startedAt: began, tookMs: Date.now() - began };
+}
+
+function strategyOf(state, service) {
+  const entry = state.services[service];
+  if (entry.spec?.local?.nginx) return { kind: 'nginx', zeroDowntime: true };
+  const sig = entry.spec?.local?.reload_signal;
+  if (sig) return { kind: 'signal', sig, zeroDowntime: true };
+  const proxies = proxiesOf(state, service);
+  if (proxies.length) return { kind: 'proxy', proxies, zeroDowntime: true };
+  return { kind: 'restart', zeroDowntime: false };
+}
+
+/**
+ * Replaces `service`'s processes one at a time. Returns { sample, service, strategy, zeroDowntime,
+ * steps: [{ instance, from, to, startedAt (epoch ms), tookMs }], tookMs }. Throws one line for bad
+ * input or a step that failed (the steps done so far stay done).
+ */
+export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app', log = () => {} } = {}) {
+  runDir = path.resolve(runDir);
+  const wanted = sample ? resolveSample(sample).name : undefined;
+  const state = readState(runDir);
+  if (!state) throw new Error(`nothing running from ${runDir}: start it first (make up SAMPLE=${wanted ?? '<dir>'})`);
+  if (wanted && wanted !== state.sample) throw new Error(`${wanted} is not running here (${state.sample} is): make reload SAMPLE=${state.sample}, or make down first`);
+  if (state.phase !== 'up') throw new Error(`${state.sample} is ${state.phase ?? 'not up'}: wait until make up has finished`);
+  const entry = state.services[service];
+  if (!entry) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
+  if (entry.skipped) throw new Error(`${service} does not run locally (${entry.skipped})`);
+  if (entry.oneshot) throw new Error(`${service} is a one-shot job: there is nothing running to reload`);
+  let busy;
+  updateState(runDir, (s) => {
+    if (s.reload && isAlive(s.reload.pid)) { busy = s.reload; return false; }
+    s.reload = { pid: process.pid, service, startedAt: new Date().toISOString() };
+    return undefined;
+  });
+  if (busy) throw new Error(`a reload of ${busy.service} is already in progress (pid ${busy.pid}, since ${busy.startedAt})`);
+  const began = Date.now();
+  try {
+    const strategy = strategyOf(state, service);
+    if (!strategy.zeroDowntime) log(`${service} has no proxy in front: each instance refuses connections while it restarts (not zero-downtime)`);
+    const steps = [];
+    if (strategy.kind === 'nginx') {
+      for (const inst of entry.instances) {
+        const t = Date.now();
+        log(`${inst.name}: nginx -s reload`);
+        await reloadNginx(inst.pid);
+        steps.push({ instance: inst.name, from: { pid: inst.pid }, to: { pid: inst.pid }, startedAt: t, tookMs: Date.now() - t });
+      }
+    } else {
+      for (const { index } of entry.instances) {
+        const args = { runDir, service, index, log, proxies: strategy.proxies, sig: strategy.sig };
+        const step = strategy.kind === 'proxy' ? await proxyStep(args) : strategy.kind === 'signal' ? await signalStep(args) : await restartStep(args);
+        steps.push(step);
+        log(`${step.instance}: replaced in ${step.tookMs} ms`);
+      }
+    }
+    return { sample: state.sample, service, strategy: strategy.kind, zeroDowntime: strategy.zeroDowntime, steps, tookMs: Date.now() - began };
+  } finally {
+    updateState(runDir, (s) => {
+      if (s.reload?.pid !== process.pid) return false;
+      delete s.reload;
+      return undefined;
+    });
+  }
+}

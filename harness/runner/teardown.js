@@ -1,0 +1,54 @@
+// Taking a run down: the supervisor stops restarting and starting anything, every instance gets
+// the compose stop sequence (reverse start order: stop signal, stop_grace_period, SIGKILL for its
+// whole group), whatever is left in the run's cgroups or under the supervisor is killed, the
+// supervisor exits, and the cgroups and the state file are removed.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as cgroup from './cgroup.js';
+import { stopInstance, isAlive, sendSignal, waitGone } from './processes.js';
+import { readState, updateState, removeState, runIdOf } from './state.js';
+import { call } from './supervisor-client.js';
+
+/** Whether anything of a run is still running (an instance, its supervisor, or the up() starting it). */
+export function runAlive(state) {
+  const pids = Object.values(state.services ?? {}).flatMap((s) => s.instances ?? []).map((i) => i.pid);
+  if (state.supervisor?.pid) pids.push(state.supervisor.pid);
+  if (state.phase === 'starting' && state.owner?.pid) pids.push(state.owner.pid);
+  return pids.some((pid) => isAlive(pid));
+}
+
+export function killCgroupMembers(inst) {
+  for (const dir of inst.cgroup ?? []) {
+    try {
+      for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) sendSignal(Number(pid), 'SIGKILL');
+    } catch { /* already gone */ }
+  }
+}
+
+export async function teardown(runDir) {
+  const state = readState(runDir);
+  if (!state) return { stopped: 0 };
+  updateState(runDir, (s) => { s.phase = 'stopping'; });
+  const supervisor = state.supervisor?.pid && isAlive(state.supervisor.pid) ? state.supervisor.pid : undefined;
+  if (supervisor) await call(runDir, 'halt', {}, { timeoutMs: 10_000 }).catch(() => {});
+  // Re-read: the supervisor may have restarted an instance between the first read and the halt.
+  const current = readState(runDir) ?? state;
+  let stopped = 0;
+  for (const name of [...(current.order ?? Object.keys(current.services))].reverse()) {
+    const entry = current.services[name];
+    if (!entry?.instances) continue;
+    await Promise.all(entry.instances.map(async (inst) => {
+      if (isAlive(inst.pid)) stopped += 1;
+      await stopInstance(inst.pid, { signal: entry.stopSignal, graceMs: entry.stopGraceMs });
+      killCgroupMembers(inst);
+    }));
+  }
+  if (supervisor) {
+    await call(runDir, 'exit', {}, { timeoutMs: 10_000 }).catch(() => {});
+    if (!(await waitGone(supervisor, 5000))) sendSignal(supervisor, 'SIGKILL');
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  const left = cgroup.removeRun(state.runId ?? runIdOf(runDir));
+  removeState(runDir);
+  return { stopped, cgroupsLeft: left };
+}
