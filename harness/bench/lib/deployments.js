@@ -1,6 +1,5 @@
 // Starting and stopping deployments through the runner's public API, pinned to the CPUs of the
 // system under test, and reading what one topology of a deployment costs.
-import { readFile, readdir } from 'node:fs/promises';
 import { describeSample } from './samples.js';
 import { servicesOf } from './topologies.js';
 import { track } from './cleanup.js';
@@ -16,25 +15,10 @@ export function loadRunner() {
   return runnerPromise;
 }
 
-/** Pids whose command line names this run folder (nginx runs with `-p <runDir>/nginx`). */
-async function pidsUnder(runDir) {
-  const out = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if ((await readFile(`/proc/${name}/cmdline`, 'utf8')).includes(`${runDir}/`)) out.push(Number(name));
-    } catch { /* gone meanwhile */ }
-  }
-  return out;
-}
-
-/** Stops whatever the runner started in runDir (also half-way through an up()). */
+/** Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it). */
 export async function stopRunDir(runDir) {
   const runner = await loadRunner();
   await runner.down({ runDir });
-  for (const pid of await pidsUnder(runDir)) {
-    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
-  }
 }
 
 /**
@@ -77,6 +61,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   const withDatabase = !startedAlone;
   return {
     state,
+    runDir,
     withDatabase,
     databaseError,
     url: (t) => {

@@ -96,12 +96,41 @@ function openloop({ budget, n }) {
   return { cells, comparisons: [], checks: [] };
 }
 
+// The fault and rollout drills: the same K kills for every topology, one at a time, under a fixed
+// rate of GETs and POSTs; then a rolling restart per strategy under the same load.
+function drills({ mode, budget, n }) {
+  const kills = mode === 'full' ? 5 : 3;
+  const cell = (kind, t, extra = {}) => ({ id: `${kind}:${t.id}`, scenario: 'drills', kind, workload: 'light', path: workloadPath(t.sample, 'light', {}), topology: t, connections: null, kills, rate: 100, postShare: 0.2, ...extra });
+  const replicas2 = topology({ sample: 'node-replicas', strategy: 'replicas', n: 2, budget, viaNginx: true });
+  const replicas4 = topology({ sample: 'node-replicas', strategy: 'replicas', n: 4, budget, viaNginx: true });
+  const cluster = topology({ sample: 'node-cluster', strategy: 'cluster', n, budget });
+  const clusterNginx = topology({ sample: 'node-cluster', strategy: 'cluster', n, budget, viaNginx: true });
+  const dotnet1 = topology({ sample: 'dotnet-api', strategy: 'one process', budget });
+  const dotnetN = topology({ sample: 'dotnet-api', strategy: 'replicas', n, budget, viaNginx: true });
+  return {
+    cells: [
+      cell('fault', replicas2, { how: 'instance' }), cell('fault', replicas4, { how: 'instance' }),
+      cell('fault', cluster, { how: 'worker' }), cell('fault', clusterNginx, { how: 'worker' }),
+      cell('fault', dotnet1, { how: 'instance' }), cell('fault', dotnetN, { how: 'instance' }),
+      cell('rollout', replicas2), cell('rollout', clusterNginx), cell('rollout', dotnetN),
+    ],
+    comparisons: [],
+    checks: [],
+  };
+}
+
 export const SCENARIOS = {
   verdicts: {
     title: 'The verdicts: one process, cluster, replicas and .NET on the same CPU budget',
     description: 'Closed loop, interleaved rounds; each question pairs two topologies on the same CPU budget, like for like (direct with direct, through nginx with through nginx).',
     interleaved: true,
     build: verdicts,
+  },
+  drills: {
+    title: 'When something dies, when you deploy: fault and rollout drills',
+    description: 'A fixed rate of GETs and POSTs while one instance or worker is killed with SIGKILL and brought back by its restart policy, K times, one at a time; then a rolling restart (make reload) per strategy under the same load.',
+    interleaved: false,
+    build: drills,
   },
   openloop: {
     title: 'Highest sustained fixed rate (CPU-bound pi)',

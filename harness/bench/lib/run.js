@@ -13,6 +13,9 @@ import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
 import { summary, round } from './stats.js';
 import { startNaiveBalancer } from './naive-balancer.js';
+import { faultDrill } from './drills/fault.js';
+import { rolloutDrill } from './drills/rollout.js';
+import { describeSample } from './samples.js';
 import { availableCpus, formatCpuList } from '../../runner/cgroup.js';
 
 export { stopAll } from './cleanup.js';
@@ -39,6 +42,8 @@ function costOf(cell, p) {
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
+  if (cell.kind === 'fault') return 3 + cell.kills * (cell.topology.runtime === 'dotnet' ? 5 : 3);
+  if (cell.kind === 'rollout') return 3 + cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
   return 15;
 }
 
@@ -194,6 +199,14 @@ async function oneByOne(cells, records, depOf, p, ctx) {
         Object.assign(rec, { probeRps: probe.rps, ...search });
       } else if (c.kind === 'fixedrate') {
         Object.assign(rec, { tool: c.tool ?? ctx.pacedTool, ...await fixedRateRun({ url: rec.url, tool: c.tool ?? ctx.pacedTool, rate: c.rate, requests: c.requests, connections: c.connections, keepAlive: c.keepAlive, threads, usage }) });
+      } else if (c.kind === 'fault' || c.kind === 'rollout') {
+        const d = depOf(c);
+        const post = describeSample(c.topology.sample).post;
+        const mix = { get: c.path, post: post ? { path: post, body: '{"drill":true}', contentType: 'application/json' } : undefined, postShare: post ? c.postShare : 0 };
+        const log = (l) => ctx.hooks.log?.(`  ${c.id}: ${l}`);
+        rec.drill = c.kind === 'fault'
+          ? await faultDrill({ runDir: d.runDir, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
+          : await rolloutDrill({ runDir: d.runDir, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
       } else if (c.kind === 'count') {
         const w = await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, threads, usage, timeline: true });
         rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });

@@ -31,6 +31,7 @@ export function describeSample(sample) {
     knobs: x.knobs,
     defaults: Object.fromEntries(Object.entries(x.defaults ?? {}).map(([k, v]) => [k, String(v ?? '')])),
     withoutDatabase: x.without_database ?? null,
+    post: x.post ?? null,
     workloads: x.workloads,
   };
   cache.set(sample, described);

@@ -136,7 +136,7 @@ function targetsSummary(faults, rollouts) {
 }
 
 /** Markdown lines of the section, from doc.cells. */
-export function renderDrills(doc) {
+export function renderDrills(doc, { docs = '' } = {}) {
   const cells = (doc.cells ?? []).filter((c) => c.kind === 'fault' || c.kind === 'rollout');
   const out = ['## When something dies / when you deploy', ''];
   if (!cells.length) return [...out, 'No fault or rollout drill in this run (`make bench` runs them by default).', ''];
@@ -153,6 +153,6 @@ export function renderDrills(doc) {
     for (const c of notRun) out.push(`- ${c.topology.label} (${c.kind}): ${c.status}${c.error ? ` — ${c.error}` : ''}`);
     out.push('');
   }
-  out.push('How to run the same drills, restart policies and rolling restarts by hand, and their Docker equivalents: [when-something-dies.md](when-something-dies.md).', '');
+  out.push(`How to run the same drills, restart policies and rolling restarts by hand, and their Docker equivalents: [when-something-dies.md](${docs}when-something-dies.md).`, '');
   return out;
 }
