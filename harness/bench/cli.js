@@ -151,7 +151,7 @@ async function main() {
     label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
-  const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: whole });
+  const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
   console.log(summaryTable(doc));
   console.log(`\nwrote ${files.join(', ')}`);
   const failed = doc.cells.filter((c) => c.status === 'failed');

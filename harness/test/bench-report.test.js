@@ -35,7 +35,7 @@ function fakeDoc() {
       if (c.kind === 'openloop') { cells.push({ ...rec, status: 'ok', probeRps: 700, maxRate: 600, bracket: [600, 650], bracketed: true, stepS: 10, steps: [{ rate: 600, sustained: true, latencyMs: { p99: 100 } }, { rate: 650, sustained: false, latencyMs: { p99: 900 } }] }); continue; }
       const rounds = fakeRounds(c, 7);
       const rps = { median: rounds[3].rps, min: Math.min(...rounds.map((r) => r.rps)), max: Math.max(...rounds.map((r) => r.rps)) };
-      const bound = c.id === 'light:express-1'; // a generator-bound loser: the verdicts on it are kept out
+      const bound = c.id === 'light:express-1-nginx'; // a generator-bound loser: the verdicts on it are kept out
       cells.push({ ...rec, status: 'ok', rounds, windowS: 10, rps, latencyMs: { p50: { median: 5 }, p90: { median: 8 }, p99: { median: rounds[0].latencyMs.p99 }, max: { median: 40 } }, cpuPerRequestUs: { median: rounds[0].cpuPerRequestUs }, memoryMiB: { median: rounds[0].memoryMiB }, errors: 0, generatorBound: bound, ceilingShare: bound ? 0.8 : 0.1 });
     }
   }
@@ -65,9 +65,9 @@ test('report, charts and guide from a full synthetic run: the verdict table firs
     // .NET at twice Node's throughput wins; the cluster on the same budget ties; a generator-bound
     // cell is suspect; node-cluster's database cells are not measured.
     const byId = new Map(doc.verdicts.map((v) => [v.id, v]));
-    assert.equal(byId.get('pi.dotnet.throughput').winner, 'dotnet-1');
+    assert.equal(byId.get('pi.dotnet.throughput').winner, 'dotnet-1-nginx');
     assert.equal(byId.get('pi.cluster.throughput').winner, 'tie');
-    assert.equal(byId.get('light.cluster.memory').winner, 'express-1');
+    assert.equal(byId.get('light.cluster.memory').winner, 'express-1-nginx');
     assert.equal(byId.get('light.dotnet.throughput').suspect, true);
     assert.equal(byId.get('db.cluster.throughput').measured, false);
     assert.match(guide, /\*\*\.NET 1 process\*\* ×2\.00 \(×\d\.\d\d–×\d\.\d\d\)/);

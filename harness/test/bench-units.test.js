@@ -181,7 +181,7 @@ test('the default plan: windows of at least 5 s, 3 rounds or more, one budget, l
 test('plan filters by scenario and sample, and names what is unknown', () => {
   const p = plan({ sample: 'node-cluster', budget: 1, processes: 2 });
   assert.ok(p.scenarios.every((s) => s.cells.every((c) => c.topology.sample === 'node-cluster')));
-  assert.ok(p.scenarios[0].comparisons.every((q) => q.comparison === 'cluster'), 'only comparisons with both sides left');
+  assert.deepEqual([...new Set(p.scenarios[0].comparisons.map((q) => q.comparison))], ['cluster', 'replicas'], 'only comparisons with both sides left');
   assert.throws(() => plan({ scenario: 'nope', budget: 1, processes: 2 }), /unknown scenario "nope"/);
 });
 
@@ -208,7 +208,7 @@ test('each sample describes itself to the bench in its compose.yaml (x-bench)', 
   assert.throws(() => describeSample('harness/test/fixtures/echo'), /compose.yaml has no x-bench field/);
 });
 
-test('quotes: a path into results.json, rendered in its format; a path that does not resolve is a problem', () => {
+test('quotes: a path into results.json, rendered in its format; a path a full run lacks is a problem', () => {
   const doc = { verdicts: [{ id: 'pi.cluster.throughput', ratio: 0.93, ci95: [0.9, 0.96], winner: 'tie', measured: true, suspect: false, a: 'x', b: 'y', reasons: [] }], cells: [{ id: 'pi:x', rps: { median: 1234.5 }, topology: { id: 'x', label: 'X' } }, { id: 'pi:y', topology: { id: 'y', label: 'Y' } }] };
   assert.equal(resolve(doc, 'verdicts[pi.cluster.throughput].ci95.1'), 0.96);
   assert.equal(resolve(doc, 'cells[pi:x].rps.median'), 1234.5);
@@ -217,6 +217,25 @@ test('quotes: a path into results.json, rendered in its format; a path that does
   const r = refresh(text, doc);
   assert.deepEqual(r.problems, []);
   assert.equal(r.text, 'a <!-- q cells[pi:x].rps.median int -->1,235<!-- /q --> b <!-- q verdicts[pi.cluster.throughput] verdict -->tie: X ÷ Y = ×0.93 (95%: ×0.90–×0.96)<!-- /q --> c <!-- q verdicts[pi.cluster.throughput].ci95 ci -->×0.90–×0.96<!-- /q -->');
-  const bad = refresh('<!-- q cells[gone].rps.median int -->5<!-- /q -->', doc);
-  assert.deepEqual(bad.problems, ['"cells[gone].rps.median" is not in results.json']);
+  const bad = refresh('<!-- q cells[gone].rps.median int -->5<!-- /q -->', { ...doc, mode: 'full' });
+  assert.deepEqual(bad.problems, ['"cells[gone].rps.median" is not in results.json'], 'a full run asks every question: a missing path is an error');
+  const quick = refresh('<!-- q cells[gone].rps.median int -->5<!-- /q -->', { ...doc, mode: 'quick' });
+  assert.deepEqual(quick.problems, []);
+  assert.match(quick.text, /n\/a \(not measured by this quick run; make bench FULL=1 measures it\)/);
+});
+
+test('comparing two runs: same winners and overlapping intervals agree; a flipped winner, or ties where the sides differ by 25%, fail', async () => {
+  const { compareRuns } = await import('../bench/lib/compare-runs.js');
+  const v = (id, winner, ratio, lo, hi) => ({ id, winner, ratio, ci95: [lo, hi], suspect: false, measured: true });
+  const a = { verdicts: [v('x.t', 'p', 1.5, 1.45, 1.55), v('y.t', 'tie', 1.02, 0.98, 1.06)] };
+  const same = compareRuns(a, { verdicts: [v('x.t', 'p', 1.52, 1.47, 1.57), v('y.t', 'tie', 1.0, 0.97, 1.03)] });
+  assert.equal(same.ok, true);
+  assert.equal(same.agree, 2);
+  const flipped = compareRuns(a, { verdicts: [v('x.t', 'p', 1.5, 1.45, 1.55), v('y.t', 'q', 0.8, 0.78, 0.82)] });
+  assert.equal(flipped.ok, false);
+  assert.match(flipped.questions.find((q) => q.id === 'y.t').why.join(), /winner differs/);
+  const allTies = compareRuns({ verdicts: [v('z.t', 'tie', 1.4, 0.5, 3)] }, { verdicts: [v('z.t', 'tie', 1.4, 0.5, 3)] });
+  assert.equal(allTies.ok, false, 'agreement bought with ties does not count');
+  assert.deepEqual(allTies.runs.first.undecided, ['z.t']);
+  assert.equal(allTies.runs.first.narrowEnough, false);
 });

@@ -31,7 +31,10 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   const s = describeSample(dep.sample);
   const untrack = track(() => stopRunDir(runDir));
   const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...dep.env }, cpuset, budget, priority: true, build, log };
-  const alone = { ...base, env: { ...base.env, ...(s.withoutDatabase ?? {}) }, services: [s.app, s.proxy].filter(Boolean), noDeps: true };
+  // Without its database server: the sample's own recipe (x-bench.without_database): an environment,
+  // and where it says so, only some services (with no dependencies).
+  const w = s.withoutDatabase;
+  const alone = { ...base, env: { ...base.env, ...(w?.env ?? {}) }, ...(w?.services ? { services: w.services, noDeps: true } : {}) };
   let state;
   let databaseError = null;
   let startedAlone = false;
@@ -70,10 +73,11 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
       if (!url) throw new Error(`${dep.sample}: the runner reported no URL for ${svc}`);
       return url.replace(/\/$/, '');
     },
-    // CPU ns and memory of the services the topology covers (its app, nginx if through it, its database).
-    usage: async (t) => {
+    // CPU ns and memory of the services the topology covers: its app, nginx if through it, and its
+    // database for the workload that uses it.
+    usage: async (t, workload) => {
       const u = runner.usage({ runDir });
-      const wanted = servicesOf(t, { withDatabase: true });
+      const wanted = servicesOf(t, { withDatabase: workload === 'db' });
       const mine = u.instances.filter((i) => wanted.includes(i.service));
       return {
         source: u.source,

@@ -10,10 +10,19 @@ const errorsOf = (r) => r.non2xx + r.socketErrors;
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
  */
-export async function closedWindow({ url, tool, connections, durationS, threads, usage }) {
+export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000 }) {
   const before = usage ? await usage() : null;
-  const r = await getTool(tool).run({ url, connections, durationS, threads });
+  // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples.
+  const samples = [];
+  const timer = usage ? setInterval(async () => { try { samples.push((await usage()).pssMiB); } catch { /* gone */ } }, sampleMs) : null;
+  let r;
+  try {
+    r = await getTool(tool).run({ url, connections, durationS, threads });
+  } finally {
+    if (timer) clearInterval(timer);
+  }
   const after = usage ? await usage() : null;
+  if (after) samples.push(after.pssMiB);
   const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
     rps: round(r.rps),
@@ -25,7 +34,8 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
     socketErrors: r.socketErrors,
     cpuMs: round(cpuMs, 1),
     cpuPerRequestUs: cpuMs !== null && r.requests > 0 ? round((cpuMs * 1000) / r.requests, 2) : null,
-    memoryMiB: after ? round(after.pssMiB, 1) : null,
+    memoryMiB: samples.length ? round(samples.reduce((a, b) => a + b, 0) / samples.length, 1) : null,
+    memoryMaxMiB: samples.length ? round(Math.max(...samples), 1) : null,
     rssMiB: after ? round(after.rssMiB, 1) : null,
     processes: after?.processes ?? null,
     throttling: after && before ? diffThrottling(before.throttling, after.throttling) : null,

@@ -38,7 +38,7 @@ const roundsOf = (c, p) => c.rounds ?? p.rounds;
 const windowOf = (c, p) => c.windowS ?? p.windowS;
 
 function costOf(cell, p) {
-  if (cell.kind === 'closed') return p.warmupS + 0.5 + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4);
+  if (cell.kind === 'closed') return (p.warmupExpectS ?? p.warmupS) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4);
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
@@ -155,11 +155,6 @@ async function prepare(c, r, handle, balancers) {
 async function interleave(cells, records, depOf, p, ctx) {
   const threads = ctx.isolation.generatorThreads;
   const toolOf = (c) => c.tool ?? ctx.tool;
-  for (const c of cells.filter((x) => x.kind === 'closed')) {
-    ctx.hooks.phase?.(`warm-up ${c.id}`);
-    await guarded(records.get(c.id), () => getTool(toolOf(c)).run({ url: records.get(c.id).url, connections: c.connections, durationS: p.warmupS, threads }));
-    ctx.hooks.tick?.(p.warmupS + 0.5);
-  }
   const rounds = Math.max(...cells.map((c) => roundsOf(c, p)), 0);
   for (let r = 1; r <= rounds; r += 1) {
     const order = r % 2 ? cells : [...cells].reverse();
@@ -167,18 +162,27 @@ async function interleave(cells, records, depOf, p, ctx) {
       const rec = records.get(c.id);
       if (rec.status === 'failed' || r > roundsOf(c, p)) continue;
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
-      const usage = () => depOf(c).usage(c.topology);
+      const usage = () => depOf(c).usage(c.topology, c.workload);
       await guarded(rec, async () => {
         if (c.kind === 'count') {
           const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, threads, usage, timeline: true });
           rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
           return;
         }
-        if (p.rewarmS > 0) await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+        // The first window comes right after the cell's warm-up to a steady rate; later ones after a
+        // short re-warm (the cell sat idle while the others were measured).
+        if (r === 1) {
+          ctx.hooks.phase?.(`warm-up ${c.id}`);
+          const floors = describeSample(c.topology.sample).warmupMinS;
+          const floor = floors[c.workload] ?? floors.default ?? 0;
+          rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
+        } else if (p.rewarmS > 0) {
+          await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+        }
         const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
-      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4);
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + (r === 1 ? (p.warmupExpectS ?? p.warmupS) : p.rewarmS) + 0.4);
     }
   }
   for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
@@ -189,7 +193,7 @@ async function oneByOne(cells, records, depOf, p, ctx) {
   for (const c of cells) {
     const rec = records.get(c.id);
     ctx.hooks.phase?.(`${c.kind} ${c.id}`);
-    const usage = () => depOf(c).usage(c.topology);
+    const usage = () => depOf(c).usage(c.topology, c.workload);
     await guarded(rec, async () => {
       if (c.kind === 'openloop') {
         // Start below the closed-loop capacity measured here with the same pinning.
@@ -219,6 +223,26 @@ async function oneByOne(cells, records, depOf, p, ctx) {
     });
     ctx.hooks.tick?.(costOf(c, p));
   }
+}
+
+/**
+ * Warm a cell up until it is steady: chunks of warmupChunkS until two in a row agree within
+ * `steady` (JIT tiers, connection and database pools, caches settle at different speeds: a Node
+ * process in seconds, .NET's tiered compilation and a database pool in tens of seconds), at least
+ * warmupS and at most warmupMaxS. Returns { seconds, steady, rps: [per chunk] }.
+ */
+export async function warmUp(tool, { url, connections, threads }, p, steady = 0.03) {
+  const chunk = p.warmupChunkS ?? 2;
+  const rps = [];
+  let spent = 0;
+  while (spent < (p.warmupMaxS ?? p.warmupS)) {
+    const r = await tool.run({ url, connections, durationS: chunk, threads });
+    rps.push(round(r.rps));
+    spent += chunk;
+    const [prev, last] = rps.slice(-2);
+    if (spent >= p.warmupS && rps.length >= 2 && Math.abs(last - prev) <= steady * Math.max(last, prev)) return { seconds: spent, steady: true, rps };
+  }
+  return { seconds: spent, steady: false, rps };
 }
 
 // A cell every comparison of which lost its other side (e.g. the Node side of a database question

@@ -6,9 +6,9 @@ import { methodLines, machineLine } from './method.js';
 import { extraSections } from './sections.js';
 
 const WHY = {
-  cluster: (b) => `Both sides get the same ${b} CPU. A cluster adds event loops, not CPU: on a budget of one CPU its workers take turns on the same core, so it can at best match one process on CPU-bound work and pays for the extra processes in memory and context switches. With a budget of several CPUs (a bigger machine, or \`make bench --budget\`), one Node process still uses about one of them, and that is where the cluster wins.`,
-  replicas: (b) => `The same ${b} CPU split over replicas (each with its share as a quota, as Docker's \`cpus:\` applies it), nginx in front of both sides. Replicas buy isolation and rolling restarts; on one host they add no CPU, and each replica's quota is smaller, so a burst on one replica is throttled sooner.`,
-  dotnet: (b) => `One process each, direct, ${b} CPU each: a runtime comparison (Kestrel + minimal API vs Express), not a scaling one. A .NET process already spreads its work over every CPU of its budget through the thread pool.`,
+  cluster: (b) => `The same Express app, behind nginx, with the same ${b} CPU. A cluster adds event loops, not CPU: on a budget of one CPU its workers take turns on the same core, so it can at best match one process on CPU-bound work and pays for the extra processes in memory and context switches. With a budget of several CPUs (a bigger machine, or \`make bench --budget\`), one Node process still uses about one of them, and that is where the cluster wins.`,
+  replicas: (b) => `The same Express app and the same ${b} CPU, split over replicas (each with its share as a quota, as Docker's \`cpus:\` applies it), nginx in front of both sides. Replicas buy isolation and rolling restarts; on one host they add no CPU, and each replica's quota is smaller, so a burst on one replica is throttled sooner.`,
+  dotnet: (b) => `One process each behind the same nginx, ${b} CPU each: a runtime comparison (Kestrel + minimal API vs Express), not a scaling one. A .NET process already spreads its work over every CPU of its budget through the thread pool.`,
   'dotnet-replicas': (b) => `The same ${b} CPU as one .NET process or as replicas behind nginx: the question the ASP.NET experiment asked. The thread pool already uses the budget; replicas add processes that compete for it.`,
 };
 

@@ -40,10 +40,17 @@ const FORMATS = {
   text: (v) => String(v),
 };
 
-/** The text a marker should hold, or throws naming the path. */
+/**
+ * The text a marker should hold, or throws naming the path. A shorter run than the full one (the
+ * default `make bench`) doesn't ask every question: what it didn't measure reads "n/a"; a full run
+ * asks them all, so there a missing path is an error (a typo, or a question that no longer exists).
+ */
 export function render(doc, p, format = 'text') {
   const v = resolve(doc, p);
-  if (v === undefined) throw new Error(`"${p}" is not in results.json`);
+  if (v === undefined) {
+    if (doc.mode === 'full') throw new Error(`"${p}" is not in results.json`);
+    return `n/a (not measured by this ${doc.mode} run; make bench FULL=1 measures it)`;
+  }
   if (format === 'verdict') {
     if (!v || typeof v !== 'object' || !('winner' in v)) throw new Error(`"${p}" is not a verdict (use verdicts[<id>] with format verdict)`);
     return verdictSentence(doc, v);

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// Compares the verdicts of two runs (two results.json files): does every verdict survive the second
+// run? Prints one line per question and a summary; exits 1 when a check fails.
+//   node harness/bench/compare.js docs/results/results.json .run/bench/<time>/results.json
+import { readFileSync } from 'node:fs';
+import { compareRuns } from './lib/compare-runs.js';
+
+const [a, b] = process.argv.slice(2);
+if (!a || !b) {
+  console.error('usage: node harness/bench/compare.js <first results.json> <second results.json>');
+  process.exit(2);
+}
+const load = (f) => {
+  try { return JSON.parse(readFileSync(f, 'utf8')); } catch (e) { console.error(`compare: ${f}: ${e.message}`); process.exit(2); }
+};
+const r = compareRuns(load(a), load(b));
+const x = (v) => (v === null || v === undefined ? 'n/a' : `×${v.toFixed(2)}`);
+const ci = (c) => (c ? `${x(c[0])}–${x(c[1])}` : 'no interval');
+for (const q of r.questions) {
+  console.log(`${q.ok ? 'ok  ' : 'FAIL'} ${q.id.padEnd(34)} ${String(q.a.winner).padEnd(26)} ${x(q.a.ratio)} (${ci(q.a.ci95)})   ${String(q.b.winner).padEnd(26)} ${x(q.b.ratio)} (${ci(q.b.ci95)})${q.why.length ? `   ${q.why.join('; ')}` : ''}`);
+}
+for (const [name, s] of Object.entries(r.runs)) {
+  console.log(`${name}: median 95% half-width ${(100 * s.medianHalfWidth).toFixed(1)}% of the ratio (at most 10%: ${s.narrowEnough ? 'yes' : 'NO'}); ${s.decided} of ${s.big} questions with more than 25% between the sides name a winner${s.undecided.length ? ` (not: ${s.undecided.join(', ')})` : ''}`);
+}
+console.log(`${r.agree} of ${r.compared} verdicts agree${r.ok ? '' : ' — FAILED'}`);
+process.exit(r.ok ? 0 : 1);

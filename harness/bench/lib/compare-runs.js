@@ -1,0 +1,49 @@
+// Do two runs give the same verdicts? For every question measured in both (and not suspect):
+// the same winner or a tie in both, and each run's ratio within the other's 95% interval widened by
+// that interval's width. Per run: the median half-width of the intervals (narrow enough to decide:
+// at most 10% of the ratio) and whether every question whose sides differ by more than 25% names a
+// winner — agreement bought by calling everything a tie does not count.
+
+const usable = (v) => v && v.measured !== false && !v.suspect && v.ratio !== null && Array.isArray(v.ci95);
+
+function within(ratio, ci) {
+  const width = ci[1] - ci[0];
+  return ratio >= ci[0] - width && ratio <= ci[1] + width;
+}
+
+function runSummary(doc) {
+  const vs = doc.verdicts.filter(usable);
+  const half = vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio).sort((p, q) => p - q);
+  const medianHalfWidth = half.length ? half[Math.floor((half.length - 1) / 2)] : null;
+  const big = vs.filter((v) => v.ratio > 1.25 || v.ratio < 1 / 1.25);
+  const undecided = big.filter((v) => v.winner === 'tie').map((v) => v.id);
+  return { verdicts: vs.length, medianHalfWidth, narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10, big: big.length, decided: big.length - undecided.length, undecided };
+}
+
+export function compareRuns(a, b) {
+  const byId = (doc) => new Map(doc.verdicts.map((v) => [v.id, v]));
+  const A = byId(a);
+  const B = byId(b);
+  const questions = [];
+  for (const id of [...new Set([...A.keys(), ...B.keys()])].sort()) {
+    const va = A.get(id);
+    const vb = B.get(id);
+    const why = [];
+    if (!usable(va) || !usable(vb)) {
+      questions.push({ id, a: va ?? {}, b: vb ?? {}, compared: false, ok: true, why: ['not compared: missing, not measured or suspect in a run'] });
+      continue;
+    }
+    if (va.winner !== vb.winner) why.push(`winner differs (${va.winner} / ${vb.winner})`);
+    if (!within(va.ratio, vb.ci95)) why.push('first ratio outside the second interval by more than its width');
+    if (!within(vb.ratio, va.ci95)) why.push('second ratio outside the first interval by more than its width');
+    questions.push({ id, a: va, b: vb, compared: true, ok: why.length === 0, why });
+  }
+  const compared = questions.filter((q) => q.compared);
+  const runs = { first: runSummary(a), second: runSummary(b) };
+  const agree = compared.filter((q) => q.ok).length;
+  return {
+    questions, compared: compared.length, agree, runs,
+    ok: agree === compared.length && compared.length > 0 && runs.first.narrowEnough && runs.second.narrowEnough
+      && runs.first.undecided.length === 0 && runs.second.undecided.length === 0,
+  };
+}
