@@ -57,6 +57,12 @@ const program = new Command()
   .option('--from <results.json>', 'measure nothing: write the report, charts and guide again from a results file')
   .showHelpAfterError();
 
+// The load generators the plan's cells use (the drills bring their own client): each gets its ceiling.
+function toolsOf(plan, tool, paced) {
+  const used = plan.scenarios.flatMap((s) => s.cells).map((c) => (c.kind === 'closed' ? c.tool ?? tool : ['openloop', 'count', 'fixedrate'].includes(c.kind) ? c.tool ?? paced : null));
+  return [...new Set(used.filter(Boolean))];
+}
+
 async function rerender(opts) {
   let doc;
   try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
@@ -84,7 +90,8 @@ async function main() {
   if (opts.from) return rerender(opts);
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   const iso = planIsolation({ budget: opts.budget });
-  const overrides = { windowS: opts.window, warmupS: opts.warmup, rewarmS: opts.rewarm, rounds: opts.rounds };
+  // --warmup 0: no warm-up at all (the samples' own floors aside); else it is the minimum.
+  const overrides = { windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm, rounds: opts.rounds };
   let plan;
   if (opts.matrix) {
     let spec;
@@ -136,7 +143,7 @@ async function main() {
   let cells;
   let ceilings;
   try {
-    ceilings = await measureCeilings([...new Set([tool, paced])], { runDir: path.join(runBase, 'ceiling'), isolation, durationS: Math.max(1, Math.min(plan.params.ceilingS, plan.params.windowS)), onStep: ui.phase });
+    ceilings = await measureCeilings(toolsOf(plan, tool, paced), { runDir: path.join(runBase, 'ceiling'), isolation, durationS: Math.max(1, Math.min(plan.params.ceilingS, plan.params.windowS)), onStep: ui.phase });
     ui.tick(2 * plan.params.ceilingS + 2);
     cells = await runPlan(plan, { tool, pacedTool: paced, ceilings, isolation, runBase, hooks: ui });
   } finally {

@@ -12,6 +12,7 @@ const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'c
 
 /** Measures each named tool's ceiling (req/s) with the isolation the cells get. */
 export async function measureCeilings(toolNames, { runDir, isolation, durationS = 5, connections = 64, onStep }) {
+  if (toolNames.length === 0) return {};
   const runner = await loadRunner();
   const untrack = track(() => stopRunDir(runDir));
   const out = {};

@@ -29,7 +29,12 @@ export function estimateSeconds(plan, { buildS = 45, startS = 3 } = {}) {
     const deps = new Set(sc.cells.map((c) => deploymentKey(c.topology)));
     for (const c of sc.cells) samples.add(c.topology.sample);
     s += deps.size * startS;
-    for (const c of sc.cells) s += costOf(c, p);
+    const seen = new Set();
+    for (const c of sc.cells) {
+      const key = deploymentKey(c.topology);
+      s += costOf(c, p, !seen.has(key));
+      seen.add(key);
+    }
   }
   return Math.round(s + (samples.has('dotnet-api') ? buildS : 0));
 }
@@ -37,8 +42,13 @@ export function estimateSeconds(plan, { buildS = 45, startS = 3 } = {}) {
 const roundsOf = (c, p) => c.rounds ?? p.rounds;
 const windowOf = (c, p) => c.windowS ?? p.windowS;
 
-function costOf(cell, p) {
-  if (cell.kind === 'closed') return (p.warmupExpectS ?? p.warmupS) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4);
+function warmupCost(cell, p, firstOnDeployment) {
+  const floors = describeSample(cell.topology.sample).warmupMinS;
+  return Math.max(p.warmupExpectS ?? p.warmupS, floors[cell.workload] ?? 0, firstOnDeployment ? floors.process ?? 0 : 0);
+}
+
+function costOf(cell, p, firstOnDeployment = false) {
+  if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4);
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
@@ -79,23 +89,27 @@ export async function runPlan(plan, ctx) {
     const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [] }]));
     const balancers = [];
     try {
-      for (const d of deps.values()) {
-        n += 1;
-        d.runDir = path.join(ctx.runBase, `d${n}`);
+      // One deployment per sample first (it builds, if its sample has a build step), then the rest
+      // at once: starting is mostly waiting for health checks.
+      const all = [...deps.values()];
+      for (const d of all) { n += 1; d.runDir = path.join(ctx.runBase, `d${n}`); }
+      const start = async (d) => {
         ctx.hooks.phase?.(`starting ${d.sample} (${d.cells[0].topology.label})`);
         try {
           d.handle = await startDeployment(d, {
             runDir: d.runDir, ...placement(d, ctx.isolation),
             build: !built.has(d.sample), needsDb: d.cells.some((c) => c.needsDb), log: ctx.hooks.log,
           });
-          built.add(d.sample);
         } catch (e) {
           for (const c of d.cells) Object.assign(records.get(c.id), { status: 'failed', error: e.message });
           ctx.hooks.log?.(`failed: ${e.message}`);
-          continue;
+          return;
         }
         for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, balancers);
-      }
+      };
+      const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);
+      for (const d of first) { await start(d); built.add(d.sample); }
+      await Promise.all(all.filter((d) => !first.includes(d)).map(start));
       skipOrphans(scenario, records);
       const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
       const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
@@ -154,6 +168,7 @@ async function prepare(c, r, handle, balancers) {
 
 async function interleave(cells, records, depOf, p, ctx) {
   const threads = ctx.isolation.generatorThreads;
+  const warmedProcesses = new Set(); // deployments whose runtime got its once-per-process warm-up
   const toolOf = (c) => c.tool ?? ctx.tool;
   const rounds = Math.max(...cells.map((c) => roundsOf(c, p)), 0);
   for (let r = 1; r <= rounds; r += 1) {
@@ -174,7 +189,9 @@ async function interleave(cells, records, depOf, p, ctx) {
         if (r === 1) {
           ctx.hooks.phase?.(`warm-up ${c.id}`);
           const floors = describeSample(c.topology.sample).warmupMinS;
-          const floor = floors[c.workload] ?? floors.default ?? 0;
+          const key = deploymentKey(c.topology);
+          const floor = Math.max(floors[c.workload] ?? 0, warmedProcesses.has(key) ? 0 : floors.process ?? 0);
+          warmedProcesses.add(key);
           rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
         } else if (p.rewarmS > 0) {
           await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
@@ -182,7 +199,7 @@ async function interleave(cells, records, depOf, p, ctx) {
         const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
-      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + (r === 1 ? (p.warmupExpectS ?? p.warmupS) : p.rewarmS) + 0.4);
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + (r === 1 ? (rec.warmup?.seconds ?? p.warmupS) : p.rewarmS) + 0.4);
     }
   }
   for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });

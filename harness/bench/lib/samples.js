@@ -32,7 +32,8 @@ export function describeSample(sample) {
     defaults: Object.fromEntries(Object.entries(x.defaults ?? {}).map(([k, v]) => [k, String(v ?? '')])),
     withoutDatabase: x.without_database ?? null,
     post: x.post ?? null,
-    warmupMinS: typeof x.warmup_min_s === 'object' && x.warmup_min_s !== null ? x.warmup_min_s : { default: x.warmup_min_s ?? 0 },
+    // { process: s (the first cell on a started deployment), <workload>: s (every cell of it) }
+    warmupMinS: typeof x.warmup_min_s === 'object' && x.warmup_min_s !== null ? x.warmup_min_s : { process: x.warmup_min_s ?? 0 },
     workloads: x.workloads,
   };
   cache.set(sample, described);
