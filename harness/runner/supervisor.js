@@ -41,7 +41,8 @@ export function supervise(runDir) {
     child.once('exit', (code, signal) => {
       const kid = kids.get(pid);
       kids.delete(pid);
-      exits.set(pid, { code, signal, at: Date.now() });
+      // spawnInstance's own exit listener ran first: its description names a failed start's cause.
+      exits.set(pid, { code, signal, at: Date.now(), how: started.exited() });
       // When its main process ends, nothing else of the instance stays (as with a container).
       sendSignal(pid, 'SIGKILL', { group: true });
       resolveExit();
@@ -127,7 +128,7 @@ export function supervise(runDir) {
     status: ({ pid }) => {
       if (kids.has(pid)) return { exited: false };
       const e = exits.get(pid);
-      return e ? { exited: true, ...e, how: describeExit(e) } : { exited: true, how: 'unknown to the supervisor' };
+      return e ? { exited: true, ...e, how: e.how ?? describeExit(e) } : { exited: true, how: 'unknown to the supervisor' };
     },
     // The compose stop sequence for one process, on purpose: its exit restarts nothing.
     stop: async ({ pid, signal = 'SIGTERM', graceMs = 10_000, service, index }) => {

@@ -6,10 +6,16 @@ const fs = require('fs');
 const dbName = process.env.MONGO_INITDB_DATABASE || 'items';
 const target = db.getSiblingDB(dbName);
 
-if (process.env.MONGO_APP_USERNAME && process.env.MONGO_APP_PASSWORD) {
+// The app's password is a compose secret: MONGO_APP_PASSWORD_FILE names the file.
+const appPasswordFile = process.env.MONGO_APP_PASSWORD_FILE;
+const appPassword = appPasswordFile
+  ? fs.readFileSync(appPasswordFile, 'utf8').replace(/\r?\n$/, '')
+  : process.env.MONGO_APP_PASSWORD;
+if (process.env.MONGO_APP_USERNAME && appPassword) {
+  // readWrite on this one database: no admin rights, no other database.
   target.createUser({
     user: process.env.MONGO_APP_USERNAME,
-    pwd: process.env.MONGO_APP_PASSWORD,
+    pwd: appPassword,
     roles: [{ role: 'readWrite', db: dbName }],
   });
 }
