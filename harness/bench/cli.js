@@ -5,12 +5,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import os from 'node:os';
 import { plan as buildPlan, matrixPlan, SCENARIOS } from './lib/plan.js';
 import { planIsolation, pinGenerator } from './lib/isolation.js';
 import { measureCeilings } from './lib/ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './lib/run.js';
-import { collectMeta, boxSnapshot, boxReport } from './lib/meta.js';
+import { collectMeta, boxSnapshot, boxReport, busyShare } from './lib/meta.js';
 import { buildResults, SCHEMA } from './lib/results.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
@@ -75,12 +74,14 @@ async function rerender(opts) {
   return 0;
 }
 
-// A busy machine skews everything: wait a little for it to calm down, then go on and say so.
+// A busy machine skews everything: wait a little for it to calm down, then go on and say so. The
+// CPU in use now, not the load average: that one lags a minute behind (e.g. after a previous run).
 async function waitForQuiet(ui, { maxS = 30 } = {}) {
-  const cores = os.availableParallelism();
-  for (let waited = 0; os.loadavg()[0] > cores / 2 && waited < maxS; waited += 5) {
-    ui.phase(`the machine is busy (load ${os.loadavg()[0].toFixed(2)}): waiting for it to calm down`);
-    await new Promise((r) => setTimeout(r, 5000));
+  for (let waited = 0; waited < maxS; waited += 5) {
+    const busy = await busyShare(1000);
+    if (busy === null || busy < 0.5) return;
+    ui.phase(`the machine is busy (${Math.round(busy * 100)}% of its CPU in use): waiting for it to calm down`);
+    await new Promise((r) => setTimeout(r, 4000));
   }
 }
 
@@ -134,7 +135,7 @@ async function main() {
 
   const startedAt = new Date().toISOString();
   if (whole) await waitForQuiet(ui);
-  const before = boxSnapshot();
+  const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
   const pinned = pinGenerator(iso);
   release = pinned.release;
   const isolation = pinned.record;
@@ -155,7 +156,7 @@ async function main() {
   const partial = whole ? '' : ' (partial run)';
   const doc = buildResults({
     plan, cells, tool, pacedTool: paced, ceilings, isolation, box, meta, startedAt,
-    label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}`,
+    label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });

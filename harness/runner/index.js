@@ -14,7 +14,7 @@ export { REPO_ROOT } from './compose.js';
 export { DEFAULT_RUN_DIR, readState } from './state.js';
 export { up } from './up.js';
 export { down } from './down.js';
-export { ps, signal, restart, waitServing } from './instances.js';
+export { ps, signal, killHeld, restart, waitServing } from './instances.js';
 export { reload } from './reload.js';
 
 /** CPU time, throttling and memory of a running topology (see usage.js). */

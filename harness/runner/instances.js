@@ -38,6 +38,15 @@ export async function signal({ runDir = DEFAULT_RUN_DIR, service, index, signal:
   return inst;
 }
 
+/** Kills one instance on purpose, as `docker kill` does: its restart policy stays out of it, it stays down. */
+export async function killHeld({ runDir = DEFAULT_RUN_DIR, service, index }) {
+  runDir = path.resolve(runDir);
+  const state = readState(runDir);
+  const { inst } = findInstance(state, service, index);
+  await call(runDir, 'stop', { pid: inst.pid, signal: 'SIGKILL', graceMs: 0, service, index: inst.index });
+  return inst;
+}
+
 /** Stops one instance on purpose (its restart policy stays out of it), starts it again on the same port, waits until healthy. */
 export async function restart({ runDir = DEFAULT_RUN_DIR, service, index }) {
   runDir = path.resolve(runDir);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, ps, signal, restart, readState } from '../runner/index.js';
+import { up, down, ps, signal, killHeld, restart, readState } from '../runner/index.js';
 import { parseRestartPolicy, shouldRestart, nextDelayMs, exitCodeOf } from '../runner/restart-policy.js';
 import { FIXTURE, tempRunDir, getJson, waitFor, runProcesses } from './helpers.js';
 
@@ -87,6 +87,16 @@ test('restart: no — an explicit kill leaves the instance dead', async (t) => {
   // make restart still brings it back.
   const again = await restart({ runDir, service: 'app', index: 1 });
   assert.equal((await getJson(again.url)).body.pid, again.pid);
+});
+
+// The experiments' "one instance killed" variants: down for good, as after `docker kill`.
+test('killHeld (as docker kill): on-failure does not bring the instance back', async (t) => {
+  const { runDir, inst } = await start(t, 'on-failure');
+  await killHeld({ runDir, service: 'app', index: 1 });
+  const after = await waitFor(handled(runDir, inst.pid), { what: 'the supervisor to handle the kill' });
+  assert.equal(after.pid, inst.pid, 'not restarted');
+  assert.equal(after.restarting, undefined, 'no restart pending');
+  assert.deepEqual([row(runDir, 1).status, row(runDir, 1).restarts], ['exited', 0]);
 });
 
 test('on-failure:2 gives up after two restarts; the delay doubles between them', async (t) => {

@@ -92,6 +92,8 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
     },
     instanceUrls: () => (state.services[s.app]?.instances ?? []).map((i) => i.url),
     signal: (index, sig) => runner.signal({ runDir, service: s.app, index, signal: sig }),
+    // Down for good (as `docker kill`: no restart policy brings it back), for the experiments.
+    killHeld: (index) => runner.killHeld({ runDir, service: s.app, index }),
     // Each app instance's own GET / (e.g. the delay each replica drew), in instance order.
     describeInstances: () => Promise.all((state.services[s.app]?.instances ?? []).map(async (i) => {
       const res = await fetch(`${i.url}/`, { signal: AbortSignal.timeout(15_000) });

@@ -33,6 +33,15 @@ function cpuTimes() {
   } catch { return null; }
 }
 
+/** The share of the machine's CPU time in use over the last `ms` (0..1), or null where unknown. */
+export async function busyShare(ms = 1000) {
+  const a = cpuTimes();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = cpuTimes();
+  if (!a || !b || b.total <= a.total) return null;
+  return 1 - (b.idle - a.idle) / (b.total - a.total);
+}
+
 /** The box at one moment: load average and CPU counters (for steal and busy time over a span). */
 export function boxSnapshot() {
   return { at: new Date().toISOString(), loadAvg: os.loadavg().map((x) => Math.round(x * 100) / 100), cpu: cpuTimes() };
@@ -46,9 +55,12 @@ export function boxReport(before, after, cores = os.availableParallelism()) {
   const d = before.cpu && after.cpu ? { total: after.cpu.total - before.cpu.total, steal: after.cpu.steal - before.cpu.steal } : null;
   const stealPct = d && d.total > 0 ? Math.round((1000 * d.steal) / d.total) / 10 : null;
   const why = [];
-  if (before.loadAvg[0] > cores / 2) why.push(`load average ${before.loadAvg[0]} on ${cores} cores before the run`);
+  // The CPU in use when the run started, where measured; the load average lags a minute behind.
+  if (before.busyShare != null ? before.busyShare >= 0.5 : before.loadAvg[0] > cores / 2) {
+    why.push(before.busyShare != null ? `${Math.round(before.busyShare * 100)}% of the CPU in use before the run` : `load average ${before.loadAvg[0]} on ${cores} cores before the run`);
+  }
   if (stealPct !== null && stealPct > 5) why.push(`${stealPct}% of CPU time stolen by the hypervisor during the run`);
-  return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, stealPct, busy: why.length > 0, busyWhy: why.join('; ') || null };
+  return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct, busy: why.length > 0, busyWhy: why.join('; ') || null };
 }
 
 export async function collectMeta({ cpuLimits } = {}) {

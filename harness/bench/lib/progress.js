@@ -9,7 +9,8 @@ export function progress(totalS, { stream = process.stderr } = {}) {
   let done = 0;
   const left = () => {
     const elapsed = (Date.now() - t0) / 1000;
-    const pace = done > 30 ? elapsed / done : 1; // real seconds per planned second
+    // Real seconds per planned second, once enough is done for the pace to mean something.
+    const pace = done > Math.max(60, totalS / 10) ? elapsed / done : 1;
     return Math.max(0, (totalS - done) * pace);
   };
   if (!stream.isTTY) {

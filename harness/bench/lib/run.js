@@ -21,7 +21,11 @@ import { availableCpus, formatCpuList } from '../../runner/cgroup.js';
 export { stopAll } from './cleanup.js';
 
 /** Seconds a plan will take, roughly: for the estimate before it starts and the time left during it. */
-export function estimateSeconds(plan, { buildS = 45, startS = 3 } = {}) {
+const BUILD_S = 45;
+const START_S = 3;
+const startupSeconds = (deployments, builds) => deployments * START_S + (builds ? BUILD_S : 0);
+
+export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S } = {}) {
   const p = plan.params;
   let s = 2 * p.ceilingS + 2;
   const samples = new Set();
@@ -108,13 +112,16 @@ export async function runPlan(plan, ctx) {
         for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, balancers);
       };
       const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);
+      const buildsDotnet = first.some((d) => d.sample === 'dotnet-api' && !built.has(d.sample));
       for (const d of first) { await start(d); built.add(d.sample); }
       await Promise.all(all.filter((d) => !first.includes(d)).map(start));
+      ctx.hooks.tick?.(startupSeconds(all.length, buildsDotnet));
       skipOrphans(scenario, records);
       const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
       const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
       // Instances an experiment kills go down after every answer was verified, before anything is measured.
-      for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).signal(c.kill, 'SIGKILL'));
+      // Killed as `docker kill` does, so the sample's restart policy does not bring them back.
+      for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
       const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
       if (scenario.interleaved) await interleave(rounded, records, depOf, plan.params, ctx);
       await oneByOne(live.filter((c) => !scenario.interleaved || !rounded.includes(c)), records, depOf, plan.params, ctx);
