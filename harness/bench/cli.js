@@ -11,6 +11,7 @@ import { measureCeilings } from './lib/ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './lib/run.js';
 import { collectMeta, boxSnapshot, boxReport, busyShare } from './lib/meta.js';
 import { buildResults, SCHEMA } from './lib/results.js';
+import { recomputeVerdicts } from './lib/verdicts.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
 import { pacedToolName } from './lib/tools/index.js';
@@ -53,7 +54,7 @@ const program = new Command()
   .option('--label <text>', 'label for this run in the report')
   .option('--run-dir <dir>', 'where the topologies\' run folders and logs go (default: .run/bench-topologies/<time>)')
   .option('--list', 'print the plan and its estimated time, then exit', false)
-  .option('--from <results.json>', 'measure nothing: write the report, charts and guide again from a results file')
+  .option('--from <results.json>', 'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts and guide')
   .showHelpAfterError();
 
 // The load generators the plan's cells use (the drills bring their own client): each gets its ceiling.
@@ -67,6 +68,7 @@ async function rerender(opts) {
   try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
   if (doc.schema !== SCHEMA || !Array.isArray(doc.cells)) throw new Error(`--from ${opts.from}: not a results file of this benchmark (schema ${SCHEMA})`);
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
+  doc.verdicts = recomputeVerdicts(doc); // from the measured cells, by the current rule
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });

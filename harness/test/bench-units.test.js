@@ -122,6 +122,19 @@ test('the verdict rule: parity inside the interval, or under 10%, is a tie; one 
 const cell = (id, values, extra = {}) => ({ id, status: 'ok', topology: { id: id.split(':')[1] }, errors: 0, generatorBound: false, ...extra,
   rounds: values.map((v, i) => ({ round: i + 1, rps: v, latencyMs: { p99: 1000 / v }, cpuPerRequestUs: 1e6 / v, memoryMiB: 50 })) });
 
+test('memory: rounds of the same processes agree to 0.1%, the interval still spans the 3% two runs differ by', () => {
+  const mem = (id, values) => ({ ...cell(id, [100, 100, 100, 100, 100]), rounds: values.map((v, i) => ({ round: i + 1, rps: 100, memoryMiB: v })) });
+  const cells = [mem('light:two', [200, 200.1, 199.9, 200, 200.2]), mem('light:one', [100, 100.1, 100, 99.9, 100])];
+  const q = (metric) => ({ id: `light.x.${metric}`, question: 'q', workload: 'light', comparison: 'x', column: 'x', metric, better: 'lower', a: 'light:two', b: 'light:one', limit: null });
+  const [v] = computeVerdicts([q('memory')], cells);
+  assert.ok(Math.abs(v.ratio - 2) < 0.01);
+  assert.ok(v.ci95[0] <= 2 / 1.03 + 0.001 && v.ci95[1] >= 2 * 1.03 - 0.001, `ci ${v.ci95}`);
+  assert.equal(v.winner, 'one');
+  // Throughput has no such floor: its rounds carry the run-to-run noise themselves.
+  const [t] = computeVerdicts([{ ...q('throughput'), better: 'higher' }], cells);
+  assert.ok(t.ci95[1] - t.ci95[0] < 1e-9);
+});
+
 test('a scaling ratio above the budget ratio is suspect and kept out; a generator-bound cell too, unless it wins', () => {
   const q = (a, b, limit) => ({ id: 'pi.cluster.throughput', question: 'q', workload: 'pi', comparison: 'cluster', column: 'cluster', metric: 'throughput', better: 'higher', a, b, limit: limit ? { ratio: limit, why: 'same budget' } : null });
   const cells = [cell('pi:cluster', [160, 158, 162, 161, 159]), cell('pi:one', [100, 99, 101, 100, 100]), cell('pi:bound', [160, 158, 162, 161, 159], { generatorBound: true, ceilingShare: 0.8 }),

@@ -39,8 +39,10 @@ function fromPath(searchPath = '') {
 }
 
 // The library's own error carries the cause on its last line (e.g. "getaddrinfo ENOTFOUND ...").
+// The cause in one line, without the download site's host name (it lands in logs and results).
 function oneLine(err) {
-  return (err.msg ?? err.message ?? String(err)).trim().split('\n').filter(Boolean).at(-1);
+  const line = (err.msg ?? err.message ?? String(err)).trim().split('\n').filter(Boolean).at(-1);
+  return line.replace(/\b(?:[a-z0-9-]+\.)+(?:org|com|net|io)\b/gi, "MongoDB's download site");
 }
 
 async function fromMemoryServer() {

@@ -53,6 +53,15 @@ export function pairedRatio(a, b) {
 }
 
 /**
+ * An interval widened to at least ±floor around its ratio (on the log scale): for a figure whose
+ * rounds, all taken from the same processes, vary less than it does between two runs.
+ */
+export function withFloor(r, floor) {
+  if (!floor || r.ratio === null || !r.ci95) return r;
+  return { ...r, ci95: [Math.min(r.ci95[0], r.ratio / (1 + floor)), Math.max(r.ci95[1], r.ratio * (1 + floor))] };
+}
+
+/**
  * better: 'higher' (throughput) or 'lower' (latency, CPU, memory). A names the winner only when
  * the interval excludes parity and the difference is at least MIN_DIFFERENCE; otherwise 'tie'.
  * Returns 'a' | 'b' | 'tie'.

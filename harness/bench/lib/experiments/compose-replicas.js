@@ -53,12 +53,14 @@ export function build({ mode, budget, params }) {
     // One instance's expected rate over the draws: per round, the mean of the five single instances.
     derive: (records) => {
       const recs = singles.map((s) => records.get(s.id));
-      if (recs.some((r) => r.status !== 'ok')) return [{ ...expected, scenario: NAME, kind: 'derived', status: 'skipped', error: 'a single-instance draw was not measured', rounds: [] }];
+      // What was sent is what the single instances were sent.
+      const sent = { workload: 'light', path: singles[0].path, connections: singles[0].connections };
+      if (recs.some((r) => r.status !== 'ok')) return [{ ...expected, ...sent, scenario: NAME, kind: 'derived', status: 'skipped', error: 'a single-instance draw was not measured', rounds: [] }];
       const rounds = recs[0].rounds.map((r0) => {
         const same = recs.map((r) => r.rounds.find((x) => x.round === r0.round)).filter(Boolean);
         return { round: r0.round, rps: same.reduce((s, r) => s + r.rps, 0) / same.length, requests: same.reduce((s, r) => s + r.requests, 0), latencyMs: {}, errors: same.reduce((s, r) => s + r.errors, 0) };
       });
-      return [{ ...expected, scenario: NAME, kind: 'derived', status: 'ok', workload: 'light', derivedFrom: singles.map((s) => s.id), rounds, rps: summary(rounds.map((r) => r.rps)), errors: rounds.reduce((s, r) => s + r.errors, 0) }];
+      return [{ ...expected, ...sent, scenario: NAME, kind: 'derived', status: 'ok', derivedFrom: singles.map((s) => s.id), rounds, rps: summary(rounds.map((r) => r.rps)), errors: rounds.reduce((s, r) => s + r.errors, 0) }];
     },
     checks: [],
     derivedIds: [expected.id],
