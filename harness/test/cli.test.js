@@ -121,7 +121,7 @@ test('reload: an unknown service, one already in progress, a release that never 
   assert.match(done.stdout, /echo app: 2 instance\(s\) replaced in [\d.]+ s \(start-first behind nginx\)/);
   const pids = readState(runDir).services.app.instances.map((i) => i.pid);
   fs.writeFileSync(failFile, '');
-  one(labIn(runDir, ['reload']), /^error: reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3\); the old instances keep serving$/);
+  one(labIn(runDir, ['reload']), /^error: reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
   assert.deepEqual(readState(runDir).services.app.instances.map((i) => i.pid), pids, 'the old processes still serve');
   assert.equal((await getJson(readState(runDir).url)).status, 200);
 });

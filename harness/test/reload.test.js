@@ -77,7 +77,7 @@ test('a release that never gets healthy stops the rollout at its first instance;
   const { runDir, state } = await start(t, { REPLICAS: '2', FAIL_START_FILE: failFile });
   fs.writeFileSync(failFile, '');
   await assert.rejects(reload({ runDir }), (err) => {
-    assert.match(err.message, /^reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3\); the old instances keep serving$/);
+    assert.match(err.message, /^reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
     return true;
   });
   const now = readState(runDir).services.app.instances;

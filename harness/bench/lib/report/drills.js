@@ -116,7 +116,10 @@ function rolloutSection(cells) {
     out.push('|---|---|---|---|---|---|---|');
     for (const c of group) {
       const d = c.drill;
-      out.push(`| ${c.topology.label} | ${STRATEGY[d.strategy] ?? d.strategy} | ${ms(d.reloadMs)} | ${failedOf(d.get)} | ${failedOf(d.post)} | ${ms(d.latencyMs.p99)} | ${verdict(rolloutTargetMet(c))} |`);
+      // The sample's nginx swaps to a new process on a new port; a client of the process itself
+      // keeps calling the old port, which goes away.
+      const how = d.strategy === 'proxy' && !c.topology.viaNginx ? 'a new process on a new port behind nginx; this client calls the old one directly' : STRATEGY[d.strategy] ?? d.strategy;
+      out.push(`| ${c.topology.label} | ${how} | ${ms(d.reloadMs)} | ${failedOf(d.get)} | ${failedOf(d.post)} | ${ms(d.latencyMs.p99)} | ${verdict(rolloutTargetMet(c))} |`);
     }
     out.push('');
   }
