@@ -23,10 +23,11 @@ export async function stopRunDir(runDir) {
 
 /**
  * Starts a deployment: { sample, env } through runner.up, pinned to `cpuset` under `budget`.
- * needsDb: false starts the app without its database where the sample says how (x-bench.without_database).
+ * needsDb: false starts the app without its database where the sample says how (x-bench.without_database);
+ * knownDatabaseError: that database already failed to start here (said why), so it isn't tried again.
  * Returns { state, withDatabase, databaseError, url(topology), usage(topology), stop() }.
  */
-export async function startDeployment(dep, { runDir, cpuset, budget, build = true, needsDb = false, log }) {
+export async function startDeployment(dep, { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log }) {
   const runner = await loadRunner();
   const s = describeSample(dep.sample);
   const untrack = track(() => stopRunDir(runDir));
@@ -40,6 +41,11 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   let startedAlone = false;
   try {
     if (s.database && !needsDb && s.withoutDatabase) {
+      startedAlone = true;
+      state = await runner.up(alone);
+    } else if (knownDatabaseError && s.withoutDatabase) {
+      // Another deployment of this sample already found its database can't run here: don't retry.
+      databaseError = knownDatabaseError;
       startedAlone = true;
       state = await runner.up(alone);
     } else {

@@ -97,13 +97,15 @@ export async function runPlan(plan, ctx) {
       // at once: starting is mostly waiting for health checks.
       const all = [...deps.values()];
       for (const d of all) { n += 1; d.runDir = path.join(ctx.runBase, `d${n}`); }
+      const noDatabase = new Map(); // sample -> why its database can't run here, once a start found out
       const start = async (d) => {
         ctx.hooks.phase?.(`starting ${d.sample} (${d.cells[0].topology.label})`);
         try {
           d.handle = await startDeployment(d, {
             runDir: d.runDir, ...placement(d, ctx.isolation),
-            build: !built.has(d.sample), needsDb: d.cells.some((c) => c.needsDb), log: ctx.hooks.log,
+            build: !built.has(d.sample), needsDb: d.cells.some((c) => c.needsDb), knownDatabaseError: noDatabase.get(d.sample) ?? null, log: ctx.hooks.log,
           });
+          if (d.handle.databaseError) noDatabase.set(d.sample, d.handle.databaseError);
         } catch (e) {
           for (const c of d.cells) Object.assign(records.get(c.id), { status: 'failed', error: e.message });
           ctx.hooks.log?.(`failed: ${e.message}`);
