@@ -106,6 +106,11 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
       assert.ok(w.memoryMiB > 0 && w.processes >= 3, 'memory of app(s) and nginx');
     }
     assert.ok(c.rps.min <= c.rps.median && c.rps.median <= c.rps.max);
+    // Latency at one fixed rate per workload, below the slowest cell's capacity (3 rounds: all of them).
+    assert.equal(c.paced?.rounds, 3, `${c.id}: latency windows at a fixed rate`);
+    assert.ok(c.paced.rate >= 1 && c.paced.rate < c.rps.median, `${c.id}: ${c.paced.rate} req/s is below capacity`);
+    assert.equal(c.paced.rate, doc.cells.find((x) => x.workload === c.workload && x.id !== c.id).paced.rate, 'the same rate for both sides');
+    for (const w of c.rounds) assert.ok(w.paced.requests > 0 && w.paced.latencyMs.p99 > 0, JSON.stringify(w.paced));
   }
   // Interleaved: round 1 runs the cells in plan order, round 2 in reverse.
   const at = (id, round) => Date.parse(doc.cells.find((c) => c.id === id).rounds.find((w) => w.round === round).at);
@@ -120,6 +125,7 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
     assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
     assert.equal(typeof v.suspect, 'boolean');
     assert.equal(v.rounds, 3);
+    if (v.metric === 'p99') assert.equal(v.latencyAt, 'fixed rate');
   }
   const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
   assert.match(report, /^# Benchmark results/);

@@ -12,6 +12,8 @@ import { plan, MODES } from '../bench/lib/plan.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
 import { splitCpus, planIsolation, pinGenerator } from '../bench/lib/isolation.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
+import { latencyRate, latencyRounds } from '../bench/lib/measure.js';
+import { latencySummary } from '../bench/lib/tools/paced.js';
 
 const WRK_OK = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections
@@ -153,6 +155,8 @@ test('a scaling ratio above the budget ratio is suspect and kept out; a generato
   assert.equal(boundLoses.suspect, true);
   assert.match(boundLoses.reasons.join(), /pi:bound-slow is generator-bound/);
   assert.equal(breaksLimit({ ratio: 1.05, ci95: [0.95, 1.15] }, 1), false, 'inside the noise of the limit');
+  assert.equal(breaksLimit({ ratio: 1.08, ci95: [1.03, 1.13] }, 1), false, 'a few per cent above it: the same CPU spent better, inside the tie band');
+  assert.equal(breaksLimit({ ratio: 1.2, ci95: [1.15, 1.25] }, 1), true, 'surely above it by more than the tie band');
   assert.equal(breaksLimit({ ratio: 1.5, ci95: [0.5, 4] }, 1), true, 'far above it even with a wide interval');
 });
 
@@ -186,9 +190,42 @@ test('the default plan: windows of at least 5 s, 3 rounds or more, one budget, l
       if (q.metric === 'throughput' && q.comparison !== 'dotnet') assert.equal(q.limit.ratio, 1, 'on 1 CPU nothing scales beyond ×1');
     }
     for (const c of cells.values()) assert.ok(c.path.startsWith('/'), `${c.id} has its sample's path`);
+    for (const c of v.cells) assert.equal(c.latency, true, `${c.id} gets latency windows at a fixed rate`);
+    for (const q of v.comparisons.filter((x) => x.metric === 'p99')) assert.equal(q.latencyAt, 'fixed rate', q.id);
+    // The default run asks the table's four columns; .NET replicas are the full run's fifth.
+    assert.equal(v.comparisons.some((q) => q.comparison === 'dotnet-replicas'), full);
   }
   assert.ok(plan({ full: true, budget: 1, processes: 2 }).scenarios.some((s) => s.name === 'openloop'));
   assert.ok(!plan({ budget: 1, processes: 2 }).scenarios.some((s) => s.name === 'openloop'), 'open loop is in the full run');
+});
+
+test('p99 verdicts at a fixed rate: taken from the paced windows, and kept out where the rate was not held', () => {
+  const withPaced = (id, p99s, held = true) => ({ ...cell(id, [100, 100, 100, 100, 100]),
+    rounds: [100, 100, 100, 100, 100].map((v, i) => ({ round: i + 1, rps: v, latencyMs: { p99: 300 }, ...(i >= 2 ? { paced: { rate: 50, rps: held ? 50 : 40, latencyMs: { p99: p99s[i - 2] }, errors: 0, held, why: held ? null : 'achieved 40 of 50 req/s' } } : {}) })) });
+  const q = { id: 'light.x.p99', question: 'q', workload: 'light', comparison: 'x', column: 'x', metric: 'p99', latencyAt: 'fixed rate', better: 'lower', a: 'light:fast', b: 'light:slow', limit: null };
+  const [v] = computeVerdicts([q], [withPaced('light:fast', [2, 2.1, 1.9]), withPaced('light:slow', [4, 4.1, 3.9])]);
+  assert.equal(v.rounds, 3, 'only the rounds with a paced window');
+  assert.ok(Math.abs(v.ratio - 0.5) < 0.02, `ratio ${v.ratio}: the paced p99s, not the saturated ones (equal here)`);
+  assert.equal(v.winner, 'fast');
+  assert.equal(v.latencyAt, 'fixed rate');
+  const [missed] = computeVerdicts([q], [withPaced('light:fast', [2, 2.1, 1.9], false), withPaced('light:slow', [4, 4.1, 3.9])]);
+  assert.equal(missed.suspect, true);
+  assert.match(missed.reasons.join(), /fixed rate of 50 req\/s was not held in 3 round/);
+  const [saturated] = computeVerdicts([{ ...q, latencyAt: undefined }], [withPaced('light:fast', [2, 2.1, 1.9]), withPaced('light:slow', [4, 4.1, 3.9])]);
+  assert.equal(saturated.winner, 'tie', 'an older question without latencyAt reads the closed-loop p99');
+});
+
+test('the fixed rate: half the slowest cell, rounded down to a 1-2-5 step; in the last rounds', () => {
+  assert.equal(latencyRate([2651, 4000], 0.5), 1000);
+  assert.equal(latencyRate([4100, 9000], 0.5), 2000);
+  assert.equal(latencyRate([560, 900], 0.5), 200);
+  assert.equal(latencyRate([12000], 0.5), 5000);
+  assert.equal(latencyRate([1], 0.5), null);
+  assert.deepEqual([...latencyRounds(5, 3)], [3, 4, 5]);
+  assert.deepEqual([...latencyRounds(2, 3)], [1, 2]);
+  assert.deepEqual([...latencyRounds(5, 0)], []);
+  assert.deepEqual(latencySummary([5, 1, 3, 2, 4]), { p50: 3, p90: 5, p99: 5, max: 5 });
+  assert.deepEqual(latencySummary([]), { p50: null, p90: null, p99: null, max: null });
 });
 
 test('plan filters by scenario and sample, and names what is unknown', () => {

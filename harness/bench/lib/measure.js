@@ -3,6 +3,7 @@
 import { getTool, pacedToolName } from './tools/index.js';
 import { round } from './stats.js';
 import { socketCounters, timeWaitSockets } from './sockets.js';
+import * as paced from './tools/paced.js';
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
@@ -46,6 +47,40 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
       involuntary: after.contextSwitches.involuntary - before.contextSwitches.involuntary,
     } : null,
   };
+}
+
+/**
+ * Latency at a fixed rate below capacity: `rate` req/s for durationS from the paced open-loop
+ * generator. Held only if the achieved rate is within 5% of the target and nothing failed.
+ */
+export async function pacedWindow({ url, rate, durationS, connections }) {
+  const r = await paced.run({ url, rate, durationS, connections });
+  const why = [];
+  if (r.rps < 0.95 * rate) why.push(`achieved ${round(r.rps)} of ${rate} req/s`);
+  if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
+  return { rate, rps: round(r.rps), requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), held: why.length === 0, why: why.join(', ') || null };
+}
+
+/**
+ * The fixed rate of a workload's latency windows: `load` of the slowest cell's capacity, rounded
+ * down to a 1-2-5 step so two runs on the same machine land on the same rate. null below 1 req/s.
+ */
+export function latencyRate(capacities, load = 0.5) {
+  const x = Math.min(...capacities) * load;
+  if (!(x >= 1)) return null;
+  const decade = 10 ** Math.floor(Math.log10(x));
+  return [5, 2, 1].map((m) => m * decade).find((v) => v <= x);
+}
+
+/**
+ * Which rounds (1-based) of `rounds` get a latency window: the last `count`. By then every cell has
+ * had its warm-up and two saturated windows: in its first ~15 s of traffic a Node process still
+ * stalls for 30–90 ms now and then (V8 optimising and deoptimising), which a p99 at a fixed rate shows.
+ */
+export function latencyRounds(rounds, count = 0) {
+  if (!count || rounds < 1) return new Set();
+  const first = Math.max(1, rounds - count + 1);
+  return new Set(Array.from({ length: rounds - first + 1 }, (_, i) => first + i));
 }
 
 function diffThrottling(a = {}, b = {}) {

@@ -2,15 +2,16 @@
 // A bar on a terminal; a line per phase otherwise (CI logs, pipes).
 import cliProgress from 'cli-progress';
 
-const mmss = (s) => `${Math.floor(s / 60)}:${String(Math.round(s % 60)).padStart(2, '0')}`;
+const mmss = (seconds) => { const s = Math.round(seconds); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`; };
 
 export function progress(totalS, { stream = process.stderr } = {}) {
   const t0 = Date.now();
   let done = 0;
   const left = () => {
     const elapsed = (Date.now() - t0) / 1000;
-    // Real seconds per planned second, once enough is done for the pace to mean something.
-    const pace = done > Math.max(60, totalS / 10) ? elapsed / done : 1;
+    // Real seconds per planned second, once enough is done for the pace to mean something (the
+    // start-up's planned seconds — a build that may be cached — would skew it early on), bounded.
+    const pace = done > Math.max(60, totalS / 3) ? Math.min(2, Math.max(0.75, elapsed / done)) : 1;
     return Math.max(0, (totalS - done) * pace);
   };
   if (!stream.isTTY) {

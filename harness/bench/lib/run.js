@@ -8,7 +8,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify } from './verify.js';
-import { closedWindow, fixedCount, fixedRateRun, searchRate } from './measure.js';
+import { closedWindow, pacedWindow, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
 import { summary, round } from './stats.js';
@@ -51,8 +51,11 @@ function warmupCost(cell, p, firstOnDeployment) {
   return Math.max(p.warmupExpectS ?? p.warmupS, floors[cell.workload] ?? 0, firstOnDeployment ? floors.process ?? 0 : 0);
 }
 
+const PACED_OVERHEAD_S = 0.2;
+const latencyCost = (cell, p) => (cell.latency ? latencyRounds(roundsOf(cell, p), p.latencyRounds).size * (windowOf(cell, p) + PACED_OVERHEAD_S) : 0);
+
 function costOf(cell, p, firstOnDeployment = false) {
-  if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4);
+  if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4) + latencyCost(cell, p);
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
@@ -71,6 +74,23 @@ export function summariseRounds(rounds) {
     memoryMiB: over((r) => r.memoryMiB, 1),
     requests: rounds.reduce((s, r) => s + r.requests, 0),
     errors: rounds.reduce((s, r) => s + r.errors, 0),
+    ...pacedSummary(rounds.filter((r) => r.paced).map((r) => r.paced)),
+  };
+}
+
+// The latency windows at a fixed rate, over the rounds that had one.
+function pacedSummary(windows) {
+  if (!windows.length) return {};
+  const over = (f) => summary(windows.map(f), 2);
+  return {
+    paced: {
+      rate: windows[0].rate,
+      rounds: windows.length,
+      rps: summary(windows.map((w) => w.rps), 1),
+      latencyMs: { p50: over((w) => w.latencyMs.p50), p90: over((w) => w.latencyMs.p90), p99: over((w) => w.latencyMs.p99), max: over((w) => w.latencyMs.max) },
+      errors: windows.reduce((s, w) => s + w.errors, 0),
+      held: windows.every((w) => w.held),
+    },
   };
 }
 
@@ -198,6 +218,10 @@ async function interleave(cells, records, depOf, p, ctx) {
     });
     ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
   }
+  // Latency is compared at a fixed rate below every side's capacity (at saturation a p99 is the
+  // queue's, and swings ×3–×10 between rounds): one rate per workload, from the warm-ups.
+  const rateOf = latencyRatesOf(cells.filter((c) => c.latency), records, p);
+  const latencyIn = new Map(cells.map((c) => [c.id, latencyRounds(roundsOf(c, p), p.latencyRounds)]));
   for (let r = 1; r <= rounds; r += 1) {
     const order = r % 2 ? cells : [...cells].reverse();
     for (const c of order) {
@@ -212,16 +236,35 @@ async function interleave(cells, records, depOf, p, ctx) {
           return;
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
+        // (A closed window right after the cell's own latency window needs none.)
         if (p.rewarmS > 0) {
           await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
         }
+        const rate = c.latency && latencyIn.get(c.id).has(r) ? rateOf.get(c.workload) : null;
+        const paced = rate ? await pacedWindow({ url: rec.url, rate, durationS: windowOf(c, p), connections: c.connections }) : null;
         const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
-        rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
+        rec.rounds.push({ round: r, at: new Date().toISOString(), ...w, ...(paced ? { paced } : {}) });
       });
-      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4);
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4 + (c.latency && latencyIn.get(c.id).has(r) ? windowOf(c, p) + PACED_OVERHEAD_S : 0));
     }
   }
   for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
+}
+
+// workload -> the fixed rate its latency windows run at (from the slowest cell's warm-up).
+function latencyRatesOf(cells, records, p) {
+  const capacities = new Map();
+  for (const c of cells) {
+    const last = records.get(c.id).warmup?.rps?.at(-1);
+    if (!Number.isFinite(last)) continue;
+    capacities.set(c.workload, [...(capacities.get(c.workload) ?? []), last]);
+  }
+  const rates = new Map();
+  for (const [workload, caps] of capacities) {
+    const rate = latencyRate(caps, p.latencyLoad);
+    if (rate) rates.set(workload, rate);
+  }
+  return rates;
 }
 
 async function oneByOne(cells, records, depOf, p, ctx) {
@@ -234,7 +277,8 @@ async function oneByOne(cells, records, depOf, p, ctx) {
       if (c.kind === 'openloop') {
         // Start below the closed-loop capacity measured here with the same pinning.
         const probe = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: p.rewarmS + 2, threads });
-        const tool = c.tool ?? ctx.pacedTool;
+        // Open loop proper: the paced generator sends on schedule and times from the intended send.
+        const tool = c.tool ?? 'paced';
         const search = await searchRate({ url: rec.url, tool, startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS, threads, onStep: (s) => ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`) });
         Object.assign(rec, { probeRps: probe.rps, ...search });
       } else if (c.kind === 'fixedrate') {

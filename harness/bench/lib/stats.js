@@ -75,10 +75,12 @@ export function decide({ ratio, ci95 }, better) {
 
 /**
  * A ratio that breaks a physical upper limit (scaling above the CPU-budget ratio; a proxied path
- * faster than direct): suspect when the whole interval lies above the limit, or the ratio is
- * above it by more than the noise tolerance even where the interval is wide.
+ * faster than direct) beyond the noise: suspect when the whole interval lies above the limit by
+ * more than the difference the verdicts call a tie (the same CPU can serve a few per cent more
+ * requests when it is spent better — fewer context switches, a warmer cache — and the CPU per
+ * request shows it), or the ratio is above it by more than `tolerance` even where the interval is wide.
  */
 export function breaksLimit({ ratio, ci95 }, limit, tolerance = 0.25) {
   if (ratio === null || limit === null || limit === undefined) return false;
-  return (ci95 !== null && ci95[0] > limit) || ratio > limit * (1 + tolerance);
+  return (ci95 !== null && ci95[0] > limit * (1 + MIN_DIFFERENCE)) || ratio > limit * (1 + tolerance);
 }

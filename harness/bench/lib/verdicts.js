@@ -10,8 +10,17 @@ const FIELD = {
   cpuPerRequestUs: (r) => r.cpuPerRequestUs,
   memoryMiB: (r) => r.memoryMiB,
   max: (r) => r.latencyMs?.max,
+  pacedP99: (r) => r.paced?.latencyMs?.p99,
 };
 const METRIC_FIELD = { throughput: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB', max: 'max' };
+// p99 of the windows at a fixed rate (latencyAt 'fixed rate'), else of the closed-loop windows.
+const fieldOf = (q) => (q.metric === 'p99' && q.latencyAt === 'fixed rate' ? 'pacedP99' : METRIC_FIELD[q.metric]);
+
+// A latency window that missed its rate or had failures measured something else than the question.
+function pacedProblems(cell) {
+  const missed = cell.rounds.filter((r) => r.paced && !r.paced.held);
+  return missed.length ? [`${cell.id}: the fixed rate of ${missed[0].paced.rate} req/s was not held in ${missed.length} round(s) (${missed[0].paced.why})`] : [];
+}
 // Memory sampled through a run comes from one set of processes, so its rounds barely differ (under
 // 1%), while fresh processes settle a few per cent apart: across four default runs on 2026-11-22 the
 // same memory ratio moved by up to 3%. Its interval is at least that wide.
@@ -64,12 +73,13 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [] } =
   return comparisons.map((q) => {
     const a = byId.get(q.a);
     const b = byId.get(q.b);
-    const base = { id: q.id, question: q.question, workload: q.workload, comparison: q.comparison, column: q.column, metric: q.metric, better: q.better, a: a?.topology.id ?? q.a, b: b?.topology.id ?? q.b, cells: [q.a, q.b], limit: q.limit ?? null, unpinned: isolation ? !isolation.pinned : null };
+    const base = { id: q.id, question: q.question, workload: q.workload, comparison: q.comparison, column: q.column, metric: q.metric, ...(q.latencyAt ? { latencyAt: q.latencyAt } : {}), better: q.better, a: a?.topology.id ?? q.a, b: b?.topology.id ?? q.b, cells: [q.a, q.b], limit: q.limit ?? null, unpinned: isolation ? !isolation.pinned : null };
     const reasons = [...(a ? cellProblems(a) : [`${q.a} missing`]), ...(b ? cellProblems(b) : [`${q.b} missing`])];
     if (a?.status !== 'ok' || b?.status !== 'ok') {
       return { ...base, winner: 'tie', ratio: null, ci95: null, suspect: true, measured: false, reasons, rounds: 0 };
     }
-    const v = paired(a, b, METRIC_FIELD[q.metric]);
+    const v = paired(a, b, fieldOf(q));
+    if (fieldOf(q) === 'pacedP99') reasons.push(...pacedProblems(a), ...pacedProblems(b));
     const r = withFloor(pairedRatio(v.a, v.b), REPEATABILITY_FLOOR[q.metric]);
     if (q.limit && breaksLimit(r, q.limit.ratio)) reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
     for (const ch of failedChecks) if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);

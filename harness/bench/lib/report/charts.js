@@ -143,7 +143,10 @@ export function charts(doc) {
     if (!doc.cells.some((c) => c.scenario === s.name && c.kind === 'closed' && c.status === 'ok')) continue;
     const prefix = s.name === 'verdicts' ? '' : `${s.name}-`;
     add(`${prefix}throughput.svg`, s.name, cellSpec(doc, s.name, { title: 'Throughput (median req/s; line: min–max over rounds)', pick: (c) => c.rps, unit: 'req/s' }));
-    add(`${prefix}p99.svg`, s.name, cellSpec(doc, s.name, { title: 'p99 latency (median ms; line: min–max over rounds)', pick: (c) => c.latencyMs?.p99, unit: 'ms' }));
+    const paced = doc.cells.find((c) => c.scenario === s.name && c.paced);
+    add(`${prefix}p99.svg`, s.name, paced
+      ? cellSpec(doc, s.name, { title: 'p99 latency at a fixed rate per workload (median ms; line: min–max over rounds)', pick: (c) => c.paced?.latencyMs?.p99, unit: 'ms' })
+      : cellSpec(doc, s.name, { title: 'p99 latency (median ms; line: min–max over rounds)', pick: (c) => c.latencyMs?.p99, unit: 'ms' }));
     add(`${prefix}cpu-per-request.svg`, s.name, cellSpec(doc, s.name, { title: 'CPU time per request of the whole topology (µs)', pick: (c) => c.cpuPerRequestUs, unit: 'µs' }));
     add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
   }

@@ -26,7 +26,10 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
   p('## The verdicts, on the same CPU budget', '');
   p(`Every topology got the same budget: **${b} CPU** (a CFS quota on the whole topology, nginx included, pinned to CPU ${iso.sutCpus}), `
     + `with the load generator on CPU ${iso.generatorCpus} of its own. Each cell names the winner, then the ratio of the column's topology to its baseline `
-    + `and its 95% interval over ${doc.protocol.rounds} interleaved rounds of ${doc.protocol.windowS} s. Throughput: higher is better; p99, CPU per request and memory: lower is better. `
+    + `and its 95% interval over ${doc.protocol.rounds} interleaved rounds of ${doc.protocol.windowS} s`
+    + Object.entries(doc.protocol.roundsByWorkload ?? {}).map(([w, n]) => ` (${doc.workloads[w]?.title ?? w}: ${n}, as it swings more from window to window)`).join('')
+    + (doc.protocol.latency ? ` (p99: over the last ${doc.protocol.latency.rounds} of them, at a fixed rate per workload below every side's capacity — ${doc.protocol.latency.load * 100}% of the slowest one's, rounded down to a 1-2-5 step — since at saturation a p99 is the queue's)` : '')
+    + `. Throughput: higher is better; p99, CPU per request and memory: lower is better. `
     + `**tie** means the interval includes parity or the difference is under ${doc.protocol.minDifference * 100}%.`, '');
   p(...verdictTable(doc), '');
 

@@ -3,18 +3,20 @@
 import * as wrk from './wrk.js';
 import * as autocannon from './autocannon.js';
 import * as loadtest from './loadtest.js';
+import * as paced from './paced.js';
 
-export const TOOLS = { wrk, autocannon, loadtest };
+export const TOOLS = { wrk, autocannon, loadtest, paced };
 
 export function getTool(name) {
   const tool = TOOLS[name];
-  if (!tool) throw new Error(`unknown tool "${name}" (choose wrk, autocannon or loadtest)`);
+  if (!tool) throw new Error(`unknown tool "${name}" (choose wrk, autocannon, loadtest or paced)`);
   return tool;
 }
 
 /**
- * Fixed-rate and fixed-count runs: wrk has neither mode, so they use autocannon, which at a fixed
- * rate corrects its latencies for coordinated omission; loadtest only where an experiment used it.
+ * The experiments' fixed-rate and fixed-count runs (their articles' tools): wrk has neither mode, so
+ * they use autocannon; loadtest where an experiment used it. Latency at a fixed rate and the open
+ * loop use `paced` (paced.js), which sends on schedule.
  */
 export function pacedToolName(name) {
   return name === 'loadtest' ? 'loadtest' : 'autocannon';

@@ -1,0 +1,85 @@
+// A paced open-loop generator for latency at a fixed rate: request i leaves at start + i / rate
+// whether or not earlier ones came back, and its latency counts from that intended time, so a stall
+// of the server is charged to every request it delayed (no coordinated omission, as wrk2's -R).
+// Why not a packaged one: wrk2 isn't packaged here, autocannon's rate mode spends a per-second
+// budget as fast as it can (a burst at saturation at the top of every second), and loadtest
+// reports whole milliseconds.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { GeneratorError } from './errors.js';
+
+const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
+
+/** Latency percentiles (ms, 0.01 ms resolution) of a list of latencies. */
+export function latencySummary(latencies) {
+  const s = [...latencies].sort((a, b) => a - b);
+  const r = (x) => (x === null ? null : Math.round(x * 100) / 100);
+  return { p50: r(percentile(s, 0.5)), p90: r(percentile(s, 0.9)), p99: r(percentile(s, 0.99)), max: r(s.at(-1) ?? null) };
+}
+
+/**
+ * GETs `url` at `rate` per second for durationS, over up to `connections` keep-alive sockets.
+ * Returns { tool, requests, durationS, rps, latencyMs, non2xx, socketErrors, sent }.
+ */
+export async function run({ url, rate, durationS, connections = 64, timeoutS = 5 }) {
+  if (!(rate > 0) || !(durationS > 0)) throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const total = Math.round(rate * durationS);
+  const latencies = [];
+  let non2xx = 0;
+  let socketErrors = 0;
+  let sent = 0;
+  let pending = 0;
+  let lastDone = 0;
+  let wake = null;
+  const start = performance.now();
+  const send = (intended) => {
+    pending += 1;
+    let finished = false;
+    const done = (ok, status) => {
+      if (finished) return;
+      finished = true;
+      pending -= 1;
+      lastDone = performance.now();
+      if (ok) { latencies.push(lastDone - intended); if (status < 200 || status > 299) non2xx += 1; } else socketErrors += 1;
+      if (pending === 0 && sent === total) wake?.();
+    };
+    const req = http.get(url, { agent, timeout: timeoutS * 1000 }, (res) => {
+      res.on('error', () => done(false));
+      res.on('end', () => done(true, res.statusCode));
+      res.resume();
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => done(false));
+  };
+  try {
+    await new Promise((resolve) => {
+      wake = resolve;
+      const tick = () => {
+        const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
+        while (sent < due) { send(start + (sent * 1000) / rate); sent += 1; }
+        if (sent < total) setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now()));
+        else if (pending === 0) resolve();
+      };
+      tick();
+    });
+  } finally {
+    agent.destroy();
+  }
+  const elapsedS = (Math.max(lastDone, start + (total * 1000) / rate) - start) / 1000;
+  return {
+    tool: 'paced',
+    requests: latencies.length,
+    durationS: elapsedS,
+    rps: latencies.length / elapsedS,
+    latencyMs: latencySummary(latencies),
+    non2xx,
+    socketErrors,
+    socketErrorDetail: { errors: socketErrors },
+    sent,
+  };
+}
+
+export async function version() {
+  return `node ${process.versions.node}`;
+}
