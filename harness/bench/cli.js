@@ -118,7 +118,7 @@ async function main() {
       for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
       if (s.comparisons.length) console.log(`  ${s.comparisons.length} verdicts`);
     }
-    console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${tool} (+ ${paced} for fixed-rate runs), about ${Math.ceil(total / 60)} min`);
+    console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${tool} (+ paced for latency at a fixed rate and the open loop, ${paced} for the experiments' fixed rates), about ${Math.ceil(total / 60)} min`);
     return 0;
   }
 

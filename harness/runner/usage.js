@@ -22,17 +22,24 @@ function procCpuNs(pid) {
   } catch { return 0; }
 }
 
-// Proportional set size: shared pages (the node binary, forked workers' common pages) are split
-// between the processes that map them, so the sum over a topology is what it really holds.
+// Proportional set size: shared pages are split between the processes that map them. Its anonymous
+// and shared-memory part (heaps, stacks, JIT code) is shared only within a fork family — a cluster's
+// primary and workers —, so its sum over a topology is what the topology holds whatever else runs.
+// The file part (the node and dotnet binaries, libraries) is split with every process of the same
+// binary on the machine, other topologies included, so a topology's PSS moves with its neighbours.
+const field = (text, name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+
 function memoryKiB(pid) {
   try {
     const text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    return { pss: Number(/^Pss:\s+(\d+)/m.exec(text)?.[1] ?? 0), rss: Number(/^Rss:\s+(\d+)/m.exec(text)?.[1] ?? 0) };
+    const pss = field(text, 'Pss') || 0;
+    const anon = field(text, 'Pss_Anon') + field(text, 'Pss_Shmem');
+    return { pss, rss: field(text, 'Rss') || 0, anon: Number.isFinite(anon) ? anon : pss };
   } catch {
     try {
       const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      return { pss: rss, rss };
-    } catch { return { pss: 0, rss: 0 }; }
+      return { pss: rss, rss, anon: rss };
+    } catch { return { pss: 0, rss: 0, anon: 0 }; }
   }
 }
 
@@ -71,6 +78,7 @@ function memoryOf(pids) {
   const mib = (kib) => Math.round(kib / 102.4) / 10;
   return {
     pssMiB: mib(sum(mem, (m) => m.pss)),
+    anonMiB: mib(sum(mem, (m) => m.anon)),
     rssMiB: mib(sum(mem, (m) => m.rss)),
     processes: pids.length,
     threads: sum(sched, (x) => x.threads),
@@ -81,7 +89,7 @@ function memoryOf(pids) {
 /**
  * A snapshot of a topology's cost. Take one before and one after a measurement and subtract
  * cpuNs. Returns { source, cpuNs, instances: [{service, index, name, cpuNs, throttling, memory}],
- * throttling, memory: { pssMiB, rssMiB, processes } } — memory and processes summed over everything.
+ * throttling, memory: { pssMiB, anonMiB, rssMiB, processes } } — memory and processes summed over everything.
  */
 export function usage(state) {
   const byGroup = state.cpuLimits?.enforced;

@@ -190,8 +190,12 @@ test('the default plan: windows of at least 5 s, 3 rounds or more, one budget, l
       if (q.metric === 'throughput' && q.comparison !== 'dotnet') assert.equal(q.limit.ratio, 1, 'on 1 CPU nothing scales beyond ×1');
     }
     for (const c of cells.values()) assert.ok(c.path.startsWith('/'), `${c.id} has its sample's path`);
-    for (const c of v.cells) assert.equal(c.latency, true, `${c.id} gets latency windows at a fixed rate`);
-    for (const q of v.comparisons.filter((x) => x.metric === 'p99')) assert.equal(q.latencyAt, 'fixed rate', q.id);
+    for (const q of v.comparisons.filter((x) => x.metric === 'p99')) {
+      assert.equal(q.latencyAt, 'fixed rate', q.id);
+      assert.ok(cells.get(q.a).latencyRounds >= 3 && cells.get(q.b).latencyRounds >= 3, `${q.id}: both sides get latency windows at a fixed rate`);
+    }
+    // p99 is asked only where it is measured at a fixed rate: light JSON in the default run, everything in FULL.
+    assert.deepEqual([...new Set(v.comparisons.filter((x) => x.metric === 'p99').map((x) => x.workload))], full ? ['light', 'pi', 'delay', 'db'] : ['light']);
     // The default run asks the table's four columns; .NET replicas are the full run's fifth.
     assert.equal(v.comparisons.some((q) => q.comparison === 'dotnet-replicas'), full);
   }
@@ -215,8 +219,9 @@ test('p99 verdicts at a fixed rate: taken from the paced windows, and kept out w
   assert.equal(saturated.winner, 'tie', 'an older question without latencyAt reads the closed-loop p99');
 });
 
-test('the fixed rate: half the slowest cell, rounded down to a 1-2-5 step; in the last rounds', () => {
+test('the fixed rate: the nominal one, or half the slowest cell rounded down to a 1-2-5 step; in the last rounds', () => {
   assert.equal(latencyRate([2651, 4000], 0.5), 1000);
+  assert.equal(latencyRate([2651, 4000], 0.5, 500), 500, 'the workload\'s nominal rate where it is lower');
   assert.equal(latencyRate([4100, 9000], 0.5), 2000);
   assert.equal(latencyRate([560, 900], 0.5), 200);
   assert.equal(latencyRate([12000], 0.5), 5000);

@@ -37,6 +37,8 @@ test('a pinned run: every process on the cpuset, CPU time per instance, memory o
     assert.ok(after.instances.find((i) => i.service === 'nginx'), 'nginx is accounted too');
     assert.equal(after.memory.processes, members.length);
     assert.ok(after.memory.pssMiB > 10 && after.memory.pssMiB <= after.memory.rssMiB, JSON.stringify(after.memory));
+    // The topology's own pages (heaps, stacks): part of its PSS, without the binaries' file pages.
+    assert.ok(after.memory.anonMiB > 1 && after.memory.anonMiB < after.memory.pssMiB, JSON.stringify(after.memory));
   } finally {
     await down({ runDir });
   }

@@ -89,6 +89,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
         source: u.source,
         cpuNs: mine.reduce((sum, i) => sum + (i.cpuNs ?? 0), 0),
         pssMiB: mine.reduce((sum, i) => sum + i.memory.pssMiB, 0),
+        anonMiB: mine.reduce((sum, i) => sum + i.memory.anonMiB, 0),
         rssMiB: mine.reduce((sum, i) => sum + i.memory.rssMiB, 0),
         processes: mine.reduce((sum, i) => sum + i.memory.processes, 0),
         threads: mine.filter((i) => i.service === s.app).reduce((sum, i) => sum + i.memory.threads, 0),

@@ -13,9 +13,10 @@ const errorsOf = (r) => r.non2xx + r.socketErrors;
  */
 export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000 }) {
   const before = usage ? await usage() : null;
-  // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples.
+  // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples,
+  // of the topology's own pages (anonymous and shared memory; see runner/usage.js).
   const samples = [];
-  const timer = usage ? setInterval(async () => { try { samples.push((await usage()).pssMiB); } catch { /* gone */ } }, sampleMs) : null;
+  const timer = usage ? setInterval(async () => { try { samples.push((await usage()).anonMiB); } catch { /* gone */ } }, sampleMs) : null;
   let r;
   try {
     r = await getTool(tool).run({ url, connections, durationS, threads });
@@ -23,7 +24,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
     if (timer) clearInterval(timer);
   }
   const after = usage ? await usage() : null;
-  if (after) samples.push(after.pssMiB);
+  if (after) samples.push(after.anonMiB);
   const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
     rps: round(r.rps),
@@ -37,6 +38,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
     cpuPerRequestUs: cpuMs !== null && r.requests > 0 ? round((cpuMs * 1000) / r.requests, 2) : null,
     memoryMiB: samples.length ? round(samples.reduce((a, b) => a + b, 0) / samples.length, 1) : null,
     memoryMaxMiB: samples.length ? round(Math.max(...samples), 1) : null,
+    pssMiB: after ? round(after.pssMiB, 1) : null,
     rssMiB: after ? round(after.rssMiB, 1) : null,
     processes: after?.processes ?? null,
     throttling: after && before ? diffThrottling(before.throttling, after.throttling) : null,
@@ -62,14 +64,16 @@ export async function pacedWindow({ url, rate, durationS, connections }) {
 }
 
 /**
- * The fixed rate of a workload's latency windows: `load` of the slowest cell's capacity, rounded
- * down to a 1-2-5 step so two runs on the same machine land on the same rate. null below 1 req/s.
+ * The fixed rate of a workload's latency windows: `nominal` (the workload's rate for the budget), or
+ * `load` of the slowest cell's capacity rounded down to a 1-2-5 step where that is less — so two runs
+ * on the same machine land on the same rate, and every side runs well below its capacity. null
+ * below 1 req/s.
  */
-export function latencyRate(capacities, load = 0.5) {
+export function latencyRate(capacities, load = 0.5, nominal = Infinity) {
   const x = Math.min(...capacities) * load;
   if (!(x >= 1)) return null;
   const decade = 10 ** Math.floor(Math.log10(x));
-  return [5, 2, 1].map((m) => m * decade).find((v) => v <= x);
+  return Math.min(nominal, [5, 2, 1].map((m) => m * decade).find((v) => v <= x));
 }
 
 /**
@@ -107,7 +111,7 @@ export async function fixedCount({ url, tool, connections, amount, threads, usag
     tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2), latencyMs: r.latencyMs,
     errors: errorsOf(r), non2xx: r.non2xx, socketErrors: r.socketErrors,
     cpuMs: round(cpuMs, 1), cpuPerRequestUs: cpuMs !== null && r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
-    memoryMiB: after ? round(after.pssMiB, 1) : null,
+    memoryMiB: after ? round(after.anonMiB, 1) : null,
     ...(timeline ? { timeline: answers } : {}),
   };
 }

@@ -15,6 +15,8 @@ function cellRecord(c, isolation) {
   return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
 }
 
+const latencyRoundsText = (p) => [...Object.entries(p.latencyRoundsByWorkload ?? {}).map(([w, n]) => `${w}: ${n}`), p.latencyRounds ? `${Object.keys(p.latencyRoundsByWorkload ?? {}).length ? 'other workloads' : 'every workload'}: ${p.latencyRounds}` : 'no other workload'].join(', ');
+
 export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta }) {
   const all = [];
   const verdicts = [];
@@ -41,17 +43,20 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
       rounds: plan.params.rounds,
       ...(Object.keys(plan.params.roundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.roundsByWorkload } : {}),
       order: 'interleaved: every cell of a scenario once per round, the order reversed every other round',
-      latency: plan.params.latencyRounds ? {
+      memory: 'memory as the topology\'s own pages — the anonymous and shared-memory part of the PSS (heaps, stacks, JIT code) of every one of its processes, nginx included — sampled every second through each window; the binaries\' and libraries\' file pages, shared with every process of the same binary on the machine (other topologies too), are left out',
+      latency: plan.params.latencyRounds || Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? {
         rounds: plan.params.latencyRounds,
+        ...(Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.latencyRoundsByWorkload } : {}),
+        windowS: plan.params.latencyWindowS ?? plan.params.windowS,
         load: plan.params.latencyLoad,
         tool: 'paced',
-        rule: `p99 verdicts from windows at a fixed rate in the last ${plan.params.latencyRounds} rounds: one rate per workload, ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate rounded down to a 1-2-5 step; open loop, each request's latency from its intended send time`,
+        rule: `p99 verdicts from windows at a fixed rate in the last rounds (${latencyRoundsText(plan.params)}): one rate per workload — its nominal rate per CPU of the budget, lowered to ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate (rounded down to a 1-2-5 step) where that is less; open loop, each request's latency from its intended send time`,
       } : null,
       openLoop: { tool: 'paced', stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, sustained: 'achieved rate within 5% of the target, p99 < 500 ms, no failed request' },
       confidence: CONFIDENCE,
       interval: INTERVAL_METHOD,
       minDifference: MIN_DIFFERENCE,
-      verdictRule: `a winner only when the ${CONFIDENCE * 100}% interval excludes parity and the difference is at least ${MIN_DIFFERENCE * 100}%; otherwise tie. Suspect figures (beyond a physical limit, generator-bound, failed requests) are kept out.`,
+      verdictRule: `a winner only when the whole ${CONFIDENCE * 100}% interval lies beyond a ${MIN_DIFFERENCE * 100}% difference (so it excludes parity too); otherwise tie. Suspect figures (beyond a physical limit, generator-bound, failed requests) are kept out.`,
       generatorBoundAt: GENERATOR_BOUND,
     },
     tool,
@@ -60,7 +65,7 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     box,
     meta,
     ceilings,
-    workloads: Object.fromEntries(Object.entries(WORKLOADS).map(([k, w]) => [k, { title: w.title, params: w.params, connections: w.connections }])),
+    workloads: Object.fromEntries(Object.entries(WORKLOADS).map(([k, w]) => [k, { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu }])),
     metrics: METRICS,
     scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
     cells: all,

@@ -16,6 +16,7 @@ import { startNaiveBalancer } from './naive-balancer.js';
 import { faultDrill } from './drills/fault.js';
 import { rolloutDrill } from './drills/rollout.js';
 import { describeSample } from './samples.js';
+import { WORKLOADS } from './workloads.js';
 import { availableCpus, formatCpuList } from '../../runner/cgroup.js';
 
 export { stopAll } from './cleanup.js';
@@ -52,7 +53,8 @@ function warmupCost(cell, p, firstOnDeployment) {
 }
 
 const PACED_OVERHEAD_S = 0.2;
-const latencyCost = (cell, p) => (cell.latency ? latencyRounds(roundsOf(cell, p), p.latencyRounds).size * (windowOf(cell, p) + PACED_OVERHEAD_S) : 0);
+const latencyWindowOf = (c, p) => p.latencyWindowS ?? windowOf(c, p);
+const latencyCost = (cell, p) => latencyRounds(roundsOf(cell, p), cell.latencyRounds).size * (latencyWindowOf(cell, p) + PACED_OVERHEAD_S);
 
 function costOf(cell, p, firstOnDeployment = false) {
   if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4) + latencyCost(cell, p);
@@ -220,8 +222,8 @@ async function interleave(cells, records, depOf, p, ctx) {
   }
   // Latency is compared at a fixed rate below every side's capacity (at saturation a p99 is the
   // queue's, and swings ×3–×10 between rounds): one rate per workload, from the warm-ups.
-  const rateOf = latencyRatesOf(cells.filter((c) => c.latency), records, p);
-  const latencyIn = new Map(cells.map((c) => [c.id, latencyRounds(roundsOf(c, p), p.latencyRounds)]));
+  const rateOf = latencyRatesOf(cells.filter((c) => c.latencyRounds), records, p);
+  const latencyIn = new Map(cells.map((c) => [c.id, latencyRounds(roundsOf(c, p), c.latencyRounds)]));
   for (let r = 1; r <= rounds; r += 1) {
     const order = r % 2 ? cells : [...cells].reverse();
     for (const c of order) {
@@ -240,12 +242,12 @@ async function interleave(cells, records, depOf, p, ctx) {
         if (p.rewarmS > 0) {
           await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
         }
-        const rate = c.latency && latencyIn.get(c.id).has(r) ? rateOf.get(c.workload) : null;
-        const paced = rate ? await pacedWindow({ url: rec.url, rate, durationS: windowOf(c, p), connections: c.connections }) : null;
+        const rate = latencyIn.get(c.id).has(r) ? rateOf.get(c.workload) : null;
+        const paced = rate ? await pacedWindow({ url: rec.url, rate, durationS: latencyWindowOf(c, p), connections: c.connections }) : null;
         const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w, ...(paced ? { paced } : {}) });
       });
-      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4 + (c.latency && latencyIn.get(c.id).has(r) ? windowOf(c, p) + PACED_OVERHEAD_S : 0));
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4 + (latencyIn.get(c.id).has(r) ? latencyWindowOf(c, p) + PACED_OVERHEAD_S : 0));
     }
   }
   for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
@@ -261,7 +263,9 @@ function latencyRatesOf(cells, records, p) {
   }
   const rates = new Map();
   for (const [workload, caps] of capacities) {
-    const rate = latencyRate(caps, p.latencyLoad);
+    const budget = cells.find((c) => c.workload === workload)?.topology.budgetCpus ?? 1;
+    const nominal = (WORKLOADS[workload]?.latencyRatePerCpu ?? Infinity) * budget;
+    const rate = latencyRate(caps, p.latencyLoad, Math.max(1, Math.round(nominal)));
     if (rate) rates.set(workload, rate);
   }
   return rates;

@@ -63,13 +63,17 @@ export function withFloor(r, floor) {
 
 /**
  * better: 'higher' (throughput) or 'lower' (latency, CPU, memory). A names the winner only when
- * the interval excludes parity and the difference is at least MIN_DIFFERENCE; otherwise 'tie'.
- * Returns 'a' | 'b' | 'tie'.
+ * the whole interval lies beyond a MIN_DIFFERENCE difference — it then excludes parity too: a
+ * difference is at least 10% with 95% confidence, not only in its point estimate. A ratio near
+ * ×1.10 would otherwise fall on either side of the line from one run to the next. 'a' | 'b' | 'tie'.
  */
 export function decide({ ratio, ci95 }, better) {
   if (ratio === null || !ci95) return 'tie';
-  const aBetter = better === 'higher' ? ratio >= 1 + MIN_DIFFERENCE && ci95[0] > 1 : ratio <= 1 / (1 + MIN_DIFFERENCE) && ci95[1] < 1;
-  const bBetter = better === 'higher' ? ratio <= 1 / (1 + MIN_DIFFERENCE) && ci95[1] < 1 : ratio >= 1 + MIN_DIFFERENCE && ci95[0] > 1;
+  const up = 1 + MIN_DIFFERENCE;
+  const higher = ci95[0] >= up;
+  const lower = ci95[1] <= 1 / up;
+  const aBetter = better === 'higher' ? higher : lower;
+  const bBetter = better === 'higher' ? lower : higher;
   return aBetter ? 'a' : bBetter ? 'b' : 'tie';
 }
 

@@ -11,6 +11,8 @@ export const WORKLOADS = {
     title: 'light JSON',
     params: {},
     connections: 64,
+    // p99 is compared at this rate per CPU of the budget (or half the slowest side's capacity, if less).
+    latencyRatePerCpu: 1000,
     check: (b) => isObj(b) && Object.keys(b).length > 0,
     shape: 'a non-empty JSON object',
   },
@@ -20,6 +22,7 @@ export const WORKLOADS = {
     // the work, not the HTTP overhead, dominates.
     params: { samples: 100000 },
     connections: 32,
+    latencyRatePerCpu: 200,
     check: hasPi,
     shape: 'a JSON object with pi between 2.5 and 3.8',
   },
@@ -27,6 +30,7 @@ export const WORKLOADS = {
     title: 'slow I/O (50 ms wait)',
     params: { ms: 50 },
     connections: 256,
+    latencyRatePerCpu: 1000,
     check: isObj,
     shape: 'a JSON object',
   },
@@ -34,6 +38,7 @@ export const WORKLOADS = {
     title: 'database read',
     params: {},
     connections: 64,
+    latencyRatePerCpu: 200,
     check: (b) => Array.isArray(listIn(b)) && listIn(b).length > 0,
     shape: 'a non-empty JSON list (or {items|products|data: [...]})',
   },

@@ -148,7 +148,7 @@ export function charts(doc) {
       ? cellSpec(doc, s.name, { title: 'p99 latency at a fixed rate per workload (median ms; line: min–max over rounds)', pick: (c) => c.paced?.latencyMs?.p99, unit: 'ms' })
       : cellSpec(doc, s.name, { title: 'p99 latency (median ms; line: min–max over rounds)', pick: (c) => c.latencyMs?.p99, unit: 'ms' }));
     add(`${prefix}cpu-per-request.svg`, s.name, cellSpec(doc, s.name, { title: 'CPU time per request of the whole topology (µs)', pick: (c) => c.cpuPerRequestUs, unit: 'µs' }));
-    add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
+    add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: doc.protocol.memory ? 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)' : 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
   }
   add('openloop.svg', 'openloop', openloopSpec(doc));
   for (const s of experimentsOf(doc)) {

@@ -12,6 +12,14 @@ const WHY = {
   'dotnet-replicas': (b) => `The same ${b} CPU as one .NET process or as replicas behind nginx: the question the ASP.NET experiment asked. The thread pool already uses the budget; replicas add processes that compete for it.`,
 };
 
+// "light JSON: 5; other workloads: 3", from the results' protocol.
+function latencyRounds(doc) {
+  const lat = doc.protocol.latency;
+  const per = Object.entries(lat.roundsByWorkload ?? {}).map(([w, n]) => `${doc.workloads[w]?.title ?? w}: ${n}`);
+  if (lat.rounds) per.push(`${per.length ? 'other workloads' : 'every workload'}: ${lat.rounds}`);
+  return per.join('; ');
+}
+
 export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink = 'results/results.json' } = {}) {
   const lines = [];
   const p = (...l) => lines.push(...l);
@@ -28,9 +36,9 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
     + `with the load generator on CPU ${iso.generatorCpus} of its own. Each cell names the winner, then the ratio of the column's topology to its baseline `
     + `and its 95% interval over ${doc.protocol.rounds} interleaved rounds of ${doc.protocol.windowS} s`
     + Object.entries(doc.protocol.roundsByWorkload ?? {}).map(([w, n]) => ` (${doc.workloads[w]?.title ?? w}: ${n}, as it swings more from window to window)`).join('')
-    + (doc.protocol.latency ? ` (p99: over the last ${doc.protocol.latency.rounds} of them, at a fixed rate per workload below every side's capacity — ${doc.protocol.latency.load * 100}% of the slowest one's, rounded down to a 1-2-5 step — since at saturation a p99 is the queue's)` : '')
+    + (doc.protocol.latency ? ` (p99: over the last rounds — ${latencyRounds(doc)} — at a fixed rate per workload below every side's capacity, since at saturation a p99 is the queue's)` : '')
     + `. Throughput: higher is better; p99, CPU per request and memory: lower is better. `
-    + `**tie** means the interval includes parity or the difference is under ${doc.protocol.minDifference * 100}%.`, '');
+    + (/whole/.test(doc.protocol.verdictRule ?? '') ? `**tie** means the interval reaches within ${doc.protocol.minDifference * 100}% of parity: no difference of ${doc.protocol.minDifference * 100}% or more is sure.` : `**tie** means the interval includes parity or the difference is under ${doc.protocol.minDifference * 100}%.`), '');
   p(...verdictTable(doc), '');
 
   p('## What the verdicts say', '');

@@ -18,10 +18,10 @@ function flags(c) {
   return f.join(', ');
 }
 
-function closedTable(cells) {
+function closedTable(cells, doc) {
   const paced = cells.some((c) => c.paced);
   const pacedCol = (c) => (paced ? [c.paced ? `${fmt(c.paced.rate)} req/s: ${['p50', 'p99'].map((k) => fmt(c.paced.latencyMs[k]?.median, 2)).join(' / ')} (${c.paced.rounds} rounds)${c.paced.held ? '' : ' ⚠ rate not held'}` : ''] : []);
-  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms'] : []), 'CPU µs/request', 'memory MiB (PSS)', 'flags'],
+  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms'] : []), 'CPU µs/request', doc.protocol?.memory ? 'memory MiB (own pages)' : 'memory MiB (PSS)', 'flags'],
     cells.map((c) => (c.status === 'ok'
       ? [`\`${c.id}\``, esc(c.topology.label), c.connections, `${c.rounds.length} × ${c.windowS} s`, range(c.rps), ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / '), ...pacedCol(c), range(c.cpuPerRequestUs, 1), range(c.memoryMiB), flags(c)]
       : [`\`${c.id}\``, esc(c.topology.label), '', '', `**${c.status}**: ${esc(c.error)}`, '', ...(paced ? [''] : []), '', '', ''])));
@@ -61,7 +61,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
     if (verdicts.length) out.push(...verdictTable(doc, { scenario: s.name }), '');
     for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title}](${file})`, '');
     const closed = cells.filter((c) => c.kind === 'closed');
-    if (closed.length) out.push(closedTable(closed), '', roundsDetails(closed), '');
+    if (closed.length) out.push(closedTable(closed, doc), '', roundsDetails(closed), '');
     const open = cells.filter((c) => c.kind === 'openloop');
     if (open.length) out.push(openTable(open), '');
     if (verdicts.length) out.push('### Every verdict', '', verdictList(doc, verdicts), '');
