@@ -13,8 +13,9 @@ export { METRICS };
 export const MODES = {
   // Default: about 10 minutes on a 2-core machine.
   // Warm-up: chunks of warmupChunkS until two agree within 3% (at least warmupS, at most warmupMaxS).
-  // Latency: latencyRounds of the rounds also get a window at a fixed rate, latencyLoad of the
-  // slowest cell's capacity (rounded down to a 1-2-5 step), where the p99 verdicts are taken.
+  // Latency: the last latencyRounds rounds also get a window at a fixed rate — the workload's nominal
+  // rate per CPU (workloads.js), or latencyLoad of the slowest cell's capacity rounded down to a
+  // 1-2-5 step where that is less —, where the p99 verdicts are taken.
   // roundsByWorkload: light JSON swings most from window to window on a shared VM (±10% where pi
   // moves ±5%), so its cells get more rounds: the same interval width for both.
   // The default run asks p99 of light JSON only, in 5 of its 7 rounds: at a fixed rate a p99 moves
@@ -60,7 +61,7 @@ function closedCell(scenario, workload, t, extra = {}) {
 
 // Which workloads each question is asked on. The default run (10 minutes on 2 cores) asks the
 // table's four columns — one process, cluster, replicas, .NET — of the two ends: light JSON, where
-// the per-request overhead decides, and CPU-bound work, in 5 rounds (on a shared machine more
+// the per-request overhead decides, and CPU-bound work, in 7 and 5 rounds (on a shared machine more
 // rounds narrow the intervals more than more rows would). The full run adds .NET replicas, the
 // slow I/O and the database read (which needs MongoDB for the Node side, and a minute of warm-up
 // for .NET's).

@@ -238,7 +238,7 @@ async function interleave(cells, records, depOf, p, ctx) {
           return;
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
-        // (A closed window right after the cell's own latency window needs none.)
+        // In a latency round the closed window follows the cell's own latency window directly.
         if (p.rewarmS > 0) {
           await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
         }
