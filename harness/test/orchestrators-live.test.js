@@ -85,6 +85,8 @@ async function runPrimary(env, until) {
     sendSignal(child.pid, 'SIGTERM');
     if (!(await waitGone(child.pid, 20_000))) sendSignal(child.pid, 'SIGKILL', { group: true });
     await waitGone(child.pid, 5_000);
+    // Workers finish exiting a moment after their primary: give the group as long.
+    for (const until = Date.now() + 5_000; groupAlive(child.pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
   }
   assert.equal(groupAlive(child.pid), false, 'primary and workers are gone');
   return { lines, stderr: Buffer.concat(stderr).toString() };
