@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { run } from '../bench/lib/tools/paced.js';
+import { latencyBlock } from '../bench/lib/measure.js';
 
 function serve(handler) {
   return new Promise((resolve) => {
@@ -51,4 +52,42 @@ test('non-2xx answers and refused connections are counted, not thrown', async ()
 
 test('a rate or duration that is not positive is refused', async () => {
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 0, durationS: 1 }), /rate and duration must be positive/);
+});
+
+test('a latency block takes the cells in turn, pools each one\'s slices, and keeps a stall with the cell it hit', async () => {
+  const order = [];
+  const calm = await serve((req, res) => { order.push('calm'); res.end('{}'); });
+  let stalls = 1;
+  const stalled = await serve((req, res) => {
+    order.push('stalled');
+    if (stalls > 0) {
+      stalls -= 1;
+      const until = Date.now() + 200;
+      while (Date.now() < until) { /* one 200 ms stall */ }
+    }
+    res.end('{}');
+  });
+  try {
+    const byId = await latencyBlock({ slices: 3, sliceS: 0.5, targets: [
+      { id: 'calm', url: calm.url, rate: 40, connections: 4 },
+      { id: 'stalled', url: stalled.url, rate: 40, connections: 4 },
+    ] });
+    const c = byId.get('calm');
+    const s = byId.get('stalled');
+    assert.equal(c.requests, 60, '3 slices × 0.5 s × 40/s, pooled');
+    assert.equal(s.requests, 60);
+    assert.equal(c.slices, 3);
+    assert.ok(c.held && s.held, `${c.why} / ${s.why}`);
+    assert.ok(s.latencyMs.max >= 150, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
+    assert.ok(c.latencyMs.max < 150, `and not with the other: ${c.latencyMs.max} ms`);
+    // In turn: A B, then B A, then A B — consecutive runs of one server's requests show it.
+    const runs = order.filter((x, i) => i === 0 || order[i - 1] !== x);
+    assert.deepEqual(runs, ['calm', 'stalled', 'calm', 'stalled'], 'the order rotates');
+  } finally {
+    calm.server.close();
+    stalled.server.close();
+  }
+  const refused = await latencyBlock({ slices: 1, sliceS: 0.25, targets: [{ id: 'gone', url: calm.url, rate: 40, connections: 2 }] });
+  assert.equal(refused.get('gone').held, false, 'a cell that refuses is not held');
+  assert.match(refused.get('gone').why, /failed/);
 });

@@ -4,6 +4,7 @@ import { getTool, pacedToolName } from './tools/index.js';
 import { round } from './stats.js';
 import { socketCounters, timeWaitSockets } from './sockets.js';
 import * as paced from './tools/paced.js';
+import { histogram } from './histogram.js';
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
@@ -52,15 +53,92 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
 }
 
 /**
- * Latency at a fixed rate below capacity: `rate` req/s for durationS from the paced open-loop
- * generator. Held only if the achieved rate is within 5% of the target and nothing failed.
+ * One window from slices of it (closedWindow results) taken in turn with other cells: requests,
+ * failures and CPU added up, req/s and CPU per request over the whole, memory the mean of the
+ * slices'; the closed-loop latency percentiles the median slice's, and max the highest.
  */
-export async function pacedWindow({ url, rate, durationS, connections }) {
-  const r = await paced.run({ url, rate, durationS, connections });
-  const why = [];
-  if (r.rps < 0.95 * rate) why.push(`achieved ${round(r.rps)} of ${rate} req/s`);
-  if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
-  return { rate, rps: round(r.rps), requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), held: why.length === 0, why: why.join(', ') || null };
+export function combineWindows(ws) {
+  const sum = (f) => ws.reduce((s, w) => s + (f(w) ?? 0), 0);
+  const values = (f) => ws.map(f).filter(Number.isFinite);
+  const mid = (f) => { const v = values(f).sort((a, b) => a - b); return v.length ? v[Math.floor((v.length - 1) / 2)] : null; };
+  const maxOf = (f) => { const v = values(f); return v.length ? Math.max(...v) : null; };
+  const requests = sum((w) => w.requests);
+  const durationS = sum((w) => w.durationS);
+  const cpuMs = ws.every((w) => Number.isFinite(w.cpuMs)) ? sum((w) => w.cpuMs) : null;
+  const mem = values((w) => w.memoryMiB);
+  const last = ws.at(-1);
+  const throttling = {};
+  for (const w of ws) {
+    for (const [name, x] of Object.entries(w.throttling ?? {})) {
+      const acc = throttling[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
+      throttling[name] = { periods: acc.periods + x.periods, throttled: acc.throttled + x.throttled, throttledMs: round(acc.throttledMs + x.throttledMs, 1) };
+    }
+  }
+  return {
+    rps: durationS > 0 ? round(requests / durationS) : 0,
+    requests,
+    durationS: round(durationS, 2),
+    latencyMs: { p50: mid((w) => w.latencyMs?.p50), p90: mid((w) => w.latencyMs?.p90), p99: mid((w) => w.latencyMs?.p99), max: maxOf((w) => w.latencyMs?.max) },
+    errors: sum((w) => w.errors),
+    non2xx: sum((w) => w.non2xx),
+    socketErrors: sum((w) => w.socketErrors),
+    cpuMs: round(cpuMs, 1),
+    cpuPerRequestUs: cpuMs !== null && requests > 0 ? round((cpuMs * 1000) / requests, 2) : null,
+    memoryMiB: mem.length ? round(mem.reduce((a, b) => a + b, 0) / mem.length, 1) : null,
+    memoryMaxMiB: maxOf((w) => w.memoryMaxMiB),
+    pssMiB: last.pssMiB,
+    rssMiB: last.rssMiB,
+    processes: last.processes,
+    throttling: Object.keys(throttling).length ? throttling : last.throttling,
+    appThreads: last.appThreads,
+    contextSwitches: ws.every((w) => w.contextSwitches) ? { voluntary: sum((w) => w.contextSwitches.voluntary), involuntary: sum((w) => w.contextSwitches.involuntary) } : null,
+  };
+}
+
+/**
+ * Latency at a fixed rate below capacity, for several cells in one block: `slices` windows of
+ * sliceS each, taken in turn — A B C, B C A, C A B, … — so that a stall of the machine (a
+ * neighbour's burst, steal) lands on every cell alike rather than on the one measured at that
+ * moment; a cell's latencies are pooled over its slices. targets: [{ id, url, rate, connections,
+ * usage? }]. Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS,
+ * sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed.
+ * The CPU is the topology's during its own slices: between them it sits idle while the others are
+ * measured, and a runtime's background threads (.NET's tiered JIT, its thread pool) would charge
+ * that idle time to the few requests of the block.
+ */
+export async function latencyBlock({ targets, slices, sliceS = 1 }) {
+  const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], slices: [], costs: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
+  try {
+    for (let s = 0; s < slices; s += 1) {
+      for (let i = 0; i < targets.length; i += 1) {
+        const t = targets[(s + i) % targets.length];
+        const a = acc.get(t.id);
+        const before = t.usage ? await t.usage() : null;
+        const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true });
+        if (before) {
+          const ns = (await t.usage()).cpuNs - before.cpuNs;
+          a.cpuNs += ns;
+          a.costs.push([round(ns / 1000, 0), r.requests]);
+        }
+        for (const ms of r.latencies) a.latencies.push(ms);
+        a.slices.push(histogram(r.latencies));
+        a.requests += r.requests;
+        a.durationS += r.durationS;
+        a.errors += errorsOf(r);
+      }
+    }
+  } finally {
+    for (const a of acc.values()) a.agent.destroy();
+  }
+  return new Map(targets.map((t) => {
+    const a = acc.get(t.id);
+    const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
+    const rps = a.durationS > 0 ? a.requests / a.durationS : 0;
+    const why = [];
+    if (rps < 0.95 * t.rate) why.push(`achieved ${round(rps)} of ${t.rate} req/s`);
+    if (a.errors > 0) why.push(`${a.errors} failed`);
+    return [t.id, { rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies), errors: a.errors, held: why.length === 0, why: why.join(', ') || null, slices, sliceS, sliceHistograms: a.slices, ...(a.costs.length ? { sliceCpu: a.costs } : {}), cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null }];
+  }));
 }
 
 /**

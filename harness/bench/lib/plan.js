@@ -18,11 +18,13 @@ export const MODES = {
   // 1-2-5 step where that is less —, where the p99 verdicts are taken.
   // roundsByWorkload: light JSON swings most from window to window on a shared VM (±10% where pi
   // moves ±5%), so its cells get more rounds: the same interval width for both.
-  // The default run asks p99 of light JSON only, in 5 of its 7 rounds: at a fixed rate a p99 moves
-  // ±20% from window to window, and 3 rounds left intervals of ±50% (the full run asks it of every
-  // workload, in 3 rounds).
-  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, roundsByWorkload: { light: 7 }, latencyRounds: 0, latencyRoundsByWorkload: { light: 5 }, latencyLoad: 0.5, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, latencyRounds: 3, latencyWindowS: 5, latencyLoad: 0.5, stepS: 5, maxSteps: 7, ceilingS: 8, experimentRounds: 3, kills: 5 },
+  // closedSliceS: the verdict cells' saturated windows are taken in slices of this, in turn with the
+  // other cells of the round (run.js slicedRound), as the latency windows in slices of latencySliceS.
+  // The default run asks p99 and CPU per request of light JSON only, at a fixed rate in 5 of its 6
+  // rounds: 25 slices of 1 s, where 3 rounds left p99 intervals of ±50% (the full run asks them of
+  // every workload, in 3 rounds).
+  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, roundsByWorkload: { light: 6 }, latencyRounds: 0, latencyRoundsByWorkload: { light: 5 }, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
+  full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 4, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 6, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
 
@@ -61,11 +63,15 @@ function closedCell(scenario, workload, t, extra = {}) {
 
 // Which workloads each question is asked on. The default run (10 minutes on 2 cores) asks the
 // table's four columns — one process, cluster, replicas, .NET — of the two ends: light JSON, where
-// the per-request overhead decides, and CPU-bound work, in 7 and 5 rounds (on a shared machine more
+// the per-request overhead decides, and CPU-bound work, in 6 and 5 rounds (on a shared machine more
 // rounds narrow the intervals more than more rows would). The full run adds .NET replicas, the
 // slow I/O and the database read (which needs MongoDB for the Node side, and a minute of warm-up
 // for .NET's).
 const ALL = ['light', 'pi', 'delay', 'db'];
+// Taken from the windows at a fixed rate where a workload has them. At saturation the topology
+// spends its whole budget whatever it does, so its CPU per request is only the inverse of its
+// throughput; at a fixed rate below capacity it is what a request costs.
+const FIXED_RATE_METRICS = new Set(['p99', 'cpu']);
 const QUICK = ['light', 'pi'];
 const ASKED = {
   quick: { cluster: QUICK, replicas: QUICK, dotnet: QUICK, 'dotnet-replicas': [] },
@@ -79,7 +85,7 @@ function verdicts({ mode, budget, n, params }) {
     for (const workload of ASKED[mode][c.comparison]) {
       const rounds = params.roundsByWorkload?.[workload];
       const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
-      const extra = { latencyRounds, ...(rounds ? { rounds } : {}) };
+      const extra = { latencyRounds, ...(rounds ? { rounds } : {}), ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}) };
       const a = closedCell('verdicts', workload, c.a, extra);
       const b = closedCell('verdicts', workload, c.b, extra);
       if (!a || !b) continue;
@@ -89,13 +95,16 @@ function verdicts({ mode, budget, n, params }) {
       const sameApp = c.a.sample === c.b.sample;
       const limit = sameApp ? usableCpus(c.a) / usableCpus(c.b) : null;
       for (const [metric, m] of Object.entries(METRICS)) {
-        if (metric === 'p99' && !latencyRounds) continue; // p99 is asked where it is measured at a fixed rate
+        // p99 and CPU per request are asked where they are measured at a fixed rate (at saturation the
+        // CPU per request is the inverse of the throughput, asked already).
+        if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
+        const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
         questions.push({
           id: `${workload}.${c.comparison}.${metric}`,
-          question: `${WORKLOADS[workload].title}, ${m.title}${metric === 'p99' ? ' at a fixed rate below both sides\' capacity' : ''}: ${c.what}, behind nginx, ${budget} CPU each`,
+          question: `${WORKLOADS[workload].title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${c.what}, behind nginx, ${budget} CPU each`,
           workload, comparison: c.comparison, column: c.column, metric, better: m.better,
           a: a.id, b: b.id,
-          ...(metric === 'p99' ? { latencyAt: 'fixed rate' } : {}),
+          ...(atFixedRate ? { latencyAt: 'fixed rate' } : {}),
           limit: metric === 'throughput' && limit !== null ? { ratio: limit, why: `the same app on the same ${budget}-CPU budget: at most ×${Number(limit.toFixed(2))} of the CPU to use` } : null,
         });
       }
@@ -227,7 +236,8 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
     const cells = s.cells.map((c, ci) => {
       if (!WORKLOADS[c.workload]) throw new Error(`--matrix: ${name} cell ${ci}: unknown workload "${c.workload}"`);
       const t = topology({ budget, ...c.topology });
-      const cell = closedCell(name, c.workload, t, { kind: c.kind ?? 'closed', latencyRounds: (c.kind ?? 'closed') === 'closed' ? (params.latencyRoundsByWorkload?.[c.workload] ?? params.latencyRounds ?? 0) : 0, ...(c.connections ? { connections: c.connections } : {}) });
+      const closed = (c.kind ?? 'closed') === 'closed';
+      const cell = closedCell(name, c.workload, t, { kind: c.kind ?? 'closed', latencyRounds: closed ? (params.latencyRoundsByWorkload?.[c.workload] ?? params.latencyRounds ?? 0) : 0, ...(closed && params.closedSliceS ? { sliceS: params.closedSliceS } : {}), ...(c.connections ? { connections: c.connections } : {}) });
       if (!cell) throw new Error(`--matrix: ${name} cell ${ci}: ${t.sample} has no "${c.workload}" workload`);
       return cell;
     });
@@ -238,7 +248,7 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
       return (q.metrics ?? Object.keys(METRICS)).filter(measured).map((metric) => ({
         id: `${a.workload}.${a.topology.id}-vs-${b.topology.id}.${metric}`, question: `${a.topology.label} vs ${b.topology.label}, ${METRICS[metric].title} (${a.workload})`,
         workload: a.workload, comparison: `${a.topology.id}-vs-${b.topology.id}`, column: q.column ?? b.topology.label, metric, better: METRICS[metric].better, a: a.id, b: b.id,
-        ...(metric === 'p99' ? { latencyAt: 'fixed rate' } : {}),
+        ...(FIXED_RATE_METRICS.has(metric) && a.latencyRounds && b.latencyRounds ? { latencyAt: 'fixed rate' } : {}),
         limit: q.limit && metric === 'throughput' ? { ratio: q.limit, why: q.why ?? 'given in the matrix' } : null,
       }));
     });

@@ -1,11 +1,12 @@
 // results.json: a run that describes itself. Everything the report, the charts and the guide show
 // is in here — the protocol, the isolation, the machine, every cell with its rounds, the verdicts
 // and the checks — so they render from this file alone, and two runs can be compared by script.
-import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD } from './stats.js';
+import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD, BLOCK_INTERVAL_METHOD } from './stats.js';
 import { GENERATOR_BOUND } from './ceiling.js';
 import { METRICS } from './metrics.js';
 import { WORKLOADS } from './workloads.js';
 import { computeVerdicts, runChecks } from './verdicts.js';
+import { latencyRoundsText } from './report/format.js';
 
 export const SCHEMA = 2;
 
@@ -14,8 +15,6 @@ function cellRecord(c, isolation) {
   const { url, needsDb, cpuLimits, ...kept } = c;
   return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
 }
-
-const latencyRoundsText = (p) => [...Object.entries(p.latencyRoundsByWorkload ?? {}).map(([w, n]) => `${w}: ${n}`), p.latencyRounds ? `${Object.keys(p.latencyRoundsByWorkload ?? {}).length ? 'other workloads' : 'every workload'}: ${p.latencyRounds}` : 'no other workload'].join(', ');
 
 export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta }) {
   const all = [];
@@ -43,14 +42,17 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
       rounds: plan.params.rounds,
       ...(Object.keys(plan.params.roundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.roundsByWorkload } : {}),
       order: 'interleaved: every cell of a scenario once per round, the order reversed every other round',
+      ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS, slicing: `the verdicts' cells take each round's window in slices of ${plan.params.closedSliceS} s, in turn with the other cells of the round (A B C, B C A, …), added up into the round's window` } : {}),
       memory: 'memory as the topology\'s own pages — the anonymous and shared-memory part of the PSS (heaps, stacks, JIT code) of every one of its processes, nginx included — sampled every second through each window; the binaries\' and libraries\' file pages, shared with every process of the same binary on the machine (other topologies too), are left out',
       latency: plan.params.latencyRounds || Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? {
         rounds: plan.params.latencyRounds,
         ...(Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.latencyRoundsByWorkload } : {}),
         windowS: plan.params.latencyWindowS ?? plan.params.windowS,
+        sliceS: plan.params.latencySliceS,
+        interval: `over the paired slices (p99: the median of the slices' p99s, the p99 of a typical second; CPU per request: the slices' CPU time by their requests); ${BLOCK_INTERVAL_METHOD}`,
         load: plan.params.latencyLoad,
         tool: 'paced',
-        rule: `p99 verdicts from windows at a fixed rate in the last rounds (${latencyRoundsText(plan.params)}): one rate per workload — its nominal rate per CPU of the budget, lowered to ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate (rounded down to a 1-2-5 step) where that is less; open loop, each request's latency from its intended send time`,
+        rule: `p99 and CPU-per-request verdicts from windows at a fixed rate in the last rounds (${latencyRoundsText({ rounds: plan.params.latencyRounds, roundsByWorkload: plan.params.latencyRoundsByWorkload })}): one rate per workload — its nominal rate per CPU of the budget, lowered to ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate (rounded down to a 1-2-5 step) where that is less; a cell's window is taken in slices of ${plan.params.latencySliceS} s in turn with the other cells of the round (A B C, B C A, …), so a stall of the machine lands on every cell alike, and the verdicts compare the p99 of a typical second — the median over its slices of each slice's p99 — since the seconds a shared machine stalls every cell alike would decide a pooled p99 (the cell's pooled p99 is kept too); its CPU per request is the topology's CPU time during its own slices by their requests; open loop, each request's latency from its intended send time. Where a workload has no such windows neither is asked (at saturation a topology spends its whole budget, so its CPU per request is only the inverse of its throughput)`,
       } : null,
       openLoop: { tool: 'paced', stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, sustained: 'achieved rate within 5% of the target, p99 < 500 ms, no failed request' },
       confidence: CONFIDENCE,

@@ -8,7 +8,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify } from './verify.js';
-import { closedWindow, pacedWindow, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
+import { closedWindow, combineWindows, latencyBlock, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
 import { summary, round } from './stats.js';
@@ -52,12 +52,18 @@ function warmupCost(cell, p, firstOnDeployment) {
   return Math.max(p.warmupExpectS ?? p.warmupS, floors[cell.workload] ?? 0, firstOnDeployment ? floors.process ?? 0 : 0);
 }
 
-const PACED_OVERHEAD_S = 0.2;
-const latencyWindowOf = (c, p) => p.latencyWindowS ?? windowOf(c, p);
-const latencyCost = (cell, p) => latencyRounds(roundsOf(cell, p), cell.latencyRounds).size * (latencyWindowOf(cell, p) + PACED_OVERHEAD_S);
+// A cell's latency window at a fixed rate: whole slices of latencySliceS, taken in turn with the others.
+const PACED_OVERHEAD_S = 0.05; // per slice
+const latencySlicesOf = (c, p) => Math.max(1, Math.round((p.latencyWindowS ?? windowOf(c, p)) / p.latencySliceS));
+const latencyWindowCost = (c, p) => latencySlicesOf(c, p) * (p.latencySliceS + PACED_OVERHEAD_S);
+const latencyCost = (cell, p) => latencyRounds(roundsOf(cell, p), cell.latencyRounds).size * latencyWindowCost(cell, p);
+
+// A cell's saturated window in a round: whole or in slices of cell.sliceS (each a wrk run of its own).
+const slicesOf = (c, p) => (c.sliceS ? Math.max(1, Math.round(windowOf(c, p) / c.sliceS)) : 1);
+const closedCost = (c, p) => windowOf(c, p) + p.rewarmS + (c.sliceS ? slicesOf(c, p) * 0.12 : 0.4);
 
 function costOf(cell, p, firstOnDeployment = false) {
-  if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * (windowOf(cell, p) + p.rewarmS + 0.4) + latencyCost(cell, p);
+  if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * closedCost(cell, p) + latencyCost(cell, p);
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
@@ -90,6 +96,7 @@ function pacedSummary(windows) {
       rounds: windows.length,
       rps: summary(windows.map((w) => w.rps), 1),
       latencyMs: { p50: over((w) => w.latencyMs.p50), p90: over((w) => w.latencyMs.p90), p99: over((w) => w.latencyMs.p99), max: over((w) => w.latencyMs.max) },
+      cpuPerRequestUs: over((w) => w.cpuPerRequestUs),
       errors: windows.reduce((s, w) => s + w.errors, 0),
       held: windows.every((w) => w.held),
     },
@@ -226,9 +233,11 @@ async function interleave(cells, records, depOf, p, ctx) {
   const latencyIn = new Map(cells.map((c) => [c.id, latencyRounds(roundsOf(c, p), c.latencyRounds)]));
   for (let r = 1; r <= rounds; r += 1) {
     const order = r % 2 ? cells : [...cells].reverse();
+    const sliced = [];
     for (const c of order) {
       const rec = records.get(c.id);
       if (rec.status === 'failed' || r > roundsOf(c, p)) continue;
+      if (c.sliceS) { sliced.push(c); continue; }
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
       const usage = () => depOf(c).usage(c.topology, c.workload);
       await guarded(rec, async () => {
@@ -238,19 +247,68 @@ async function interleave(cells, records, depOf, p, ctx) {
           return;
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
-        // In a latency round the closed window follows the cell's own latency window directly.
-        if (p.rewarmS > 0) {
-          await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
-        }
-        const rate = latencyIn.get(c.id).has(r) ? rateOf.get(c.workload) : null;
-        const paced = rate ? await pacedWindow({ url: rec.url, rate, durationS: latencyWindowOf(c, p), connections: c.connections }) : null;
+        if (p.rewarmS > 0) await rewarm(c, rec, p, threads, toolOf);
         const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
-        rec.rounds.push({ round: r, at: new Date().toISOString(), ...w, ...(paced ? { paced } : {}) });
+        rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
-      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : windowOf(c, p) + p.rewarmS + 0.4 + (latencyIn.get(c.id).has(r) ? latencyWindowOf(c, p) + PACED_OVERHEAD_S : 0));
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
     }
+    await slicedRound(r, rounds, sliced, records, depOf, p, ctx, toolOf);
+    await latencyRound(r, cells.filter((c) => latencyIn.get(c.id).has(r) && rateOf.has(c.workload)), records, depOf, rateOf, p, ctx);
   }
   for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
+}
+
+const rewarm = (c, rec, p, threads, toolOf) => getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+
+// The round's saturated windows of the cells that take them in slices (cell.sliceS): each cell's
+// window as slices of sliceS, in turn with the other cells (A B C, B C A, …), so that the machine's
+// changes of state — a neighbour's burst, steal — land on every cell of the round alike instead of
+// on whichever one held a 5 s window then. The slices are added up into the round's window.
+async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
+  if (!cells.length) return;
+  const threads = ctx.isolation.generatorThreads;
+  const live = () => cells.filter((c) => records.get(c.id).status !== 'failed');
+  for (const c of live()) {
+    const rec = records.get(c.id);
+    if (p.rewarmS > 0) await guarded(rec, () => rewarm(c, rec, p, threads, toolOf));
+  }
+  const windows = new Map(cells.map((c) => [c.id, []]));
+  const started = new Map(); // a cell's round begins with its first slice
+  const n = Math.max(...cells.map((c) => slicesOf(c, p)));
+  for (let s = 0; s < n; s += 1) {
+    const now = live();
+    for (let i = 0; i < now.length; i += 1) {
+      const c = now[(s + i) % now.length];
+      if (s >= slicesOf(c, p)) continue;
+      const rec = records.get(c.id);
+      if (s === 0) {
+        ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
+        started.set(c.id, new Date().toISOString());
+      }
+      const usage = () => depOf(c).usage(c.topology, c.workload);
+      await guarded(rec, async () => {
+        windows.get(c.id).push(await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p) / slicesOf(c, p), threads, usage }));
+      });
+    }
+  }
+  for (const c of live()) {
+    const ws = windows.get(c.id);
+    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length });
+    ctx.hooks.tick?.(closedCost(c, p));
+  }
+}
+
+// The round's latency windows at a fixed rate, in one block of slices taken in turn (measure.js
+// latencyBlock), each kept with the cell's closed window of the same round.
+async function latencyRound(r, cells, records, depOf, rateOf, p, ctx) {
+  const live = cells.filter((c) => records.get(c.id).status !== 'failed' && records.get(c.id).rounds.at(-1)?.round === r);
+  if (!live.length) return;
+  ctx.hooks.phase?.(`round ${r} latency at a fixed rate: ${live.map((c) => c.id).join(', ')}`);
+  const slices = Math.max(...live.map((c) => latencySlicesOf(c, p)));
+  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(c.workload), connections: c.connections, usage: () => depOf(c).usage(c.topology, c.workload) })), slices, sliceS: p.latencySliceS });
+  for (const c of live) records.get(c.id).rounds.at(-1).paced = byId.get(c.id);
+  ctx.hooks.tick?.(live.reduce((s, c) => s + latencyWindowCost(c, p), 0));
 }
 
 // workload -> the fixed rate its latency windows run at (from the slowest cell's warm-up).

@@ -88,3 +88,46 @@ export function breaksLimit({ ratio, ci95 }, limit, tolerance = 0.25) {
   if (ratio === null || limit === null || limit === undefined) return false;
   return (ci95 !== null && ci95[0] > limit * (1 + MIN_DIFFERENCE)) || ratio > limit * (1 + tolerance);
 }
+
+// A small seeded generator: an interval recomputed from the same results (`--from`) comes out the same.
+function mulberry32(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const BOOTSTRAP_REPLICATES = 2000;
+export const BLOCK_INTERVAL_METHOD = `block bootstrap: the paired slices resampled together, ${BOOTSTRAP_REPLICATES} times, percentile interval`;
+
+/**
+ * Ratio of a statistic of a to the same statistic of b, from blocks measured in pairs (a's i-th
+ * block seconds apart from b's), and its 95% interval from resampling the pairs: for a statistic
+ * of the pooled blocks, like a p99 over every slice's requests, which paired rounds can't give.
+ * stat(blocks) -> number. Fewer than 4 pairs: no interval.
+ */
+export function blockBootstrapRatio(blocksA, blocksB, stat, { replicates = BOOTSTRAP_REPLICATES, seed = 1 } = {}) {
+  const n = Math.min(blocksA.length, blocksB.length);
+  const ratioOf = (a, b) => { const x = stat(a) / stat(b); return Number.isFinite(x) && x > 0 ? x : null; };
+  const ratio = n ? ratioOf(blocksA.slice(0, n), blocksB.slice(0, n)) : null;
+  if (ratio === null || n < 4) return { ratio, ci95: null, n };
+  const random = mulberry32(seed);
+  const ratios = [];
+  for (let r = 0; r < replicates; r += 1) {
+    const a = [];
+    const b = [];
+    for (let i = 0; i < n; i += 1) {
+      const j = Math.floor(random() * n);
+      a.push(blocksA[j]);
+      b.push(blocksB[j]);
+    }
+    const x = ratioOf(a, b);
+    if (x !== null) ratios.push(x);
+  }
+  ratios.sort((x, y) => x - y);
+  const at = (q) => ratios[Math.min(ratios.length - 1, Math.max(0, Math.round(q * (ratios.length - 1))))];
+  return { ratio, ci95: [at(0.025), at(0.975)], n };
+}

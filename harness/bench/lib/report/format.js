@@ -6,6 +6,13 @@ export function fmt(x, digits = 0) {
 }
 
 export const fmtX = (r, digits = 2) => (Number.isFinite(r) ? `×${fmt(r, digits)}` : 'n/a');
+/** "light JSON: 5; other workloads: 3": the latency rounds per workload of a protocol's `latency`. */
+export function latencyRoundsText({ rounds, roundsByWorkload = {} }, titleOf = (w) => w) {
+  const per = Object.entries(roundsByWorkload).map(([w, n]) => `${titleOf(w)}: ${n}`);
+  per.push(rounds ? `${per.length ? 'other workloads' : 'every workload'}: ${rounds}` : 'no other workload');
+  return per.join('; ');
+}
+
 export const fmtCi = (ci, digits = 2) => (Array.isArray(ci) ? `×${fmt(ci[0], digits)}–×${fmt(ci[1], digits)}` : 'no interval');
 
 /** A topology's label, found by id among the results' cells. */

@@ -1,6 +1,6 @@
 // docs/decision-guide.md: opens with the one-page verdict table, then what each answer means.
 // Rendered from results.json alone; the prose is fixed, every number and every winner is the run's.
-import { fmt, fmtX, verdictSentence } from './format.js';
+import { fmt, fmtX, verdictSentence, latencyRoundsText } from './format.js';
 import { verdictTable } from './verdict-table.js';
 import { methodLines, machineLine } from './method.js';
 import { extraSections } from './sections.js';
@@ -11,14 +11,6 @@ const WHY = {
   dotnet: (b) => `One process each behind the same nginx, ${b} CPU each: a runtime comparison (Kestrel + minimal API vs Express), not a scaling one. A .NET process already spreads its work over every CPU of its budget through the thread pool.`,
   'dotnet-replicas': (b) => `The same ${b} CPU as one .NET process or as replicas behind nginx: the question the ASP.NET experiment asked. The thread pool already uses the budget; replicas add processes that compete for it.`,
 };
-
-// "light JSON: 5; other workloads: 3", from the results' protocol.
-function latencyRounds(doc) {
-  const lat = doc.protocol.latency;
-  const per = Object.entries(lat.roundsByWorkload ?? {}).map(([w, n]) => `${doc.workloads[w]?.title ?? w}: ${n}`);
-  if (lat.rounds) per.push(`${per.length ? 'other workloads' : 'every workload'}: ${lat.rounds}`);
-  return per.join('; ');
-}
 
 export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink = 'results/results.json' } = {}) {
   const lines = [];
@@ -34,9 +26,9 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
   p('## The verdicts, on the same CPU budget', '');
   p(`Every topology got the same budget: **${b} CPU** (a CFS quota on the whole topology, nginx included, pinned to CPU ${iso.sutCpus}), `
     + `with the load generator on CPU ${iso.generatorCpus} of its own. Each cell names the winner, then the ratio of the column's topology to its baseline `
-    + `and its 95% interval over ${doc.protocol.rounds} interleaved rounds of ${doc.protocol.windowS} s`
+    + `and its 95% interval over ${doc.protocol.rounds} interleaved rounds of ${doc.protocol.windowS} s${doc.protocol.sliceS ? ` (each taken in ${doc.protocol.sliceS} s slices in turn with the other cells)` : ''}`
     + Object.entries(doc.protocol.roundsByWorkload ?? {}).map(([w, n]) => ` (${doc.workloads[w]?.title ?? w}: ${n}, as it swings more from window to window)`).join('')
-    + (doc.protocol.latency ? ` (p99: over the last rounds — ${latencyRounds(doc)} — at a fixed rate per workload below every side's capacity, since at saturation a p99 is the queue's)` : '')
+    + (doc.protocol.latency ? ` (${/CPU-per-request/.test(doc.protocol.latency.rule) ? 'p99 and CPU per request' : 'p99'}: over the last rounds — ${latencyRoundsText(doc.protocol.latency, (w) => doc.workloads[w]?.title ?? w)} — at a fixed rate per workload below every side's capacity${doc.protocol.latency.sliceS ? `, in slices of ${doc.protocol.latency.sliceS} s taken in turn with the other cells${/typical second/.test(doc.protocol.latency.interval ?? '') ? ', the p99 that of a typical second (the median slice\'s)' : ''}` : ''}, since at saturation a p99 is the queue's)` : '')
     + `. Throughput: higher is better; p99, CPU per request and memory: lower is better. `
     + (/whole/.test(doc.protocol.verdictRule ?? '') ? `**tie** means the interval reaches within ${doc.protocol.minDifference * 100}% of parity: no difference of ${doc.protocol.minDifference * 100}% or more is sure.` : `**tie** means the interval includes parity or the difference is under ${doc.protocol.minDifference * 100}%.`), '');
   p(...verdictTable(doc), '');

@@ -20,8 +20,9 @@ function flags(c) {
 
 function closedTable(cells, doc) {
   const paced = cells.some((c) => c.paced);
-  const pacedCol = (c) => (paced ? [c.paced ? `${fmt(c.paced.rate)} req/s: ${['p50', 'p99'].map((k) => fmt(c.paced.latencyMs[k]?.median, 2)).join(' / ')} (${c.paced.rounds} rounds)${c.paced.held ? '' : ' ⚠ rate not held'}` : ''] : []);
-  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms'] : []), 'CPU µs/request', doc.protocol?.memory ? 'memory MiB (own pages)' : 'memory MiB (PSS)', 'flags'],
+  const pacedCpu = (c) => (c.paced.cpuPerRequestUs?.median != null ? `, ${fmt(c.paced.cpuPerRequestUs.median, 1)} µs` : '');
+  const pacedCol = (c) => (paced ? [c.paced ? `${fmt(c.paced.rate)} req/s: ${['p50', 'p99'].map((k) => fmt(c.paced.latencyMs[k]?.median, 2)).join(' / ')}${pacedCpu(c)} (${c.paced.rounds} rounds)${c.paced.held ? '' : ' ⚠ rate not held'}` : ''] : []);
+  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms, CPU/request'] : []), 'CPU µs/request (saturated)', doc.protocol?.memory ? 'memory MiB (own pages)' : 'memory MiB (PSS)', 'flags'],
     cells.map((c) => (c.status === 'ok'
       ? [`\`${c.id}\``, esc(c.topology.label), c.connections, `${c.rounds.length} × ${c.windowS} s`, range(c.rps), ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / '), ...pacedCol(c), range(c.cpuPerRequestUs, 1), range(c.memoryMiB), flags(c)]
       : [`\`${c.id}\``, esc(c.topology.label), '', '', `**${c.status}**: ${esc(c.error)}`, '', ...(paced ? [''] : []), '', '', ''])));

@@ -5,10 +5,10 @@ import { fmt, fmtX, fmtCi } from './format.js';
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
-const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => c.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
+const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => (c.paced?.cpuPerRequestUs ?? c.cpuPerRequestUs)?.median, memory: (c) => c.memoryMiB?.median };
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
 const metricTitle = (doc, m, vs, cellById) => {
-  const rate = m === 'p99' && vs.find((v) => v?.latencyAt === 'fixed rate') ? vs.map((v) => v && cellById.get(v.cells[1])?.paced?.rate).find(Number.isFinite) : null;
+  const rate = vs.find((v) => v?.latencyAt === 'fixed rate') ? vs.map((v) => v && cellById.get(v.cells[1])?.paced?.rate).find(Number.isFinite) : null;
   return rate ? `${doc.metrics[m].title} at ${fmt(rate)} req/s` : doc.metrics[m].title;
 };
 

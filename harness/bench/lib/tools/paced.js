@@ -17,13 +17,17 @@ export function latencySummary(latencies) {
   return { p50: r(percentile(s, 0.5)), p90: r(percentile(s, 0.9)), p99: r(percentile(s, 0.99)), max: r(s.at(-1) ?? null) };
 }
 
+/** A keep-alive agent for run(): pass one to keep the sockets open from one window to the next. */
+export const keepAliveAgent = (connections = 64) => new http.Agent({ keepAlive: true, maxSockets: connections });
+
 /**
- * GETs `url` at `rate` per second for durationS, over up to `connections` keep-alive sockets.
- * Returns { tool, requests, durationS, rps, latencyMs, non2xx, socketErrors, sent }.
+ * GETs `url` at `rate` per second for durationS, over up to `connections` keep-alive sockets (or
+ * the caller's `agent`, left open). Returns { tool, requests, durationS, rps, latencyMs, non2xx,
+ * socketErrors, sent } and, with `raw`, the latencies themselves (ms) to pool with other windows.
  */
-export async function run({ url, rate, durationS, connections = 64, timeoutS = 5 }) {
+export async function run({ url, rate, durationS, connections = 64, timeoutS = 5, agent: shared = null, raw = false }) {
   if (!(rate > 0) || !(durationS > 0)) throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const agent = shared ?? keepAliveAgent(connections);
   const total = Math.round(rate * durationS);
   const latencies = [];
   let non2xx = 0;
@@ -64,7 +68,7 @@ export async function run({ url, rate, durationS, connections = 64, timeoutS = 5
       tick();
     });
   } finally {
-    agent.destroy();
+    if (!shared) agent.destroy();
   }
   const elapsedS = (Math.max(lastDone, start + (total * 1000) / rate) - start) / 1000;
   return {
@@ -77,6 +81,7 @@ export async function run({ url, rate, durationS, connections = 64, timeoutS = 5
     socketErrors,
     socketErrorDetail: { errors: socketErrors },
     sent,
+    ...(raw ? { latencies } : {}),
   };
 }
 
