@@ -77,7 +77,8 @@ test('a latency block takes the cells in turn, pools each one\'s slices, and kee
     assert.equal(c.requests, 60, '3 slices × 0.5 s × 40/s, pooled');
     assert.equal(s.requests, 60);
     assert.equal(c.slices, 3);
-    assert.ok(c.held && s.held, `${c.why} / ${s.why}`);
+    // The calm cell held its rate. The stalled one may not have: the 200 ms stall can stretch its slice.
+    assert.ok(c.held, c.why);
     assert.ok(s.latencyMs.max >= 150, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
     assert.ok(c.latencyMs.max < 150, `and not with the other: ${c.latencyMs.max} ms`);
     // In turn: A B, then B A, then A B — consecutive runs of one server's requests show it.
