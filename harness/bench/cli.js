@@ -12,6 +12,7 @@ import { runPlan, stopAll, estimateSeconds } from './lib/run.js';
 import { collectMeta, boxSnapshot, boxReport, busyShare } from './lib/meta.js';
 import { buildResults, SCHEMA } from './lib/results.js';
 import { recomputeVerdicts } from './lib/verdicts.js';
+import { loadSpread, describeSpread } from './lib/repeatability.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
 import { pacedToolName } from './lib/tools/index.js';
@@ -68,7 +69,9 @@ async function rerender(opts) {
   try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
   if (doc.schema !== SCHEMA || !Array.isArray(doc.cells)) throw new Error(`--from ${opts.from}: not a results file of this benchmark (schema ${SCHEMA})`);
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
-  doc.verdicts = recomputeVerdicts(doc); // from the measured cells, by the current rule
+  // From the measured cells, by the current rule and the current spreads over repeated runs.
+  doc.protocol.betweenRuns = describeSpread(loadSpread());
+  doc.verdicts = recomputeVerdicts(doc, doc.protocol.betweenRuns?.floors);
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
@@ -92,6 +95,7 @@ async function main() {
   const opts = program.opts();
   if (opts.from) return rerender(opts);
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
+  const spread = loadSpread(); // read before measuring: a broken file stops the run now, not after it
   const iso = planIsolation({ budget: opts.budget });
   // --warmup 0: no warm-up at all (the samples' own floors aside); else it is the minimum.
   const overrides = { windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm, rounds: opts.rounds };
@@ -157,7 +161,7 @@ async function main() {
   const meta = await collectMeta();
   const partial = whole ? '' : ' (partial run)';
   const doc = buildResults({
-    plan, cells, tool, pacedTool: paced, ceilings, isolation, box, meta, startedAt,
+    plan, cells, tool, pacedTool: paced, ceilings, isolation, box, meta, startedAt, spread,
     label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });

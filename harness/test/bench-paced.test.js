@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { run } from '../bench/lib/tools/paced.js';
-import { latencyBlock } from '../bench/lib/measure.js';
+import { latencyBlock, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 
 function serve(handler) {
   return new Promise((resolve) => {
@@ -81,9 +81,10 @@ test('a latency block takes the cells in turn, pools each one\'s slices, and kee
     assert.ok(c.held, c.why);
     assert.ok(s.latencyMs.max >= 150, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
     assert.ok(c.latencyMs.max < 150, `and not with the other: ${c.latencyMs.max} ms`);
-    // In turn: A B, then B A, then A B — consecutive runs of one server's requests show it.
-    const runs = order.filter((x, i) => i === 0 || order[i - 1] !== x);
-    assert.deepEqual(runs, ['calm', 'stalled', 'calm', 'stalled'], 'the order rotates');
+    // In turn, each slice in the order sliceOrder gives it (consecutive runs of one server's requests show it).
+    const expected = [0, 1, 2].flatMap((s) => sliceOrder(['calm', 'stalled'], sliceSeed(0, s)));
+    const collapse = (xs) => xs.filter((x, i) => i === 0 || xs[i - 1] !== x);
+    assert.deepEqual(collapse(order), collapse(expected), 'the slices follow the schedule');
   } finally {
     calm.server.close();
     stalled.server.close();

@@ -45,6 +45,8 @@ function fakeDoc() {
     isolation: { generatorCpus: '0', sutCpus: '1', budgetCpus: 1, generatorThreads: 1, generatorNice: -10, pinned: true, mechanism: 'cgroup cpuset' },
     box: { loadBefore: [0.1, 0.1, 0.1], loadAfter: [2, 1, 0.5], stealPct: 0.4, busy: false, busyWhy: null },
     meta: { machine: { hostname: 'h', os: 'Debian', kernel: '6', arch: 'x64', cpuModel: 'cpu', cores: 2, memoryGiB: 4 }, versions: { node: '24', nginx: '1.22', wrk: '4.1', dotnet: '10' }, git: { commit: 'abc', dirty: false }, cgroup: 'v1' },
+    // The spread of one question over three earlier runs: its interval gets at least that wide.
+    spread: { mode: 'quick', z: 1.96, runs: ['2025-12-01', '2025-12-02', '2025-12-03'].map((d) => ({ startedAt: `${d}T10:00:00Z`, label: null, commit: null })), questions: { 'pi.cluster.throughput': { n: 3, ratios: [0.9, 1, 1.1], sdLog: 0.1 } } },
   });
 }
 
@@ -75,6 +77,13 @@ test('report, charts and guide from a full synthetic run: the verdict table firs
     assert.match(guide, /⚠ suspect ×/);
     assert.match(guide, /not measured \(no database here\)/);
     assert.match(guide, /## Kept out of the verdicts/);
+    // Intervals at least as wide as the spread over repeated runs, and the guide and the report say so.
+    const spreadQ = byId.get('pi.cluster.throughput');
+    assert.equal(spreadQ.betweenRuns, Number((Math.exp(0.196) - 1).toFixed(3)));
+    assert.ok(spreadQ.ci95[1] / spreadQ.ratio >= Math.exp(0.196) - 1e-3, `ci ${spreadQ.ci95}`);
+    assert.equal(byId.get('light.cluster.throughput').betweenRuns, undefined);
+    assert.match(guide, /never narrower than what the same question moved by over 3 default runs/);
+    assert.match(report, /spread over 3 default runs on this machine \(2025-12-01, 2025-12-02, 2025-12-03\)/);
     assert.match(report, /### Every verdict/);
     assert.match(report, /`pi\.dotnet\.throughput` \| ×(1\.99\d|2\.00\d) \|/);
     assert.match(report, /Open loop|openloop/);

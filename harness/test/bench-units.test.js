@@ -9,11 +9,12 @@ import { GeneratorError } from '../bench/lib/tools/errors.js';
 import { median, summary, pairedRatio, decide, breaksLimit, tQuantile, blockBootstrapRatio } from '../bench/lib/stats.js';
 import { histogram, quantileOf } from '../bench/lib/histogram.js';
 import { computeVerdicts, runChecks } from '../bench/lib/verdicts.js';
+import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
 import { plan, MODES } from '../bench/lib/plan.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
 import { splitCpus, planIsolation, pinGenerator } from '../bench/lib/isolation.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
-import { latencyRate, latencyRounds, combineWindows } from '../bench/lib/measure.js';
+import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 import { latencySummary } from '../bench/lib/tools/paced.js';
 
 const WRK_OK = `Running 3s test @ http://127.0.0.1:8080/
@@ -139,6 +140,46 @@ test('memory: rounds of the same processes agree to 0.1%, the interval still spa
   // Throughput has no such floor: its rounds carry the run-to-run noise themselves.
   const [t] = computeVerdicts([{ ...q('throughput'), better: 'higher' }], cells);
   assert.ok(t.ci95[1] - t.ci95[0] < 1e-9);
+});
+
+test('the slices of a round come in a fresh order each time: no cell always follows the same one, and every run takes the same schedule', () => {
+  const cells = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
+  const schedule = [];
+  for (let r = 1; r <= 5; r += 1) for (let s = 0; s < 5; s += 1) schedule.push(sliceOrder(cells, sliceSeed(r, s)));
+  for (const order of schedule) assert.deepEqual([...order].sort(), cells, 'each slice takes every cell once');
+  assert.deepEqual(sliceOrder(cells, sliceSeed(3, 2)), schedule[2 * 5 + 2], 'the same seed, the same order');
+  const before = new Map(cells.map((c) => [c, new Set()]));
+  const flat = schedule.flat();
+  for (let i = 1; i < flat.length; i += 1) if (flat[i] !== flat[i - 1]) before.get(flat[i]).add(flat[i - 1]);
+  for (const [c, set] of before) assert.ok(set.size >= 5, `${c} followed only ${[...set]}`);
+  assert.notDeepEqual(schedule[0], schedule[1]);
+});
+
+test('between runs: a question that moved ×0.80 → ×0.96 over runs gets an interval as wide as that, and a steady one keeps its own', () => {
+  const run = (startedAt, ratios) => ({ mode: 'quick', startedAt, verdicts: Object.entries(ratios).map(([id, ratio]) => ({ id, ratio, ci95: [ratio * 0.97, ratio * 1.03], measured: true, suspect: false })) });
+  const spread = spreadOverRuns([
+    run('2026-11-20T10:00:00Z', { 'light.cluster.throughput': 0.80, 'light.dotnet.throughput': 2.77, 'pi.x.throughput': 1 }),
+    run('2026-11-21T10:00:00Z', { 'light.cluster.throughput': 0.96, 'light.dotnet.throughput': 2.93, 'pi.x.throughput': 1 }),
+    run('2026-11-22T10:00:00Z', { 'light.cluster.throughput': 0.87, 'light.dotnet.throughput': 2.80 }),
+  ]);
+  assert.deepEqual(Object.keys(spread.questions), ['light.cluster.throughput', 'light.dotnet.throughput'], 'measured in 2 of 3 runs: no spread');
+  const sd = spread.questions['light.cluster.throughput'].sdLog;
+  assert.ok(sd > 0.08 && sd < 0.10, `sd ${sd}`);
+  const floors = describeSpread(spread).floors;
+  assert.ok(Math.abs(floors['light.cluster.throughput'] - (Math.exp(1.96 * sd) - 1)) < 1e-3);
+  // One run measures ×0.80 within ±3%: alone a win for one process; with the spread, a tie.
+  const cells = [cell('light:cluster', [800, 810, 790, 800, 805]), cell('light:one', [1000, 1010, 990, 1000, 1005])];
+  const q = { id: 'light.cluster.throughput', question: 'q', workload: 'light', comparison: 'cluster', column: 'cluster', metric: 'throughput', better: 'higher', a: 'light:cluster', b: 'light:one', limit: null };
+  const [alone] = computeVerdicts([q], cells);
+  assert.equal(alone.winner, 'one');
+  const [v] = computeVerdicts([q], cells, { floors });
+  assert.equal(v.winner, 'tie');
+  assert.equal(v.betweenRuns, Number(floors['light.cluster.throughput'].toFixed(3)));
+  assert.ok(v.ci95[1] > 1 / 1.1, `ci ${v.ci95}`);
+  // A question that barely moved between runs keeps the width of its own rounds.
+  const [other] = computeVerdicts([{ ...q, id: 'light.dotnet.throughput' }], [cell('light:cluster', [2800, 2810, 2790, 2800, 2805]), cell('light:one', [1000, 1010, 990, 1000, 1005])], { floors });
+  assert.equal(other.winner, 'cluster');
+  assert.throws(() => spreadOverRuns([{ ...run('x', {}), mode: 'full' }, run('y', {}), run('z', {})]), /different modes/);
 });
 
 test('a scaling ratio above the budget ratio is suspect and kept out; a generator-bound cell too, unless it wins', () => {

@@ -1,7 +1,7 @@
 // One measured window, with what the system under test spent on it; open-loop steps and the
 // search for the highest sustained rate.
 import { getTool, pacedToolName } from './tools/index.js';
-import { round } from './stats.js';
+import { round, mulberry32 } from './stats.js';
 import { socketCounters, timeWaitSockets } from './sockets.js';
 import * as paced from './tools/paced.js';
 import { histogram } from './histogram.js';
@@ -96,22 +96,42 @@ export function combineWindows(ws) {
 }
 
 /**
+ * The order of a round's cells in its slice number `slice`: shuffled afresh every slice (seeded, so
+ * every run takes the same schedule). In a fixed rotation — A B C, B C A, … — every cell always
+ * follows the same one, and what a cell leaves running after its slice (a runtime's background
+ * compiler, a thread pool spinning down, a collection) falls on the same neighbour every time, a
+ * bias no interval shows. Measured here: a cluster of 2 against one process came out ×0.86 when
+ * the cluster's slices came right after .NET's and ×0.90 when the other's did (8 blocks of 1 s
+ * slices, light JSON, hand run 2026-11-22) — within that test's noise, but a shuffle makes any
+ * such effect noise the interval sees.
+ */
+export const sliceSeed = (round, slice) => round * 1000 + slice + 1;
+export function sliceOrder(items, seed) {
+  const random = mulberry32(seed);
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/**
  * Latency at a fixed rate below capacity, for several cells in one block: `slices` windows of
- * sliceS each, taken in turn — A B C, B C A, C A B, … — so that a stall of the machine (a
- * neighbour's burst, steal) lands on every cell alike rather than on the one measured at that
- * moment; a cell's latencies are pooled over its slices. targets: [{ id, url, rate, connections,
- * usage? }]. Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS,
+ * sliceS each, taken in turn (sliceOrder) so that a stall of the machine (a neighbour's burst,
+ * steal) lands on every cell alike rather than on the one measured at that moment; a cell's
+ * latencies are pooled over its slices. targets: [{ id, url, rate, connections, usage? }]; round:
+ * the round's number, for the order. Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS,
  * sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed.
  * The CPU is the topology's during its own slices: between them it sits idle while the others are
  * measured, and a runtime's background threads (.NET's tiered JIT, its thread pool) would charge
  * that idle time to the few requests of the block.
  */
-export async function latencyBlock({ targets, slices, sliceS = 1 }) {
+export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0 }) {
   const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], slices: [], costs: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
   try {
     for (let s = 0; s < slices; s += 1) {
-      for (let i = 0; i < targets.length; i += 1) {
-        const t = targets[(s + i) % targets.length];
+      for (const t of sliceOrder(targets, sliceSeed(r, s))) {
         const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
         const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true });

@@ -16,15 +16,16 @@ export const MODES = {
   // Latency: the last latencyRounds rounds also get a window at a fixed rate — the workload's nominal
   // rate per CPU (workloads.js), or latencyLoad of the slowest cell's capacity rounded down to a
   // 1-2-5 step where that is less —, where the p99 verdicts are taken.
-  // roundsByWorkload: light JSON swings most from window to window on a shared VM (±10% where pi
-  // moves ±5%), so its cells get more rounds: the same interval width for both.
+  // roundsByWorkload: rounds of one workload's cells, where they differ from `rounds`.
   // closedSliceS: the verdict cells' saturated windows are taken in slices of this, in turn with the
   // other cells of the round (run.js slicedRound), as the latency windows in slices of latencySliceS.
-  // The default run asks p99 and CPU per request of light JSON only, at a fixed rate in 5 of its 6
+  // The default run asks p99 and CPU per request of light JSON only, at a fixed rate in all 5 of its
   // rounds: 25 slices of 1 s, where 3 rounds left p99 intervals of ±50% (the full run asks them of
-  // every workload, in 3 rounds).
-  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, roundsByWorkload: { light: 6 }, latencyRounds: 0, latencyRoundsByWorkload: { light: 5 }, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 4, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 6, ceilingS: 5, experimentRounds: 3, kills: 5 },
+  // every workload, in 3 rounds). Light JSON had a sixth round; it went when a default run took
+  // 9 min 58 s on a slow day (2026-11-22), and the spread between runs (repeatability.js) outweighs
+  // what it narrowed.
+  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 5 }, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
+  full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 3, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
 
@@ -63,7 +64,7 @@ function closedCell(scenario, workload, t, extra = {}) {
 
 // Which workloads each question is asked on. The default run (10 minutes on 2 cores) asks the
 // table's four columns — one process, cluster, replicas, .NET — of the two ends: light JSON, where
-// the per-request overhead decides, and CPU-bound work, in 6 and 5 rounds (on a shared machine more
+// the per-request overhead decides, and CPU-bound work, in 5 rounds each (on a shared machine more
 // rounds narrow the intervals more than more rows would). The full run adds .NET replicas, the
 // slow I/O and the database read (which needs MongoDB for the Node side, and a minute of warm-up
 // for .NET's).

@@ -7,6 +7,7 @@ import { METRICS } from './metrics.js';
 import { WORKLOADS } from './workloads.js';
 import { computeVerdicts, runChecks } from './verdicts.js';
 import { latencyRoundsText } from './report/format.js';
+import { describeSpread } from './repeatability.js';
 
 export const SCHEMA = 2;
 
@@ -16,7 +17,8 @@ function cellRecord(c, isolation) {
   return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
 }
 
-export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta }) {
+export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = null }) {
+  const betweenRuns = describeSpread(spread);
   const all = [];
   const verdicts = [];
   const checks = [];
@@ -24,7 +26,7 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     const mine = cells.filter((c) => c.scenario === sc.name);
     const ran = runChecks(sc.checks, mine);
     checks.push(...ran);
-    verdicts.push(...computeVerdicts(sc.comparisons, mine, { isolation, checks: ran }));
+    verdicts.push(...computeVerdicts(sc.comparisons, mine, { isolation, checks: ran, floors: betweenRuns?.floors }));
     all.push(...mine.map((c) => cellRecord(c, isolation)));
   }
   const cpuLimits = cells.find((c) => c.cpuLimits)?.cpuLimits ?? null;
@@ -42,7 +44,7 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
       rounds: plan.params.rounds,
       ...(Object.keys(plan.params.roundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.roundsByWorkload } : {}),
       order: 'interleaved: every cell of a scenario once per round, the order reversed every other round',
-      ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS, slicing: `the verdicts' cells take each round's window in slices of ${plan.params.closedSliceS} s, in turn with the other cells of the round (A B C, B C A, …), added up into the round's window` } : {}),
+      ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS, slicing: `the verdicts' cells take each round's window in slices of ${plan.params.closedSliceS} s, in turn with the other cells of the round, in a fresh (seeded) order every slice so no cell always follows the same one, added up into the round's window` } : {}),
       memory: 'memory as the topology\'s own pages — the anonymous and shared-memory part of the PSS (heaps, stacks, JIT code) of every one of its processes, nginx included — sampled every second through each window; the binaries\' and libraries\' file pages, shared with every process of the same binary on the machine (other topologies too), are left out',
       latency: plan.params.latencyRounds || Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? {
         rounds: plan.params.latencyRounds,
@@ -52,11 +54,12 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
         interval: `over the paired slices (p99: the median of the slices' p99s, the p99 of a typical second; CPU per request: the slices' CPU time by their requests); ${BLOCK_INTERVAL_METHOD}`,
         load: plan.params.latencyLoad,
         tool: 'paced',
-        rule: `p99 and CPU-per-request verdicts from windows at a fixed rate in the last rounds (${latencyRoundsText({ rounds: plan.params.latencyRounds, roundsByWorkload: plan.params.latencyRoundsByWorkload })}): one rate per workload — its nominal rate per CPU of the budget, lowered to ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate (rounded down to a 1-2-5 step) where that is less; a cell's window is taken in slices of ${plan.params.latencySliceS} s in turn with the other cells of the round (A B C, B C A, …), so a stall of the machine lands on every cell alike, and the verdicts compare the p99 of a typical second — the median over its slices of each slice's p99 — since the seconds a shared machine stalls every cell alike would decide a pooled p99 (the cell's pooled p99 is kept too); its CPU per request is the topology's CPU time during its own slices by their requests; open loop, each request's latency from its intended send time. Where a workload has no such windows neither is asked (at saturation a topology spends its whole budget, so its CPU per request is only the inverse of its throughput)`,
+        rule: `p99 and CPU-per-request verdicts from windows at a fixed rate in the last rounds (${latencyRoundsText({ rounds: plan.params.latencyRounds, roundsByWorkload: plan.params.latencyRoundsByWorkload })}): one rate per workload — its nominal rate per CPU of the budget, lowered to ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate (rounded down to a 1-2-5 step) where that is less; a cell's window is taken in slices of ${plan.params.latencySliceS} s in turn with the other cells of the round (a fresh order every slice), so a stall of the machine lands on every cell alike, and the verdicts compare the p99 of a typical second — the median over its slices of each slice's p99 — since the seconds a shared machine stalls every cell alike would decide a pooled p99 (the cell's pooled p99 is kept too); its CPU per request is the topology's CPU time during its own slices by their requests; open loop, each request's latency from its intended send time. Where a workload has no such windows neither is asked (at saturation a topology spends its whole budget, so its CPU per request is only the inverse of its throughput)`,
       } : null,
       openLoop: { tool: 'paced', stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, sustained: 'achieved rate within 5% of the target, p99 < 500 ms, no failed request' },
       confidence: CONFIDENCE,
       interval: INTERVAL_METHOD,
+      betweenRuns,
       minDifference: MIN_DIFFERENCE,
       verdictRule: `a winner only when the whole ${CONFIDENCE * 100}% interval lies beyond a ${MIN_DIFFERENCE * 100}% difference (so it excludes parity too); otherwise tie. Suspect figures (beyond a physical limit, generator-bound, failed requests) are kept out.`,
       generatorBoundAt: GENERATOR_BOUND,

@@ -8,7 +8,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify } from './verify.js';
-import { closedWindow, combineWindows, latencyBlock, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
+import { closedWindow, combineWindows, latencyBlock, sliceOrder, sliceSeed, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
 import { summary, round } from './stats.js';
@@ -72,34 +72,26 @@ function costOf(cell, p, firstOnDeployment = false) {
   return 15;
 }
 
-/** A cell's figures over its rounds: median and spread of each. */
-export function summariseRounds(rounds) {
-  const over = (f, digits) => summary(rounds.map(f), digits);
+// Median and spread of the figures every window has: req/s, latency, CPU per request; failures summed.
+function figures(windows) {
+  const over = (f, digits = 2) => summary(windows.map(f), digits);
   return {
-    rps: over((r) => r.rps, 1),
-    latencyMs: { p50: over((r) => r.latencyMs.p50, 2), p90: over((r) => r.latencyMs.p90, 2), p99: over((r) => r.latencyMs.p99, 2), max: over((r) => r.latencyMs.max, 2) },
-    cpuPerRequestUs: over((r) => r.cpuPerRequestUs, 2),
-    memoryMiB: over((r) => r.memoryMiB, 1),
-    requests: rounds.reduce((s, r) => s + r.requests, 0),
-    errors: rounds.reduce((s, r) => s + r.errors, 0),
-    ...pacedSummary(rounds.filter((r) => r.paced).map((r) => r.paced)),
+    rps: over((w) => w.rps, 1),
+    latencyMs: { p50: over((w) => w.latencyMs.p50), p90: over((w) => w.latencyMs.p90), p99: over((w) => w.latencyMs.p99), max: over((w) => w.latencyMs.max) },
+    cpuPerRequestUs: over((w) => w.cpuPerRequestUs),
+    errors: windows.reduce((s, w) => s + w.errors, 0),
   };
 }
 
-// The latency windows at a fixed rate, over the rounds that had one.
-function pacedSummary(windows) {
-  if (!windows.length) return {};
-  const over = (f) => summary(windows.map(f), 2);
+/** A cell's figures over its rounds: median and spread of each. */
+export function summariseRounds(rounds) {
+  const paced = rounds.filter((r) => r.paced).map((r) => r.paced);
   return {
-    paced: {
-      rate: windows[0].rate,
-      rounds: windows.length,
-      rps: summary(windows.map((w) => w.rps), 1),
-      latencyMs: { p50: over((w) => w.latencyMs.p50), p90: over((w) => w.latencyMs.p90), p99: over((w) => w.latencyMs.p99), max: over((w) => w.latencyMs.max) },
-      cpuPerRequestUs: over((w) => w.cpuPerRequestUs),
-      errors: windows.reduce((s, w) => s + w.errors, 0),
-      held: windows.every((w) => w.held),
-    },
+    ...figures(rounds),
+    memoryMiB: summary(rounds.map((r) => r.memoryMiB), 1),
+    requests: rounds.reduce((s, r) => s + r.requests, 0),
+    // The latency windows at a fixed rate, over the rounds that had one.
+    ...(paced.length ? { paced: { rate: paced[0].rate, rounds: paced.length, ...figures(paced), held: paced.every((w) => w.held) } } : {}),
   };
 }
 
@@ -233,11 +225,9 @@ async function interleave(cells, records, depOf, p, ctx) {
   const latencyIn = new Map(cells.map((c) => [c.id, latencyRounds(roundsOf(c, p), c.latencyRounds)]));
   for (let r = 1; r <= rounds; r += 1) {
     const order = r % 2 ? cells : [...cells].reverse();
-    const sliced = [];
     for (const c of order) {
       const rec = records.get(c.id);
-      if (rec.status === 'failed' || r > roundsOf(c, p)) continue;
-      if (c.sliceS) { sliced.push(c); continue; }
+      if (rec.status === 'failed' || r > roundsOf(c, p) || c.sliceS) continue;
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
       const usage = () => depOf(c).usage(c.topology, c.workload);
       await guarded(rec, async () => {
@@ -253,6 +243,7 @@ async function interleave(cells, records, depOf, p, ctx) {
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
     }
+    const sliced = cells.filter((c) => c.sliceS && r <= roundsOf(c, p) && records.get(c.id).status !== 'failed');
     await slicedRound(r, rounds, sliced, records, depOf, p, ctx, toolOf);
     await latencyRound(r, cells.filter((c) => latencyIn.get(c.id).has(r) && rateOf.has(c.workload)), records, depOf, rateOf, p, ctx);
   }
@@ -262,7 +253,7 @@ async function interleave(cells, records, depOf, p, ctx) {
 const rewarm = (c, rec, p, threads, toolOf) => getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
 
 // The round's saturated windows of the cells that take them in slices (cell.sliceS): each cell's
-// window as slices of sliceS, in turn with the other cells (A B C, B C A, …), so that the machine's
+// window as slices of sliceS, in turn with the other cells (in a fresh order every slice), so that the machine's
 // changes of state — a neighbour's burst, steal — land on every cell of the round alike instead of
 // on whichever one held a 5 s window then. The slices are added up into the round's window.
 async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
@@ -277,9 +268,7 @@ async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
   const started = new Map(); // a cell's round begins with its first slice
   const n = Math.max(...cells.map((c) => slicesOf(c, p)));
   for (let s = 0; s < n; s += 1) {
-    const now = live();
-    for (let i = 0; i < now.length; i += 1) {
-      const c = now[(s + i) % now.length];
+    for (const c of sliceOrder(live(), sliceSeed(r, s))) {
       if (s >= slicesOf(c, p)) continue;
       const rec = records.get(c.id);
       if (s === 0) {
@@ -306,7 +295,7 @@ async function latencyRound(r, cells, records, depOf, rateOf, p, ctx) {
   if (!live.length) return;
   ctx.hooks.phase?.(`round ${r} latency at a fixed rate: ${live.map((c) => c.id).join(', ')}`);
   const slices = Math.max(...live.map((c) => latencySlicesOf(c, p)));
-  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(c.workload), connections: c.connections, usage: () => depOf(c).usage(c.topology, c.workload) })), slices, sliceS: p.latencySliceS });
+  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(c.workload), connections: c.connections, usage: () => depOf(c).usage(c.topology, c.workload) })), slices, sliceS: p.latencySliceS, round: r });
   for (const c of live) records.get(c.id).rounds.at(-1).paced = byId.get(c.id);
   ctx.hooks.tick?.(live.reduce((s, c) => s + latencyWindowCost(c, p), 0));
 }

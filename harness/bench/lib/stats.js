@@ -90,7 +90,7 @@ export function breaksLimit({ ratio, ci95 }, limit, tolerance = 0.25) {
 }
 
 // A small seeded generator: an interval recomputed from the same results (`--from`) comes out the same.
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

@@ -96,7 +96,7 @@ export function runChecks(checks, cells) {
  * The verdict of each comparison. Returns entries { id, question, workload, comparison, metric,
  * a, b, better, winner (a topology id, or 'tie'), ratio, ci95, suspect, reasons, rounds, limit }.
  */
-export function computeVerdicts(comparisons, cells, { isolation, checks = [] } = {}) {
+export function computeVerdicts(comparisons, cells, { isolation, checks = [], floors = {} } = {}) {
   const byId = new Map(cells.map((c) => [c.id, c]));
   const failedChecks = checks.filter((c) => c.ok === false);
   return comparisons.map((q) => {
@@ -110,7 +110,9 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [] } =
     const v = paired(a, b, fieldOf(q));
     if (q.latencyAt === 'fixed rate') reasons.push(...pacedProblems(a), ...pacedProblems(b));
     const pooled = q.latencyAt === 'fixed rate' && SLICED[q.metric] ? SLICED[q.metric](a, b) : null;
-    const r = pooled ?? withFloor(pairedRatio(v.a, v.b), REPEATABILITY_FLOOR[q.metric]);
+    // At least as wide as the question's spread over repeated runs (repeatability.js), and for memory ±5%.
+    const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, floors[q.id] ?? 0);
+    const r = withFloor(pooled ?? pairedRatio(v.a, v.b), floor);
     if (q.limit && breaksLimit(r, q.limit.ratio)) reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
     for (const ch of failedChecks) if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
     if (!r.ci95) reasons.push(pooled ? `${r.n} paired slice(s): no interval` : `${r.n} paired round(s): no interval`);
@@ -127,12 +129,13 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [] } =
       reasons,
       rounds: pooled ? pooled.rounds : r.n,
       ...(pooled ? { slices: pooled.slices } : {}),
+      ...(floors[q.id] ? { betweenRuns: round(floors[q.id], 3) } : {}),
     };
   });
 }
 
-/** The verdicts of a results file again, from its measured cells, with the current rule. */
-export function recomputeVerdicts(doc) {
+/** The verdicts of a results file again, from its measured cells, with the current rule (floors: by question id). */
+export function recomputeVerdicts(doc, floors = {}) {
   const comparisons = doc.verdicts.map((v) => ({ ...v, a: v.cells[0], b: v.cells[1] }));
-  return computeVerdicts(comparisons, doc.cells, { isolation: doc.isolation, checks: doc.checks ?? [] });
+  return computeVerdicts(comparisons, doc.cells, { isolation: doc.isolation, checks: doc.checks ?? [], floors });
 }

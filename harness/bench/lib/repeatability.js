@@ -1,0 +1,71 @@
+// How far a verdict's ratio moves from one run to the next on the same machine. The rounds of one run
+// share the state the machine is in for minutes at a time (neighbours on the host, the caches they
+// leave): on 2026-11-22 a cluster of 2 came out ×0.80 of one process on light JSON in one default
+// run, every round ×0.77–×0.86, and ×0.96 in the next, every round ×0.90–×1.10. An interval from one
+// run's rounds can't see that; the spread over repeated runs can. A verdict's interval is therefore
+// at least as wide as that spread (Z standard deviations of the log ratio over the runs).
+import { readFileSync } from 'node:fs';
+
+export const Z = 1.96;
+export const MIN_RUNS = 3;
+export const REPEATABILITY_FILE = new URL('../repeatability.json', import.meta.url);
+
+const usable = (v) => v && v.measured !== false && !v.suspect && Number.isFinite(v.ratio) && v.ratio > 0;
+
+/**
+ * The spread of each question's ratio over repeated runs (results.json documents of one mode):
+ * { mode, runs: [{ startedAt, label, commit }], questions: { id: { n, ratios, sdLog } } }. A
+ * question measured (not suspect) in fewer than MIN_RUNS runs gets no entry.
+ */
+export function spreadOverRuns(docs) {
+  const modes = new Set(docs.map((d) => d.mode));
+  if (modes.size > 1) throw new Error(`runs of different modes (${[...modes].join(', ')}): their spreads are not the same thing`);
+  const ratios = new Map();
+  for (const d of docs) {
+    for (const v of d.verdicts ?? []) if (usable(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
+  }
+  const questions = {};
+  for (const [id, xs] of [...ratios].sort(([x], [y]) => x.localeCompare(y))) {
+    if (xs.length < MIN_RUNS) continue;
+    const logs = xs.map(Math.log);
+    const mean = logs.reduce((s, x) => s + x, 0) / logs.length;
+    const sdLog = Math.sqrt(logs.reduce((s, x) => s + (x - mean) ** 2, 0) / (logs.length - 1));
+    questions[id] = { n: xs.length, ratios: xs, sdLog: Number(sdLog.toFixed(4)) };
+  }
+  return {
+    mode: [...modes][0] ?? null,
+    runs: docs.map((d) => ({ startedAt: d.startedAt, label: d.label ?? null, commit: d.meta?.git?.commit?.slice(0, 12) ?? null })),
+    z: Z,
+    questions,
+  };
+}
+
+/** The half-width (as a factor, like withFloor's) a question's interval gets at least: Z sd of its log ratio. */
+export function floorOf(spread, id) {
+  const q = spread?.questions?.[id];
+  return q ? Math.exp((spread.z ?? Z) * q.sdLog) - 1 : 0;
+}
+
+/** The committed spread (harness/bench/repeatability.json), or null where there is none. */
+export function loadSpread(file = REPEATABILITY_FILE) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    if (e.code === 'ENOENT') return null;
+    throw new Error(`${file instanceof URL ? file.pathname : file}: ${e.message}`);
+  }
+}
+
+/** What results.json says of it: where the spreads come from, in a line, and the floors by question. */
+export function describeSpread(spread) {
+  if (!spread) return null;
+  const dates = spread.runs.map((r) => r.startedAt?.slice(0, 10)).filter(Boolean);
+  const span = dates.length ? `${[...new Set(dates)].join(', ')}` : 'unknown dates';
+  return {
+    runs: spread.runs.length,
+    mode: spread.mode,
+    z: spread.z ?? Z,
+    text: `every interval at least as wide as its question's spread over ${spread.runs.length} ${spread.mode === 'full' ? 'full' : 'default'} runs on this machine (${span}): ±${spread.z ?? Z} standard deviations of the log ratio, harness/bench/repeatability.json — the state of a shared machine lasts longer than a run's rounds, so they can't show it`,
+    floors: Object.fromEntries(Object.keys(spread.questions).map((id) => [id, Number(floorOf(spread, id).toFixed(4))])),
+  };
+}
