@@ -11,7 +11,7 @@ import { measureCeilings } from './lib/ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './lib/run.js';
 import { collectMeta, boxSnapshot, boxReport, busyShare } from './lib/meta.js';
 import { buildResults, SCHEMA } from './lib/results.js';
-import { recomputeVerdicts } from './lib/verdicts.js';
+import { recomputeVerdicts, flagOpenLoop } from './lib/verdicts.js';
 import { loadSpread, describeSpread } from './lib/repeatability.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
@@ -72,6 +72,7 @@ async function rerender(opts) {
   // From the measured cells, by the current rule and the current spreads over repeated runs.
   doc.protocol.betweenRuns = describeSpread(loadSpread());
   doc.verdicts = recomputeVerdicts(doc, doc.protocol.betweenRuns?.floors);
+  doc.cells = flagOpenLoop(doc.cells);
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });

@@ -8,7 +8,7 @@ import { normalise as normLoad } from '../bench/lib/tools/loadtest.js';
 import { GeneratorError } from '../bench/lib/tools/errors.js';
 import { median, summary, pairedRatio, decide, breaksLimit, tQuantile, blockBootstrapRatio } from '../bench/lib/stats.js';
 import { histogram, quantileOf } from '../bench/lib/histogram.js';
-import { computeVerdicts, runChecks } from '../bench/lib/verdicts.js';
+import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/verdicts.js';
 import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
 import { plan, MODES } from '../bench/lib/plan.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
@@ -153,6 +153,22 @@ test('the slices of a round come in a fresh order each time: no cell always foll
   for (let i = 1; i < flat.length; i += 1) if (flat[i] !== flat[i - 1]) before.get(flat[i]).add(flat[i - 1]);
   for (const [c, set] of before) assert.ok(set.size >= 5, `${c} followed only ${[...set]}`);
   assert.notDeepEqual(schedule[0], schedule[1]);
+});
+
+test('an open-loop rate above the closed-loop capacity is suspect; one within the noise of it is not', () => {
+  const topo = (id) => ({ id });
+  const cells = [
+    { id: 'pi:cl', kind: 'closed', status: 'ok', workload: 'pi', topology: topo('cl'), rps: { median: 745 } },
+    { id: 'openloop.pi:cl', kind: 'openloop', status: 'ok', workload: 'pi', topology: topo('cl'), probeRps: 763, maxRate: 940 },
+    { id: 'pi:one', kind: 'closed', status: 'ok', workload: 'pi', topology: topo('one'), rps: { median: 829 } },
+    { id: 'openloop.pi:one', kind: 'openloop', status: 'ok', workload: 'pi', topology: topo('one'), probeRps: 851, maxRate: 885, suspect: 'an old flag' },
+    { id: 'openloop.pi:net', kind: 'openloop', status: 'ok', workload: 'pi', topology: topo('net'), probeRps: 741, maxRate: 913 },
+    { id: 'pi:net', kind: 'closed', status: 'ok', workload: 'pi', topology: topo('net'), rps: { median: 926 } },
+  ];
+  const byId = new Map(flagOpenLoop(cells).map((c) => [c.id, c]));
+  assert.match(byId.get('openloop.pi:cl').suspect, /940 req\/s, ×1\.23 of its closed-loop capacity \(763 req\/s\)/);
+  assert.equal(byId.get('openloop.pi:one').suspect, undefined, '4% above: within the noise, and a stale flag goes');
+  assert.equal(byId.get('openloop.pi:net').suspect, undefined, 'the saturated windows of the run count as capacity too');
 });
 
 test('between runs: a question that moved ×0.80 → ×0.96 over runs gets an interval as wide as that, and a steady one keeps its own', () => {

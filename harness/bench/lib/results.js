@@ -5,7 +5,7 @@ import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD, BLOCK_INTERVAL_METHOD } fr
 import { GENERATOR_BOUND } from './ceiling.js';
 import { METRICS } from './metrics.js';
 import { WORKLOADS } from './workloads.js';
-import { computeVerdicts, runChecks } from './verdicts.js';
+import { computeVerdicts, runChecks, flagOpenLoop } from './verdicts.js';
 import { latencyRoundsText } from './report/format.js';
 import { describeSpread } from './repeatability.js';
 
@@ -73,7 +73,7 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     workloads: Object.fromEntries(Object.entries(WORKLOADS).map(([k, w]) => [k, { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu }])),
     metrics: METRICS,
     scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
-    cells: all,
+    cells: flagOpenLoop(all),
     verdicts,
     checks,
   };

@@ -2,7 +2,7 @@
 // paired rounds, the winner or "tie", and whether it is suspect — a figure that breaks a physical
 // limit, a generator-bound or failing cell — and so kept out. A run that wasn't pinned is flagged
 // on every verdict (`unpinned`), not hidden.
-import { pairedRatio, withFloor, decide, breaksLimit, round, blockBootstrapRatio, median } from './stats.js';
+import { pairedRatio, withFloor, decide, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE } from './stats.js';
 import { quantileOf } from './histogram.js';
 
 const FIELD = {
@@ -89,6 +89,23 @@ export function runChecks(checks, cells) {
     if (a?.status !== 'ok' || b?.status !== 'ok') return { ...ch, ratio: null, ci95: null, ok: null };
     const r = pairedRatio(...Object.values(paired(a, b, ch.field)));
     return { ...ch, ratio: round(r.ratio, 3), ci95: r.ci95?.map((x) => round(x, 3)) ?? null, ok: !breaksLimit(r, ch.limit) };
+  });
+}
+
+/**
+ * An open-loop rate can't be sustained above what the same topology serves in a closed loop (its
+ * capacity: the probe taken right before the search, or its saturated windows of the same workload
+ * in this run, whichever is higher): one that is, beyond the 10% a verdict calls noise, is suspect.
+ * Returns the cells with `suspect` set on such open-loop cells (and cleared on the others).
+ */
+export function flagOpenLoop(cells) {
+  return cells.map((c) => {
+    if (c.kind !== 'openloop' || c.status !== 'ok') return c;
+    const { suspect, ...rest } = c;
+    const closed = cells.find((x) => x.kind === 'closed' && x.status === 'ok' && x.workload === c.workload && x.topology?.id === c.topology.id);
+    const capacity = Math.max(c.probeRps ?? 0, closed?.rps?.median ?? 0);
+    if (!(capacity > 0) || !(c.maxRate > capacity * (1 + MIN_DIFFERENCE))) return rest;
+    return { ...rest, suspect: `sustained ${round(c.maxRate, 0)} req/s, ×${round(c.maxRate / capacity, 2)} of its closed-loop capacity (${round(capacity, 0)} req/s): beyond a physical limit` };
   });
 }
 

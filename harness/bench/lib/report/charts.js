@@ -70,7 +70,7 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
 /** Highest sustained rate per topology, the closed-loop capacity beside it. */
 export function openloopSpec(doc) {
   const values = doc.cells.filter((c) => c.kind === 'openloop' && c.status === 'ok').flatMap((c) => [
-    { topology: c.topology.label, what: 'highest sustained fixed rate', rate: c.maxRate },
+    { topology: c.topology.label, what: c.suspect ? 'highest sustained fixed rate — suspect: above capacity' : 'highest sustained fixed rate', rate: c.maxRate },
     { topology: c.topology.label, what: 'closed-loop capacity (probe)', rate: c.probeRps },
   ]);
   if (values.length === 0) return null;
