@@ -4,7 +4,9 @@
 // at most 10% of the ratio) and whether every question whose sides differ by more than 25% names a
 // winner — agreement bought by calling everything a tie does not count.
 
-const usable = (v) => v && v.measured !== false && !v.suspect && v.ratio !== null && Array.isArray(v.ci95);
+import { measuredRatio } from './repeatability.js';
+
+const usable = (v) => measuredRatio(v) && Array.isArray(v.ci95);
 
 function within(ratio, ci) {
   const width = ci[1] - ci[0];

@@ -10,7 +10,8 @@ export const Z = 1.96;
 export const MIN_RUNS = 3;
 export const REPEATABILITY_FILE = new URL('../repeatability.json', import.meta.url);
 
-const usable = (v) => v && v.measured !== false && !v.suspect && Number.isFinite(v.ratio) && v.ratio > 0;
+/** A verdict with a ratio to compare: measured, not suspect. */
+export const measuredRatio = (v) => Boolean(v && v.measured !== false && !v.suspect && Number.isFinite(v.ratio) && v.ratio > 0);
 
 /**
  * The spread of each question's ratio over repeated runs (results.json documents of one mode):
@@ -22,7 +23,7 @@ export function spreadOverRuns(docs) {
   if (modes.size > 1) throw new Error(`runs of different modes (${[...modes].join(', ')}): their spreads are not the same thing`);
   const ratios = new Map();
   for (const d of docs) {
-    for (const v of d.verdicts ?? []) if (usable(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
+    for (const v of d.verdicts ?? []) if (measuredRatio(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
   }
   const questions = {};
   for (const [id, xs] of [...ratios].sort(([x], [y]) => x.localeCompare(y))) {
