@@ -16,6 +16,9 @@ import { splitCpus, planIsolation, pinGenerator } from '../bench/lib/isolation.j
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
 import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 import { latencySummary } from '../bench/lib/tools/paced.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const WRK_OK = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections
@@ -373,6 +376,31 @@ test('comparing two runs: same winners and overlapping intervals agree; a flippe
   assert.equal(allTies.ok, false, 'agreement bought with ties does not count');
   assert.deepEqual(allTies.runs.first.undecided, ['z.t']);
   assert.equal(allTies.runs.first.narrowEnough, false);
+});
+
+test('compare.js: each run\'s label (a busy machine says so) first, exit 0 when every verdict agrees, 1 when one flips, 2 on misuse', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const cli = new URL('../bench/compare.js', import.meta.url).pathname;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compare-'));
+  try {
+    const v = (winner, ratio, lo, hi) => ({ id: 'x.t', winner, ratio, ci95: [lo, hi], suspect: false, measured: true });
+    const write = (name, label, verdict) => { const f = path.join(dir, name); fs.writeFileSync(f, JSON.stringify({ label, verdicts: [verdict] })); return f; };
+    const calm = write('a.json', 'calm run, 0.2% steal', v('p', 1.5, 1.45, 1.55));
+    const busy = write('b.json', 'busy run, 9.6% steal (busy)', v('p', 1.52, 1.46, 1.58));
+    const flip = write('c.json', 'third', v('q', 0.6, 0.58, 0.62));
+    const ok = spawnSync(process.execPath, [cli, calm, busy], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /^first: calm run, 0\.2% steal\nsecond: busy run, 9\.6% steal \(busy\)\n/);
+    assert.match(ok.stdout, /1 of 1 verdicts agree\n$/);
+    const bad = spawnSync(process.execPath, [cli, calm, flip], { encoding: 'utf8' });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stdout, /FAIL x\.t .*winner differs \(p \/ q\)/);
+    const misuse = spawnSync(process.execPath, [cli, calm], { encoding: 'utf8' });
+    assert.equal(misuse.status, 2);
+    assert.equal(misuse.stderr.trim().split('\n').length, 1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('latency histograms: a quantile read from 2% buckets is within 2% of the exact one', () => {
