@@ -13,10 +13,10 @@ if (!a || !b) {
 const load = (f) => {
   try { return JSON.parse(readFileSync(f, 'utf8')); } catch (e) { console.error(`compare: ${f}: ${e.message}`); process.exit(2); }
 };
-const docs = [load(a), load(b)];
-const r = compareRuns(...docs);
+const runs = [load(a), load(b)];
+const r = compareRuns(...runs);
 // A busy machine (CPU stolen by the hypervisor) moves ratios beyond a calm run's intervals: say so first.
-docs.forEach((d, i) => console.log(`${i ? 'second' : 'first'}: ${d.label ?? 'no label'}`));
+runs.forEach((d, i) => console.log(`${i ? 'second' : 'first'}: ${d.label ?? 'no label'}`));
 const x = (v) => (v === null || v === undefined ? 'n/a' : `×${v.toFixed(2)}`);
 const ci = (c) => (c ? `${x(c[0])}–${x(c[1])}` : 'no interval');
 for (const q of r.questions) {

@@ -17,8 +17,9 @@ import { resolve, refresh } from '../bench/lib/report/quotes.js';
 import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 import { latencySummary } from '../bench/lib/tools/paced.js';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { tempRunDir } from './helpers.js';
 
 const WRK_OK = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections
@@ -378,10 +379,9 @@ test('comparing two runs: same winners and overlapping intervals agree; a flippe
   assert.equal(allTies.runs.first.narrowEnough, false);
 });
 
-test('compare.js: each run\'s label (a busy machine says so) first, exit 0 when every verdict agrees, 1 when one flips, 2 on misuse', async () => {
-  const { spawnSync } = await import('node:child_process');
+test('compare.js: each run\'s label (a busy machine says so) first, exit 0 when every verdict agrees, 1 when one flips, 2 on misuse', () => {
   const cli = new URL('../bench/compare.js', import.meta.url).pathname;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compare-'));
+  const dir = tempRunDir('compare');
   try {
     const v = (winner, ratio, lo, hi) => ({ id: 'x.t', winner, ratio, ci95: [lo, hi], suspect: false, measured: true });
     const write = (name, label, verdict) => { const f = path.join(dir, name); fs.writeFileSync(f, JSON.stringify({ label, verdicts: [verdict] })); return f; };
