@@ -25,8 +25,13 @@ test('a stall of the server is charged to every request scheduled during it', as
     res.end('{}');
   });
   try {
-    const r = await run({ url, rate: 50, durationS: 2, connections: 8 });
+    const r = await run({ url, rate: 50, durationS: 2, connections: 8, raw: true });
     assert.equal(r.sent, 100, 'the schedule: rate × duration');
+    assert.equal(r.lags.length, 100);
+    assert.ok(Math.min(...r.lags) >= 0, 'no request leaves before its intended time');
+    // Here the server blocks the generator's own process: the sends due meanwhile left late, and the
+    // window says so (sendLagMs), apart from the latencies.
+    assert.ok(r.sendLagMs.max >= 250, `send lag ${r.sendLagMs.max} ms`);
     assert.equal(r.requests, 100);
     assert.equal(r.non2xx + r.socketErrors, 0);
     assert.ok(r.latencyMs.max >= 250, `the stalled request: ${r.latencyMs.max} ms`);

@@ -122,13 +122,13 @@ export function sliceOrder(items, seed) {
  * steal) lands on every cell alike rather than on the one measured at that moment; a cell's
  * latencies are pooled over its slices. targets: [{ id, url, rate, connections, usage? }]; round:
  * the round's number, for the order. Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS,
- * sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed.
+ * sendLagMs (how late the generator sent, part of every latency), sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed.
  * The CPU is the topology's during its own slices: between them it sits idle while the others are
  * measured, and a runtime's background threads (.NET's tiered JIT, its thread pool) would charge
  * that idle time to the few requests of the block.
  */
 export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0 }) {
-  const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], slices: [], costs: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
+  const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
   try {
     for (let s = 0; s < slices; s += 1) {
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
@@ -141,6 +141,7 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0 }
           a.costs.push([round(ns / 1000, 0), r.requests]);
         }
         for (const ms of r.latencies) a.latencies.push(ms);
+        for (const ms of r.lags) a.lags.push(ms);
         a.slices.push(histogram(r.latencies));
         a.requests += r.requests;
         a.durationS += r.durationS;
@@ -157,7 +158,7 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0 }
     const why = [];
     if (rps < 0.95 * t.rate) why.push(`achieved ${round(rps)} of ${t.rate} req/s`);
     if (a.errors > 0) why.push(`${a.errors} failed`);
-    return [t.id, { rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies), errors: a.errors, held: why.length === 0, why: why.join(', ') || null, slices, sliceS, sliceHistograms: a.slices, ...(a.costs.length ? { sliceCpu: a.costs } : {}), cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null }];
+    return [t.id, { rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies), sendLagMs: paced.latencySummary(a.lags), errors: a.errors, held: why.length === 0, why: why.join(', ') || null, slices, sliceS, sliceHistograms: a.slices, ...(a.costs.length ? { sliceCpu: a.costs } : {}), cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null }];
   }));
 }
 
