@@ -11,7 +11,7 @@ import { verify } from './verify.js';
 import { closedWindow, combineWindows, latencyBlock, sliceOrder, sliceSeed, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
-import { summary, round } from './stats.js';
+import { summary, round, median } from './stats.js';
 import { startNaiveBalancer } from './naive-balancer.js';
 import { faultDrill } from './drills/fault.js';
 import { rolloutDrill } from './drills/rollout.js';
@@ -304,7 +304,9 @@ async function latencyRound(r, cells, records, depOf, rateOf, p, ctx) {
 function latencyRatesOf(cells, records, p) {
   const capacities = new Map();
   for (const c of cells) {
-    const last = records.get(c.id).warmup?.rps?.at(-1);
+    // The median of its last three warm-up chunks: one 2 s chunk can be 20% off, and a rate that
+    // moved from one 1-2-5 step to the next between runs would make them measure different things.
+    const last = median(records.get(c.id).warmup?.rps?.slice(-3) ?? []);
     if (!Number.isFinite(last)) continue;
     capacities.set(c.workload, [...(capacities.get(c.workload) ?? []), last]);
   }

@@ -11,7 +11,10 @@ export const WORKLOADS = {
     title: 'light JSON',
     params: {},
     connections: 64,
-    // p99 is compared at this rate per CPU of the budget (or half the slowest side's capacity, if less).
+    // p99 is compared at this rate per CPU of the budget (or latencyLoad of the slowest side's
+    // capacity, if less). 2,000 was tried: the p99 intervals stayed ±45–69% within a run (a slice's
+    // p99 is set by the machine's few-millisecond stalls either way), and CPU per request came out
+    // ×0.78 and ×0.90 for .NET in two runs (default runs, 2026-11-25).
     latencyRatePerCpu: 1000,
     check: (b) => isObj(b) && Object.keys(b).length > 0,
     shape: 'a non-empty JSON object',
