@@ -23,9 +23,9 @@ export const MODES = {
   // rounds: 20 slices of 1 s, where 3 rounds left p99 intervals of ±50% (the full run asks them of
   // every workload, in 3 rounds). Not in the first round: a cluster of 2 still spent up to ×1.8 of
   // its later CPU per request in that round's first slices (604, 425, 523 µs against 290–400 after;
-  // default run, 2026-11-25), an amount that differs from run to run. Light JSON had a sixth round; it went when a default run took
-  // 9 min 58 s on a slow day (2026-11-22), and the spread between runs (repeatability.js) outweighs
-  // what it narrowed.
+  // default run, 2026-11-25), an amount that differs from run to run. Light JSON had a sixth round;
+  // it went when a default run took 9 min 58 s on a slow day (2026-11-22), and the spread between
+  // runs (repeatability.js) outweighs what it narrowed.
   quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 4 }, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
   full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 3, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };

@@ -306,9 +306,9 @@ function latencyRatesOf(cells, records, p) {
   for (const c of cells) {
     // The median of its last three warm-up chunks: one 2 s chunk can be 20% off, and a rate that
     // moved from one 1-2-5 step to the next between runs would make them measure different things.
-    const last = median(records.get(c.id).warmup?.rps?.slice(-3) ?? []);
-    if (!Number.isFinite(last)) continue;
-    capacities.set(c.workload, [...(capacities.get(c.workload) ?? []), last]);
+    const capacity = median(records.get(c.id).warmup?.rps?.slice(-3) ?? []);
+    if (!Number.isFinite(capacity)) continue;
+    capacities.set(c.workload, [...(capacities.get(c.workload) ?? []), capacity]);
   }
   const rates = new Map();
   for (const [workload, caps] of capacities) {
