@@ -98,3 +98,25 @@ test('a latency block takes the cells in turn, pools each one\'s slices, and kee
   assert.equal(refused.get('gone').held, false, 'a cell that refuses is not held');
   assert.match(refused.get('gone').why, /failed/);
 });
+
+test('a latency block warms each target at its rate first, and does not count it', async () => {
+  const seen = new Map([['a', 0], ['b', 0]]);
+  const a = await serve((req, res) => { seen.set('a', seen.get('a') + 1); res.end('{}'); });
+  const b = await serve((req, res) => { seen.set('b', seen.get('b') + 1); res.end('{}'); });
+  try {
+    const byId = await latencyBlock({ slices: 2, sliceS: 0.5, warmS: 0.25, targets: [
+      { id: 'a', url: a.url, rate: 40, connections: 2 },
+      { id: 'b', url: b.url, rate: 40, connections: 2 },
+    ] });
+    for (const id of ['a', 'b']) {
+      const r = byId.get(id);
+      assert.equal(r.requests, 40, '2 slices × 0.5 s × 40/s: the warm run is not among them');
+      assert.equal(seen.get(id), 50, 'the server saw the warm run too (0.25 s × 40/s)');
+      assert.equal(r.sliceLagP99Ms.length, 2, 'the send lag of each counted slice');
+      assert.ok(r.sliceLagP99Ms.every((x) => x >= 0));
+    }
+  } finally {
+    a.server.close();
+    b.server.close();
+  }
+});

@@ -202,6 +202,39 @@ test('between runs: a question that moved ×0.80 → ×0.96 over runs gets an in
   assert.throws(() => spreadOverRuns([{ ...run('x', {}), mode: 'full' }, run('y', {}), run('z', {})]), /different modes/);
 });
 
+test('between runs: runs of an earlier day, kept only as a spread file, count beside new results; the CLI says what it lacks', async () => {
+  const run = (startedAt, ratio, mode = 'quick') => ({ mode, startedAt, verdicts: [{ id: 'light.cluster.throughput', ratio, ci95: [ratio * 0.97, ratio * 1.03], measured: true, suspect: false }] });
+  const earlier = spreadOverRuns([run('2026-11-22T10:00:00Z', 0.95), run('2026-11-22T11:00:00Z', 0.96), run('2026-11-22T12:00:00Z', 0.97)]);
+  const spread = spreadOverRuns([run('2026-11-25T10:00:00Z', 0.75), run('2026-11-25T11:00:00Z', 0.80)], earlier);
+  assert.equal(spread.runs.length, 5);
+  assert.deepEqual(spread.questions['light.cluster.throughput'].ratios, [0.95, 0.96, 0.97, 0.75, 0.80]);
+  assert.ok(spread.questions['light.cluster.throughput'].sdLog > 5 * earlier.questions['light.cluster.throughput'].sdLog, 'the second day widens it');
+  assert.throws(() => spreadOverRuns([run('x', 0.8, 'full')], earlier), /different modes/);
+  const cli = path.join(import.meta.dirname, '..', 'bench', 'repeatability.js');
+  const dir = tempRunDir('spread');
+  try {
+    const file = path.join(dir, 'earlier.json');
+    fs.writeFileSync(file, JSON.stringify(earlier));
+    const one = path.join(dir, 'one.json');
+    fs.writeFileSync(one, JSON.stringify(run('2026-11-25T10:00:00Z', 0.75)));
+    const out = path.join(dir, 'out.json');
+    const ok = spawnSync(process.execPath, [cli, one, '--with', file, '--out', out], { encoding: 'utf8' });
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(JSON.parse(fs.readFileSync(out, 'utf8')).runs.length, 4);
+    const kept = spawnSync(process.execPath, [cli, one, '--with', file, '--keep', 'memory', '--out', out], { encoding: 'utf8' });
+    assert.equal(kept.status, 0, kept.stderr);
+    assert.deepEqual(JSON.parse(fs.readFileSync(out, 'utf8')).questions, {}, 'throughput not kept: one run of it is too few for a spread');
+    for (const [argv, why] of [[[one, '--with'], /--with needs a file/], [[one, '--keep', 'memory'], /--keep applies to --with/], [[one, '--frobnicate'], /unknown option --frobnicate/], [[one], /at least 3 runs, got 1/], [[one, '--with', one], /not a spread file/]]) {
+      const r = spawnSync(process.execPath, [cli, ...argv, '--out', out], { encoding: 'utf8' });
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a scaling ratio above the budget ratio is suspect and kept out; a generator-bound cell too, unless it wins', () => {
   const q = (a, b, limit) => ({ id: 'pi.cluster.throughput', question: 'q', workload: 'pi', comparison: 'cluster', column: 'cluster', metric: 'throughput', better: 'higher', a, b, limit: limit ? { ratio: limit, why: 'same budget' } : null });
   const cells = [cell('pi:cluster', [160, 158, 162, 161, 159]), cell('pi:one', [100, 99, 101, 100, 100]), cell('pi:bound', [160, 158, 162, 161, 159], { generatorBound: true, ceilingShare: 0.8 }),

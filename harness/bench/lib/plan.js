@@ -16,6 +16,7 @@ export const MODES = {
   // Latency: the last latencyRounds rounds also get a window at a fixed rate — the workload's nominal
   // rate per CPU (workloads.js), or latencyLoad of the slowest cell's capacity rounded down to a
   // 1-2-5 step where that is less —, where the p99 verdicts are taken.
+  // latencyWarmS: before each block of latency slices, a run at the rate per cell that isn't counted.
   // roundsByWorkload: rounds of one workload's cells, where they differ from `rounds`.
   // closedSliceS: the verdict cells' saturated windows are taken in slices of this, in turn with the
   // other cells of the round (run.js slicedRound), as the latency windows in slices of latencySliceS.
@@ -26,8 +27,8 @@ export const MODES = {
   // default run, 2026-11-25), an amount that differs from run to run. Light JSON had a sixth round;
   // it went when a default run took 9 min 58 s on a slow day (2026-11-22), and the spread between
   // runs (repeatability.js) outweighs what it narrowed.
-  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 4 }, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 3, latencyLoad: 0.5, latencySliceS: 1, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
+  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 4 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
+  full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 3, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
 

@@ -16,12 +16,14 @@ export const measuredRatio = (v) => Boolean(v && v.measured !== false && !v.susp
 /**
  * The spread of each question's ratio over repeated runs (results.json documents of one mode):
  * { mode, runs: [{ startedAt, label, commit }], questions: { id: { n, ratios, sdLog } } }. A
- * question measured (not suspect) in fewer than MIN_RUNS runs gets no entry.
+ * question measured (not suspect) in fewer than MIN_RUNS runs gets no entry. `earlier`: a spread
+ * written before (of the same mode), whose runs and ratios count as well — runs of other days, whose
+ * results are gone.
  */
-export function spreadOverRuns(docs) {
-  const modes = new Set(docs.map((d) => d.mode));
+export function spreadOverRuns(docs, earlier = null) {
+  const modes = new Set([...docs.map((d) => d.mode), ...(earlier ? [earlier.mode] : [])]);
   if (modes.size > 1) throw new Error(`runs of different modes (${[...modes].join(', ')}): their spreads are not the same thing`);
-  const ratios = new Map();
+  const ratios = new Map(Object.entries(earlier?.questions ?? {}).map(([id, q]) => [id, [...q.ratios]]));
   for (const d of docs) {
     for (const v of d.verdicts ?? []) if (measuredRatio(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
   }
@@ -35,7 +37,7 @@ export function spreadOverRuns(docs) {
   }
   return {
     mode: [...modes][0] ?? null,
-    runs: docs.map((d) => ({ startedAt: d.startedAt, label: d.label ?? null, commit: d.meta?.git?.commit?.slice(0, 12) ?? null })),
+    runs: [...(earlier?.runs ?? []), ...docs.map((d) => ({ startedAt: d.startedAt, label: d.label ?? null, commit: d.meta?.git?.commit?.slice(0, 12) ?? null }))],
     z: Z,
     questions,
   };

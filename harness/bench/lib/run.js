@@ -55,7 +55,7 @@ function warmupCost(cell, p, firstOnDeployment) {
 // A cell's latency window at a fixed rate: whole slices of latencySliceS, taken in turn with the others.
 const PACED_OVERHEAD_S = 0.05; // per slice
 const latencySlicesOf = (c, p) => Math.max(1, Math.round((p.latencyWindowS ?? windowOf(c, p)) / p.latencySliceS));
-const latencyWindowCost = (c, p) => latencySlicesOf(c, p) * (p.latencySliceS + PACED_OVERHEAD_S);
+const latencyWindowCost = (c, p) => latencySlicesOf(c, p) * (p.latencySliceS + PACED_OVERHEAD_S) + (p.latencyWarmS ?? 0);
 const latencyCost = (cell, p) => latencyRounds(roundsOf(cell, p), cell.latencyRounds).size * latencyWindowCost(cell, p);
 
 // A cell's saturated window in a round: whole or in slices of cell.sliceS (each a wrk run of its own).
@@ -283,7 +283,7 @@ async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
   }
   for (const c of live()) {
     const ws = windows.get(c.id);
-    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length });
+    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps), sliceCpuMs: ws.map((w) => w.cpuMs) });
     ctx.hooks.tick?.(closedCost(c, p));
   }
 }
@@ -295,7 +295,7 @@ async function latencyRound(r, cells, records, depOf, rateOf, p, ctx) {
   if (!live.length) return;
   ctx.hooks.phase?.(`round ${r} latency at a fixed rate: ${live.map((c) => c.id).join(', ')}`);
   const slices = Math.max(...live.map((c) => latencySlicesOf(c, p)));
-  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(c.workload), connections: c.connections, usage: () => depOf(c).usage(c.topology, c.workload) })), slices, sliceS: p.latencySliceS, round: r });
+  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(c.workload), connections: c.connections, usage: () => depOf(c).usage(c.topology, c.workload) })), slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS ?? 0 });
   for (const c of live) records.get(c.id).rounds.at(-1).paced = byId.get(c.id);
   ctx.hooks.tick?.(live.reduce((s, c) => s + latencyWindowCost(c, p), 0));
 }
