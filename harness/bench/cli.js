@@ -19,6 +19,8 @@ import { pacedToolName } from './lib/tools/index.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { progress } from './lib/progress.js';
 import { resolveSample } from '../runner/compose.js';
+import { relaunchWithHeap } from './lib/generator-heap.js';
+import { fileURLToPath } from 'node:url';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
 if (!process.noDeprecation) process.noDeprecation = true;
@@ -166,6 +168,7 @@ async function main() {
     label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
+  doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
   console.log(summaryTable(doc));
   console.log(`\nwrote ${files.join(', ')}`);
@@ -178,7 +181,9 @@ async function main() {
   return 0;
 }
 
-main().then((code) => process.exit(code), async (e) => {
+const relaunched = relaunchWithHeap(fileURLToPath(import.meta.url));
+if (relaunched) relaunched.then((code) => process.exit(code));
+else main().then((code) => process.exit(code), async (e) => {
   await stopAll();
   const kind = e instanceof GeneratorError ? 'load generator failed' : 'error';
   console.error(`bench: ${kind}: ${e.message}`);

@@ -83,6 +83,7 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '3', ...SHORT]);
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+  assert.ok(doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'), `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`);
   assert.equal(doc.schema, 2);
   assert.equal(doc.tool, 'wrk');
   assert.ok(doc.ceilings.wrk.rps > 0, 'the ceiling of the generator the cells use');
