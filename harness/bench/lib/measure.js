@@ -130,9 +130,8 @@ export function sliceOrder(items, seed) {
 export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, warmS = 0 }) {
   const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
   try {
-    // Not counted: a short run at the rate per target first. It opens the block's connections, and
-    // in a run's first block it warms the generator's own code: there its sends left 0.8–3.8 ms late
-    // at p99 in every cell, 0.2–0.6 ms in later blocks (four default runs, 2026-11-25).
+    // Not counted: a short run at the rate per target first, which opens the block's connections
+    // (the agent's sockets would otherwise be opened inside the first slice of each target).
     if (warmS > 0) for (const t of targets) await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: acc.get(t.id).agent });
     for (let s = 0; s < slices; s += 1) {
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
