@@ -10,8 +10,10 @@ import { planIsolation, pinGenerator } from './lib/isolation.js';
 import { measureCeilings } from './lib/ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './lib/run.js';
 import { collectMeta, boxSnapshot, boxReport, busyShare } from './lib/meta.js';
+import { startCoreProbe, summariseCoreSpeed } from './lib/core-speed.js';
 import { buildResults, SCHEMA } from './lib/results.js';
 import { recomputeVerdicts, flagOpenLoop } from './lib/verdicts.js';
+import { rejudgeHeld } from './lib/held.js';
 import { loadSpread, describeSpread } from './lib/repeatability.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
@@ -58,7 +60,8 @@ const program = new Command()
   .option('--run-dir <dir>', 'where the topologies\' run folders and logs go (default: .run/bench-topologies/<time>)')
   .option('--list', 'print the plan and its estimated time, then exit', false)
   .option('--from <results.json>', 'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts and guide')
-  .showHelpAfterError();
+  // Misuse gets one line (the help is one --help away).
+  .configureOutput({ outputError: (str, write) => write(`${str.trim()} (bench --help lists the options)\n`) });
 
 // The load generators the plan's cells use (the drills bring their own client): each gets its ceiling.
 function toolsOf(plan, tool, paced) {
@@ -73,6 +76,7 @@ async function rerender(opts) {
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   // From the measured cells, by the current rule and the current spreads over repeated runs.
   doc.protocol.betweenRuns = describeSpread(loadSpread());
+  doc.cells = rejudgeHeld(doc.cells);
   doc.verdicts = recomputeVerdicts(doc, doc.protocol.betweenRuns?.floors);
   doc.cells = flagOpenLoop(doc.cells);
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
@@ -145,6 +149,8 @@ async function main() {
   const startedAt = new Date().toISOString();
   if (whole) await waitForQuiet(ui);
   const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
+  // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
+  const probe = iso.shared ? null : startCoreProbe(iso.sutCpus);
   const pinned = pinGenerator(iso);
   release = pinned.release;
   const isolation = pinned.record;
@@ -160,12 +166,13 @@ async function main() {
     ui.stop();
     release();
   }
-  const box = boxReport(before, boxSnapshot());
+  const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: iso.sutCpus, withReadings: true });
+  const box = boxReport(before, boxSnapshot(), undefined, coreSpeed);
   const meta = await collectMeta();
   const partial = whole ? '' : ' (partial run)';
   const doc = buildResults({
     plan, cells, tool, pacedTool: paced, ceilings, isolation, box, meta, startedAt, spread,
-    label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
+    label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${coreSpeed?.slowShare >= 0.05 ? `, CPU ${coreSpeed.cpus} slow in ${Math.round(coreSpeed.slowShare * 100)}% of probes` : ''}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)

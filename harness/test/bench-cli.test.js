@@ -92,6 +92,13 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   if (doc.isolation.pinned) {
     assert.notEqual(doc.isolation.generatorCpus, doc.isolation.sutCpus, 'the generator has CPUs of its own');
     assert.equal(doc.isolation.cpuLimits.pinning.cpus, doc.isolation.sutCpus, 'the topologies were pinned to the others');
+    // The topologies' CPU was timed through the run, by a probe pinned there, which is gone now.
+    const speed = doc.box.coreSpeed;
+    assert.equal(speed.cpus, doc.isolation.sutCpus);
+    assert.ok(speed.probes >= 10 && speed.readings.length === speed.probes, JSON.stringify({ ...speed, readings: undefined }));
+    assert.ok(speed.slowShare >= 0 && speed.slowShare <= 1 && speed.fastUs > 0 && speed.fastUs <= speed.medianUs);
+    const runMs = Date.parse(doc.finishedAt) - Date.parse(speed.startedAt);
+    assert.ok(speed.readings.every(([t, us]) => t >= 0 && t <= runMs && us > 0), 'readings within the run');
   } else {
     assert.ok(doc.isolation.reason, 'an unpinned run says why');
     assert.ok(doc.cells.every((c) => c.unpinned), 'and flags every cell');
@@ -112,7 +119,12 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
     assert.equal(c.paced?.rounds, 3, `${c.id}: latency windows at a fixed rate`);
     assert.ok(c.paced.rate >= 1 && c.paced.rate < c.rps.median, `${c.id}: ${c.paced.rate} req/s is below capacity`);
     assert.equal(c.paced.rate, doc.cells.find((x) => x.workload === c.workload && x.id !== c.id).paced.rate, 'the same rate for both sides');
-    for (const w of c.rounds) assert.ok(w.paced.requests > 0 && w.paced.latencyMs.p99 > 0, JSON.stringify(w.paced));
+    for (const w of c.rounds) {
+      assert.ok(w.paced.requests > 0 && w.paced.latencyMs.p99 > 0, JSON.stringify(w.paced));
+      // Each latency slice's start, in order, within the run: to set beside the probe's readings.
+      assert.equal(w.paced.sliceAt.length, w.paced.slices);
+      assert.ok(w.paced.sliceAt.every((t, i) => t >= Date.parse(doc.startedAt) && t <= Date.parse(doc.finishedAt) && (i === 0 || t > w.paced.sliceAt[i - 1])), JSON.stringify(w.paced.sliceAt));
+    }
   }
   // Interleaved: each round's cells start their windows in the order of that round's first slice
   // (a fresh shuffle every slice), and a round ends before the next begins.
@@ -209,9 +221,15 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   const r1 = await runCli(['--scenario', 'nope']);
   assert.notEqual(r1.code, 0);
   assert.match(r1.stderr, /Allowed choices are/);
+  assert.equal(r1.stderr.trim().split('\n').length, 1, r1.stderr);
   const r2 = await runCli(['--window', '-3']);
   assert.notEqual(r2.code, 0);
   assert.match(r2.stderr, /--window must be a positive number/);
+  assert.equal(r2.stderr.trim().split('\n').length, 1, r2.stderr);
+  const r0 = await runCli(['--bogus']);
+  assert.notEqual(r0.code, 0);
+  assert.match(r0.stderr.trim(), /^error: unknown option '--bogus' \(bench --help lists the options\)$/);
+  assert.equal(r0.stdout, '');
   const r3 = await runCli(['--sample', 'no-such-sample', '--list']);
   assert.equal(r3.code, 2);
   assert.match(r3.stderr, /^bench: error: unknown sample 'no-such-sample': expected one of /);

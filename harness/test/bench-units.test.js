@@ -16,6 +16,9 @@ import { splitCpus, planIsolation, pinGenerator } from '../bench/lib/isolation.j
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
 import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 import { latencySummary } from '../bench/lib/tools/paced.js';
+import { heldOf } from '../bench/lib/held.js';
+import { summariseCoreSpeed, startCoreProbe } from '../bench/lib/core-speed.js';
+import { boxReport } from '../bench/lib/meta.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -500,3 +503,56 @@ test('CPU per request at a fixed rate over paired slices: each side\'s CPU by it
   assert.ok(Math.abs(v.ratio - 1.2) < 0.01, `ratio ${v.ratio}`);
   assert.equal(v.winner, 'b');
 });
+
+test('a fixed rate is held when the slices ran over by one typical latency, not when a backlog built up or requests failed', () => {
+  // Three 1 s slices at 1,000 req/s of a 50 ms wait: each slice ends ~60 ms after its schedule (943 req/s over the elapsed time).
+  const slice = () => histogram(Array.from({ length: 1000 }, (_, i) => 49 + (i % 5)));
+  const onTime = { rate: 1000, requests: 3000, rps: 3000 / 3.18, errors: 0, slices: 3, sliceS: 1, sliceHistograms: [slice(), slice(), slice()], latencyMs: { p50: 51 } };
+  const h = heldOf(onTime);
+  assert.equal(h.held, true, h.why);
+  assert.ok(h.achieved > 990 && h.achieved <= 1000, `achieved ${h.achieved}`);
+  // The same answers, but the slices ran 400 ms over their schedule in all: a queue, not the wait.
+  const behind = heldOf({ ...onTime, rps: 3000 / 3.55 });
+  assert.equal(behind.held, false);
+  assert.match(behind.why, /achieved \d+(\.\d)? of 1000 req\/s/);
+  const failing = heldOf({ ...onTime, errors: 2 });
+  assert.equal(failing.held, false);
+  assert.match(failing.why, /2 failed/);
+  // A record without the counts (an older results file) keeps what it was stored with.
+  assert.equal(heldOf({ rate: 50, rps: 40, held: false, why: 'achieved 40 of 50 req/s' }).held, false);
+  assert.equal(heldOf({ rate: 50, rps: 50, held: true }).held, true);
+});
+
+test('the core-speed probe: the share of slow readings, per minute, and a machine called busy when a quarter of them were', () => {
+  // 320 readings at 300 µs then 80 at 600 µs (half speed), one every 200 ms from t0: 300 a minute.
+  const t0 = 1_700_000_000_000;
+  const readings = [...Array(320).fill(300), ...Array(80).fill(600)].map((us, i) => [t0 + i * 200, us]);
+  const s = summariseCoreSpeed(readings, { cpus: '1', withReadings: true });
+  assert.equal(s.probes, 400);
+  assert.equal(s.fastUs, 300);
+  assert.equal(s.slowShare, 0.2);
+  assert.deepEqual(s.slowShareByMinute, [0, round2(80 / 100)]);
+  assert.deepEqual(s.readings[399], [399 * 200, 600]);
+  assert.equal(summariseCoreSpeed([]), null);
+  const snap = { loadAvg: [0.1, 0.1, 0.1], cpu: { total: 1000, idle: 900, steal: 0 }, busyShare: 0.1 };
+  const calm = boxReport(snap, { ...snap, cpu: { total: 2000, idle: 1800, steal: 0 } }, 2, s);
+  assert.equal(calm.busy, false, 'a fifth of the probes slow: said in the report, not called busy');
+  assert.equal(calm.coreSpeed.slowShare, 0.2);
+  const slowed = boxReport(snap, { ...snap, cpu: { total: 2000, idle: 1800, steal: 0 } }, 2, { ...s, slowShare: 0.31 });
+  assert.equal(slowed.busy, true);
+  assert.match(slowed.busyWhy, /CPU 1 ran below 70% of its speed in 31% of the 200 ms probes/);
+});
+
+test('the core-speed probe runs pinned where it is told and is gone when stopped', { timeout: 20_000 }, async () => {
+  const probe = startCoreProbe('0', { periodMs: 50 });
+  assert.ok(probe, 'taskset is installed (make setup)');
+  await new Promise((r) => setTimeout(r, 1500));
+  const affinity = fs.readFileSync(`/proc/${probe.pid}/status`, 'utf8').match(/Cpus_allowed_list:\s*(\S+)/)[1];
+  assert.equal(affinity, '0');
+  const readings = await probe.stop();
+  assert.ok(readings.length >= 5, `${readings.length} readings`);
+  assert.ok(readings.every(([t, us]) => t > 0 && us > 0));
+  assert.throws(() => process.kill(probe.pid, 0), /ESRCH/);
+});
+
+function round2(x) { return Math.round(x * 100) / 100; }

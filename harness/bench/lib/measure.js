@@ -5,6 +5,7 @@ import { round, mulberry32 } from './stats.js';
 import { socketCounters, timeWaitSockets } from './sockets.js';
 import * as paced from './tools/paced.js';
 import { histogram } from './histogram.js';
+import { heldOf } from './held.js';
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
@@ -122,13 +123,13 @@ export function sliceOrder(items, seed) {
  * steal) lands on every cell alike rather than on the one measured at that moment; a cell's
  * latencies are pooled over its slices. targets: [{ id, url, rate, connections, usage? }]; round:
  * the round's number, for the order; warmS: seconds at the rate per target first, not counted. Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS,
- * sendLagMs (how late the generator sent, part of every latency) and sliceLagP99Ms (its p99 per slice), sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed.
+ * sendLagMs (how late the generator sent, part of every latency) and sliceLagP99Ms (its p99 per slice), sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed (held.js).
  * The CPU is the topology's during its own slices: between them it sits idle while the others are
  * measured, and a runtime's background threads (.NET's tiered JIT, its thread pool) would charge
  * that idle time to the few requests of the block.
  */
 export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, warmS = 0 }) {
-  const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
+  const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [], sliceAt: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
   try {
     // Not counted: a short run at the rate per target first, which opens the block's connections
     // (the agent's sockets would otherwise be opened inside the first slice of each target).
@@ -137,6 +138,7 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
         const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
+        a.sliceAt.push(Date.now());
         const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true });
         if (before) {
           const ns = (await t.usage()).cpuNs - before.cpuNs;
@@ -159,10 +161,9 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
     const a = acc.get(t.id);
     const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
     const rps = a.durationS > 0 ? a.requests / a.durationS : 0;
-    const why = [];
-    if (rps < 0.95 * t.rate) why.push(`achieved ${round(rps)} of ${t.rate} req/s`);
-    if (a.errors > 0) why.push(`${a.errors} failed`);
-    return [t.id, { rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies), sendLagMs: paced.latencySummary(a.lags), errors: a.errors, held: why.length === 0, why: why.join(', ') || null, slices, sliceS, sliceHistograms: a.slices, sliceLagP99Ms: a.sliceLagP99, ...(a.costs.length ? { sliceCpu: a.costs } : {}), cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null }];
+    const rec = { rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies), sendLagMs: paced.latencySummary(a.lags), errors: a.errors, slices, sliceS, sliceHistograms: a.slices, sliceLagP99Ms: a.sliceLagP99, sliceAt: a.sliceAt, ...(a.costs.length ? { sliceCpu: a.costs } : {}), cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null };
+    const { held, why } = heldOf(rec);
+    return [t.id, { ...rec, held, why }];
   }));
 }
 

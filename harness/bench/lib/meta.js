@@ -43,6 +43,8 @@ export async function busyShare(ms = 1000) {
 }
 
 /** The box at one moment: load average and CPU counters (for steal and busy time over a span). */
+const BUSY_SLOW_SHARE = 0.25;
+
 export function boxSnapshot() {
   return { at: new Date().toISOString(), loadAvg: os.loadavg().map((x) => Math.round(x * 100) / 100), cpu: cpuTimes() };
 }
@@ -51,7 +53,7 @@ export function boxSnapshot() {
  * The box over the run: load before and after, the share of CPU time stolen by the hypervisor,
  * and whether the machine was busy before we started (someone else's load skews everything).
  */
-export function boxReport(before, after, cores = os.availableParallelism()) {
+export function boxReport(before, after, cores = os.availableParallelism(), coreSpeed = null) {
   const d = before.cpu && after.cpu ? { total: after.cpu.total - before.cpu.total, steal: after.cpu.steal - before.cpu.steal } : null;
   const stealPct = d && d.total > 0 ? Math.round((1000 * d.steal) / d.total) / 10 : null;
   const why = [];
@@ -60,7 +62,9 @@ export function boxReport(before, after, cores = os.availableParallelism()) {
     why.push(before.busyShare != null ? `${Math.round(before.busyShare * 100)}% of the CPU in use before the run` : `load average ${before.loadAvg[0]} on ${cores} cores before the run`);
   }
   if (stealPct !== null && stealPct > 5) why.push(`${stealPct}% of CPU time stolen by the hypervisor during the run`);
-  return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct, busy: why.length > 0, busyWhy: why.join('; ') || null };
+  // Slowed without steal: the CPU shared with another tenant (lib/core-speed.js).
+  if (coreSpeed?.slowShare > BUSY_SLOW_SHARE) why.push(`CPU ${coreSpeed.cpus} ran below ${Math.round(coreSpeed.slowBelow * 100)}% of its speed in ${Math.round(coreSpeed.slowShare * 100)}% of the ${coreSpeed.periodMs} ms probes`);
+  return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct, ...(coreSpeed ? { coreSpeed } : {}), busy: why.length > 0, busyWhy: why.join('; ') || null };
 }
 
 export async function collectMeta({ cpuLimits } = {}) {

@@ -277,13 +277,14 @@ async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
       }
       const usage = () => depOf(c).usage(c.topology, c.workload);
       await guarded(rec, async () => {
-        windows.get(c.id).push(await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p) / slicesOf(c, p), threads, usage }));
+        const at = Date.now();
+        windows.get(c.id).push({ ...await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p) / slicesOf(c, p), threads, usage }), at });
       });
     }
   }
   for (const c of live()) {
     const ws = windows.get(c.id);
-    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps), sliceCpuMs: ws.map((w) => w.cpuMs) });
+    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps), sliceCpuMs: ws.map((w) => w.cpuMs), sliceAt: ws.map((w) => w.at) });
     ctx.hooks.tick?.(closedCost(c, p));
   }
 }

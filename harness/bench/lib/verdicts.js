@@ -4,6 +4,7 @@
 // on every verdict (`unpinned`), not hidden.
 import { pairedRatio, withFloor, decide, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE } from './stats.js';
 import { quantileOf } from './histogram.js';
+import { heldOf } from './held.js';
 
 const FIELD = {
   rps: (r) => r.rps,
@@ -20,10 +21,11 @@ const METRIC_FIELD = { throughput: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', me
 const AT_FIXED_RATE = { p99: 'pacedP99', cpu: 'pacedCpu' };
 const fieldOf = (q) => (q.latencyAt === 'fixed rate' && AT_FIXED_RATE[q.metric]) || METRIC_FIELD[q.metric];
 
-// A latency window that missed its rate or had failures measured something else than the question.
+// A latency window that missed its rate or had failures measured something else than the question
+// (judged again from the record, by the current rule: held.js).
 function pacedProblems(cell) {
-  const missed = cell.rounds.filter((r) => r.paced && !r.paced.held);
-  return missed.length ? [`${cell.id}: the fixed rate of ${missed[0].paced.rate} req/s was not held in ${missed.length} round(s) (${missed[0].paced.why})`] : [];
+  const missed = cell.rounds.filter((r) => r.paced).map((r) => ({ rate: r.paced.rate, ...heldOf(r.paced) })).filter((h) => !h.held);
+  return missed.length ? [`${cell.id}: the fixed rate of ${missed[0].rate} req/s was not held in ${missed.length} round(s) (${missed[0].why})`] : [];
 }
 // Memory sampled through a run comes from one set of processes, so its rounds barely differ (under
 // 1%), while fresh processes settle a few per cent apart: between two default runs on 2026-11-22 the
