@@ -172,7 +172,7 @@ async function main() {
   const partial = whole ? '' : ' (partial run)';
   const doc = buildResults({
     plan, cells, tool, pacedTool: paced, ceilings, isolation, box, meta, startedAt, spread,
-    label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${coreSpeed?.slowShare >= 0.05 ? `, CPU ${coreSpeed.cpus} slow in ${Math.round(coreSpeed.slowShare * 100)}% of probes` : ''}${box.busy ? ' (busy)' : ''}`,
+    label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)

@@ -18,6 +18,7 @@ import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } fro
 import { latencySummary } from '../bench/lib/tools/paced.js';
 import { heldOf } from '../bench/lib/held.js';
 import { summariseCoreSpeed, startCoreProbe } from '../bench/lib/core-speed.js';
+import { slicesBySpeed } from '../bench/lib/report/core-speed.js';
 import { boxReport } from '../bench/lib/meta.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -523,7 +524,7 @@ test('a fixed rate is held when the slices ran over by one typical latency, not 
   assert.equal(heldOf({ rate: 50, rps: 50, held: true }).held, true);
 });
 
-test('the core-speed probe: the share of slow readings, per minute, and a machine called busy when a quarter of them were', () => {
+test('the core-speed probe: the share of slow readings and per minute, kept in the box, and which saturated slices ran slowed', () => {
   // 320 readings at 300 µs then 80 at 600 µs (half speed), one every 200 ms from t0: 300 a minute.
   const t0 = 1_700_000_000_000;
   const readings = [...Array(320).fill(300), ...Array(80).fill(600)].map((us, i) => [t0 + i * 200, us]);
@@ -535,12 +536,17 @@ test('the core-speed probe: the share of slow readings, per minute, and a machin
   assert.deepEqual(s.readings[399], [399 * 200, 600]);
   assert.equal(summariseCoreSpeed([]), null);
   const snap = { loadAvg: [0.1, 0.1, 0.1], cpu: { total: 1000, idle: 900, steal: 0 }, busyShare: 0.1 };
-  const calm = boxReport(snap, { ...snap, cpu: { total: 2000, idle: 1800, steal: 0 } }, 2, s);
-  assert.equal(calm.busy, false, 'a fifth of the probes slow: said in the report, not called busy');
-  assert.equal(calm.coreSpeed.slowShare, 0.2);
-  const slowed = boxReport(snap, { ...snap, cpu: { total: 2000, idle: 1800, steal: 0 } }, 2, { ...s, slowShare: 0.31 });
-  assert.equal(slowed.busy, true);
-  assert.match(slowed.busyWhy, /CPU 1 ran below 70% of its speed in 31% of the 200 ms probes/);
+  const box = boxReport(snap, { ...snap, cpu: { total: 2000, idle: 1800, steal: 0 } }, 2, s);
+  assert.equal(box.coreSpeed.slowShare, 0.2);
+  // Two slices of one cell in the fast minute (7,000 and 9,000 req/s), two in the slowed stretch (4,000
+  // and 5,000): the cell's (lower) median is 5,000.
+  const at = (ms) => t0 + ms;
+  const doc = { box, cells: [{ workload: 'light', rounds: [
+    { sliceAt: [at(10_000), at(20_000)], sliceRps: [7000, 9000], durationS: 2, slices: 2 },
+    { sliceAt: [at(66_000), at(70_000)], sliceRps: [4000, 5000], durationS: 2, slices: 2 },
+  ] }] };
+  assert.deepEqual(slicesBySpeed(doc), [{ workload: 'light', fast: { slices: 2, rps: 1.6 }, slow: { slices: 2, rps: 0.9 } }]);
+  assert.deepEqual(slicesBySpeed({ box: { loadBefore: [] }, cells: doc.cells }), [], 'no probe, nothing to say');
 });
 
 test('the core-speed probe runs pinned where it is told and is gone when stopped', { timeout: 20_000 }, async () => {

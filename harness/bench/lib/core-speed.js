@@ -1,6 +1,6 @@
-// How fast the system under test's CPU ran through the run. On a shared VM a vCPU can run at about
-// half speed for seconds at a time (its physical core shared with another tenant) while the guest
-// counts no steal; this says how much of the run that was. lib/core-probe.js does the timing.
+// How fast the system under test's CPU ran through the run. On a shared VM a vCPU can run at a half
+// to two thirds of its speed for seconds at a time while the guest counts no steal; this says how
+// much of the run that was (report/core-speed.js: what it did to the saturated slices). lib/core-probe.js times it.
 import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { track } from './cleanup.js';

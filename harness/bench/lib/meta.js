@@ -43,8 +43,6 @@ export async function busyShare(ms = 1000) {
 }
 
 /** The box at one moment: load average and CPU counters (for steal and busy time over a span). */
-const BUSY_SLOW_SHARE = 0.25;
-
 export function boxSnapshot() {
   return { at: new Date().toISOString(), loadAvg: os.loadavg().map((x) => Math.round(x * 100) / 100), cpu: cpuTimes() };
 }
@@ -62,8 +60,6 @@ export function boxReport(before, after, cores = os.availableParallelism(), core
     why.push(before.busyShare != null ? `${Math.round(before.busyShare * 100)}% of the CPU in use before the run` : `load average ${before.loadAvg[0]} on ${cores} cores before the run`);
   }
   if (stealPct !== null && stealPct > 5) why.push(`${stealPct}% of CPU time stolen by the hypervisor during the run`);
-  // Slowed without steal: the CPU shared with another tenant (lib/core-speed.js).
-  if (coreSpeed?.slowShare > BUSY_SLOW_SHARE) why.push(`CPU ${coreSpeed.cpus} ran below ${Math.round(coreSpeed.slowBelow * 100)}% of its speed in ${Math.round(coreSpeed.slowShare * 100)}% of the ${coreSpeed.periodMs} ms probes`);
   return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct, ...(coreSpeed ? { coreSpeed } : {}), busy: why.length > 0, busyWhy: why.join('; ') || null };
 }
 

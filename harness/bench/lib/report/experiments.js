@@ -1,12 +1,11 @@
 // The published experiments in the report and the guide: what the original did and what ran here,
 // the published figures beside ours, the original's explanation and the control that tests it.
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
-import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+import { fmt, fmtX, fmtCi, verdictSentence, median } from './format.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
-const median = (xs) => { const v = xs.filter(Number.isFinite).sort((a, b) => a - b); return v.length ? v[Math.floor((v.length - 1) / 2)] : null; };
 const range = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : ''; };
 
 export const experimentsOf = (doc) => doc.scenarios.filter((s) => s.experiment);

@@ -1,5 +1,6 @@
 // How a run was measured, in words, from results.json: machine, isolation, protocol, box.
 import { fmt } from './format.js';
+import { slicesBySpeed } from './core-speed.js';
 
 export function machineLine(doc) {
   const m = doc.meta.machine;
@@ -19,13 +20,17 @@ export function methodLines(doc) {
     `- **Statistics**: per cell, the median over rounds and the spread (min–max); per comparison, ${pr.interval} (${pr.confidence * 100}%)${pr.betweenRuns ? `; ${pr.betweenRuns.text}` : ''}. ${pr.verdictRule}`,
     `- **Cost**: CPU time per request of the whole topology (${lim?.enforced ? 'cgroup CPU accounting' : 'the processes\' utime+stime'}, nginx included when the path goes through it) over each window${/CPU-per-request/.test(pr.latency?.rule ?? '') ? ' (the CPU verdicts: over the slices at a fixed rate, see Latency)' : ''}; ${pr.memory ?? 'resident memory as the proportional set size (PSS) of every process after each window'}.`,
     `- **Generator**: ${doc.tool} (closed loop, ${iso.generatorThreads} thread${iso.generatorThreads > 1 ? 's' : ''}); ${doc.protocol.latency || doc.protocol.openLoop?.tool === 'paced' ? 'latency at a fixed rate and the open loop: the paced generator (open loop, each latency from the intended send time, so no coordinated omission); the experiments\' fixed counts and rates: ' : ''}${doc.pacedTool}${doc.protocol.latency ? ', as their articles' : ' for fixed rates (latency corrected for coordinated omission)'}. Ceiling against a bare nginx with the same pinning: ${ceil}; a cell above ${pr.generatorBoundAt * 100}% of it is flagged generator-bound.`,
-    `- **Box**: load average ${doc.box.loadBefore.join(' / ')} before and ${doc.box.loadAfter.join(' / ')} after; ${doc.box.stealPct === null ? 'steal unknown' : `${fmt(doc.box.stealPct, 1)}% of CPU time stolen by the hypervisor`}${coreSpeedText(doc.box.coreSpeed)}${doc.box.busy ? ` — **busy: ${doc.box.busyWhy}**` : ''}.`,
+    `- **Box**: load average ${doc.box.loadBefore.join(' / ')} before and ${doc.box.loadAfter.join(' / ')} after; ${doc.box.stealPct === null ? 'steal unknown' : `${fmt(doc.box.stealPct, 1)}% of CPU time stolen by the hypervisor`}${coreSpeedText(doc)}${doc.box.busy ? ` — **busy: ${doc.box.busyWhy}**` : ''}.`,
     `- **Versions**: ${Object.entries(doc.meta.versions).map(([k, v]) => `${k} ${v ?? 'n/a'}`).join(', ')}; git ${doc.meta.git.commit.slice(0, 12)}${doc.meta.git.dirty ? ' (with uncommitted changes)' : ''}. Command: \`node harness/bench/cli.js${doc.argv ? ` ${doc.argv}` : ''}\`.`,
   ];
 }
 
-// The probe on the topologies' CPU (lib/core-speed.js): slowed time the guest counts as no steal.
-function coreSpeedText(c) {
+// The probe on the topologies' CPU (lib/core-speed.js): slowed time the guest counts as no steal,
+// and what it did to the saturated slices.
+function coreSpeedText(doc) {
+  const c = doc.box.coreSpeed;
   if (!c) return '';
-  return `; the topologies' CPU ${c.cpus}, timed every ${c.periodMs} ms on the same small JSON work (${fmt(c.probes, 0)} probes), ran below ${Math.round(c.slowBelow * 100)}% of its fast speed in ${fmt(c.slowShare * 100, 0)}% of them (per minute: ${c.slowShareByMinute.map((x) => (x === null ? '–' : `${Math.round(x * 100)}%`)).join(' ')})`;
+  const bySpeed = slicesBySpeed(doc).filter((w) => w.fast.rps !== null && w.slow.rps !== null)
+    .map((w) => `${doc.workloads?.[w.workload]?.title ?? w.workload}: ×${fmt(w.fast.rps, 2)} of its cell's median in the ${w.fast.slices} slices at full speed, ×${fmt(w.slow.rps, 2)} in the ${w.slow.slices} slowed ones`);
+  return `; the topologies' CPU ${c.cpus}, timed every ${c.periodMs} ms on the same small JSON work (${fmt(c.probes, 0)} probes), ran below ${Math.round(c.slowBelow * 100)}% of its fast speed in ${fmt(c.slowShare * 100, 0)}% of them (per minute: ${c.slowShareByMinute.map((x) => (x === null ? '–' : `${Math.round(x * 100)}%`)).join(' ')}; at a fixed rate below capacity the CPU is mostly idle, and a probe that wakes it reads slow)${bySpeed.length ? `; saturated slices went with it — ${bySpeed.join('; ')}` : ''}`;
 }
