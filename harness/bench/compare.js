@@ -17,6 +17,10 @@ const runs = [load(a), load(b)];
 const r = compareRuns(...runs);
 // A busy machine (CPU stolen by the hypervisor) moves ratios beyond a calm run's intervals: say so first.
 runs.forEach((d, i) => console.log(`${i ? 'second' : 'first'}: ${d.label ?? 'no label'}`));
+if (r.host.differs !== null) {
+  const us = (x) => `${Math.round(x)} µs`;
+  console.log(`host speed: the probe's work took ${us(r.host.first)} / ${us(r.host.second)} at full speed${r.host.differs ? ` — the host ran at another speed (×${r.host.ratio.toFixed(2)} the time in the second run), and ratios move with it: set side by side runs taken at the same speed` : ': the same speed'}`);
+}
 const x = (v) => (v === null || v === undefined ? 'n/a' : `×${v.toFixed(2)}`);
 const ci = (c) => (c ? `${x(c[0])}–${x(c[1])}` : 'no interval');
 for (const q of r.questions) {

@@ -416,6 +416,20 @@ test('comparing two runs: same winners and overlapping intervals agree; a flippe
   assert.equal(allTies.runs.first.narrowEnough, false);
 });
 
+test('comparing two runs: the host speed the probe read in each, and whether it differs beyond what consecutive runs showed', async () => {
+  const { compareRuns, hostSpeeds, HOST_SPEED_TOLERANCE } = await import('../bench/lib/compare-runs.js');
+  const run = (fastUs) => ({ verdicts: [], ...(fastUs ? { box: { coreSpeed: { fastUs } } } : {}) });
+  const dayApart = hostSpeeds(run(92), run(136));
+  assert.equal(dayApart.differs, true);
+  assert.equal(Math.round(dayApart.ratio * 100), 148);
+  assert.equal(hostSpeeds(run(136), run(120)).differs, false, 'within the tolerance');
+  assert.equal(hostSpeeds(run(100), run(100 * (1 + HOST_SPEED_TOLERANCE) + 1)).differs, true);
+  assert.equal(hostSpeeds(run(100), run(100 / (1 + HOST_SPEED_TOLERANCE) - 1)).differs, true, 'faster counts too');
+  assert.deepEqual(hostSpeeds(run(null), run(120)), { first: null, second: 120, ratio: null, differs: null }, 'a run without the probe says nothing');
+  // Informative only: the verdicts decide whether two runs agree.
+  assert.equal(compareRuns(run(92), run(136)).host.differs, true);
+});
+
 test('compare.js: each run\'s label (a busy machine says so) first, exit 0 when every verdict agrees, 1 when one flips, 2 on misuse', () => {
   const cli = new URL('../bench/compare.js', import.meta.url).pathname;
   const dir = tempRunDir('compare');
@@ -432,6 +446,14 @@ test('compare.js: each run\'s label (a busy machine says so) first, exit 0 when 
     const bad = spawnSync(process.execPath, [cli, calm, flip], { encoding: 'utf8' });
     assert.equal(bad.status, 1);
     assert.match(bad.stdout, /FAIL x\.t .*winner differs \(p \/ q\)/);
+    // With the probe in both runs: a line on the host's speed after the labels, the exit code unchanged.
+    const probed = (name, fastUs) => { const f = path.join(dir, name); fs.writeFileSync(f, JSON.stringify({ label: name, box: { coreSpeed: { fastUs } }, verdicts: [v('p', 1.5, 1.45, 1.55)] })); return f; };
+    const apart = spawnSync(process.execPath, [cli, probed('d.json', 92), probed('e.json', 136)], { encoding: 'utf8' });
+    assert.equal(apart.status, 0, apart.stdout + apart.stderr);
+    assert.match(apart.stdout, /^first: d\.json\nsecond: e\.json\nhost speed: the probe's work took 92 µs \/ 136 µs at full speed — the host ran at another speed \(×1\.48 the time in the second run\)/);
+    const together = spawnSync(process.execPath, [cli, probed('f.json', 92), probed('g.json', 95)], { encoding: 'utf8' });
+    assert.match(together.stdout, /host speed: .* 92 µs \/ 95 µs at full speed: the same speed\n/);
+    assert.doesNotMatch(ok.stdout, /host speed/, 'no probe, no line');
     const misuse = spawnSync(process.execPath, [cli, calm], { encoding: 'utf8' });
     assert.equal(misuse.status, 2);
     assert.equal(misuse.stderr.trim().split('\n').length, 1);

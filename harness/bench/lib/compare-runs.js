@@ -6,6 +6,21 @@
 
 import { measuredRatio } from './repeatability.js';
 
+// The probe's fast time (box.coreSpeed.fastUs) of two runs further apart than this: the host ran at
+// another speed, and ratios move with it. Consecutive runs on this machine read within 14% of each
+// other; runs a day apart 90-95 us against 120-136 us, with .NET's pi ratio x1.13-x1.16 against
+// x1.21-x1.22 (hand runs, 2026-11-25 and 2026-11-26, harness/bench/README.md).
+export const HOST_SPEED_TOLERANCE = 0.2;
+
+/** How fast the host ran in each run, by the probe on the topologies' CPU: null where a run has no probe. */
+export function hostSpeeds(a, b) {
+  const first = a.box?.coreSpeed?.fastUs ?? null;
+  const second = b.box?.coreSpeed?.fastUs ?? null;
+  if (!(first > 0) || !(second > 0)) return { first, second, ratio: null, differs: null };
+  const ratio = second / first;
+  return { first, second, ratio, differs: Math.max(ratio, 1 / ratio) > 1 + HOST_SPEED_TOLERANCE };
+}
+
 const usable = (v) => measuredRatio(v) && Array.isArray(v.ci95);
 
 function within(ratio, ci) {
@@ -44,7 +59,7 @@ export function compareRuns(a, b) {
   const runs = { first: runSummary(a), second: runSummary(b) };
   const agree = compared.filter((q) => q.ok).length;
   return {
-    questions, compared: compared.length, agree, runs,
+    questions, compared: compared.length, agree, runs, host: hostSpeeds(a, b),
     ok: agree === compared.length && compared.length > 0 && runs.first.narrowEnough && runs.second.narrowEnough
       && runs.first.undecided.length === 0 && runs.second.undecided.length === 0,
   };
