@@ -13,7 +13,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
 DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 
-.PHONY: help setup system-packages secrets test bench up down ps kill term hup restart reload clean
+.PHONY: help setup githooks system-packages secrets test bench up down ps kill term hup restart reload clean
 
 help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon|loadtest]   the comparison, run locally"
@@ -23,7 +23,11 @@ help:
 	@echo "make reload SAMPLE=<dir> [SERVICE=app]                          replace the instances one at a time"
 
 # ---- set-up (idempotent) ----------------------------------------------------------------------
-setup: system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) $(if $(filter node-cluster,$(NODE_SAMPLES)),node-cluster/node_modules/.mongod-looked-up) secrets $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
+setup: githooks system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) $(if $(filter node-cluster,$(NODE_SAMPLES)),node-cluster/node_modules/.mongod-looked-up) secrets $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
+
+# The commit-msg check (.githooks/): subjects of at most 72 characters. Only inside a git checkout.
+githooks:
+	@if git rev-parse --git-dir >/dev/null 2>&1; then git config core.hooksPath .githooks; fi
 
 system-packages:
 	@harness/setup/system-packages.sh
