@@ -16,7 +16,7 @@ DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 .PHONY: help setup githooks system-packages secrets test bench up down ps kill term hup restart reload clean
 
 help:
-	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon|loadtest]   the comparison, run locally"
+	@echo "make bench [FULL=1] [BUDGETS=1,2] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
@@ -56,11 +56,21 @@ dotnet-api/obj/.restored: $(DOTNET_SLN) $(wildcard dotnet-api/*/*/*.csproj)
 	@mkdir -p $(@D) && touch $@
 
 # ---- the two main jobs ------------------------------------------------------------------------
+# BUDGETS (CPUs per topology, e.g. 1,2) is checked before anything is installed or started: one
+# line naming the limit, exit 2. The bench checks it again against the CPUs it may use.
+comma := ,
+ifneq ($(strip $(BUDGETS)),)
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+MACHINE_CPUS := $(shell nproc)
+$(foreach b,$(subst $(comma), ,$(BUDGETS)),$(if $(shell [ "$(b)" -ge 1 ] 2>/dev/null && [ "$(b)" -le $(MACHINE_CPUS) ] && echo ok),,$(error BUDGETS: '$(b)' must be a whole number of CPUs from 1 to $(MACHINE_CPUS), the CPUs of this machine)))
+endif
+endif
+
 test: setup
 	node harness/bin/test-all.js
 
 bench: setup
-	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL))
+	node harness/bench/cli.js $(if $(FULL),--full) $(if $(BUDGETS),--budgets $(BUDGETS)) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL))
 
 # ---- the local runner -------------------------------------------------------------------------
 up: setup

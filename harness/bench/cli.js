@@ -6,14 +6,13 @@ import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { plan as buildPlan, matrixPlan, SCENARIOS } from './lib/plan.js';
-import { planIsolation, pinGenerator } from './lib/isolation.js';
+import { planIsolation, pinGenerator, parseBudgets } from './lib/isolation.js';
 import { measureCeilings } from './lib/ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './lib/run.js';
 import { collectMeta, boxSnapshot, boxReport, busyShare } from './lib/meta.js';
 import { startCoreProbe, summariseCoreSpeed } from './lib/core-speed.js';
 import { buildResults, SCHEMA } from './lib/results.js';
-import { recomputeVerdicts, flagOpenLoop } from './lib/verdicts.js';
-import { rejudgeHeld } from './lib/held.js';
+import { judge } from './lib/judge.js';
 import { loadSpread, describeSpread } from './lib/repeatability.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
@@ -48,7 +47,8 @@ const program = new Command()
   .addOption(new Option('--scenario <name>', 'run one scenario').choices(Object.keys(SCENARIOS)))
   .option('--sample <dir>', 'run only the cells of one sample (node-replicas, node-cluster, dotnet-api)')
   .addOption(new Option('--tool <name>', 'closed-loop load generator (default: wrk if installed, else autocannon)').choices(['wrk', 'autocannon']))
-  .option('--budget <cpus>', 'CPU budget of every topology (default: every CPU left after the load generator\'s)', positive('--budget'))
+  .option('--budgets <list>', 'CPU budgets the verdicts sweep, e.g. 1,2 (default: 1, 2, 4, … up to the CPUs left after the load generator\'s; on 2 cores 1 and 2, the generator sharing the second)')
+  .option('--budget <cpus>', 'CPU budget of the drills and experiments (default: every CPU left after the load generator\'s)', positive('--budget'))
   .option('--out <dir>', 'output folder (default: docs/results for a whole run, .run/bench/<time> for a partial one)')
   .option('--guide <file>', 'where to write the decision guide (default: docs/decision-guide.md with the default --out, else <out>/decision-guide.md)')
   .option('--matrix <file>', 'run the scenarios in a JSON file instead of the built-in ones (see harness/bench/README.md)')
@@ -72,13 +72,11 @@ function toolsOf(plan, tool, paced) {
 async function rerender(opts) {
   let doc;
   try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
-  if (doc.schema !== SCHEMA || !Array.isArray(doc.cells)) throw new Error(`--from ${opts.from}: not a results file of this benchmark (schema ${SCHEMA})`);
+  if (![2, SCHEMA].includes(doc.schema) || !Array.isArray(doc.cells)) throw new Error(`--from ${opts.from}: not a results file of this benchmark (schema 2 or ${SCHEMA})`);
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   // From the measured cells, by the current rule and the current spreads over repeated runs.
   doc.protocol.betweenRuns = describeSpread(loadSpread());
-  doc.cells = rejudgeHeld(doc.cells);
-  doc.verdicts = recomputeVerdicts(doc, doc.protocol.betweenRuns?.floors);
-  doc.cells = flagOpenLoop(doc.cells);
+  doc = judge(doc);
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
@@ -103,7 +101,7 @@ async function main() {
   if (opts.from) return rerender(opts);
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   const spread = loadSpread(); // read before measuring: a broken file stops the run now, not after it
-  const iso = planIsolation({ budget: opts.budget });
+  const iso = planIsolation({ budget: opts.budget, budgets: opts.budgets === undefined ? undefined : parseBudgets(opts.budgets) });
   // --warmup 0: no warm-up at all (the samples' own floors aside); else it is the minimum.
   const overrides = { windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm, rounds: opts.rounds };
   let plan;
@@ -112,7 +110,7 @@ async function main() {
     try { spec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`); }
     plan = matrixPlan(spec, { full: opts.full, budget: iso.budgetCpus, processes: iso.processes, overrides });
   } else {
-    plan = buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: iso.budgetCpus, processes: iso.processes, overrides });
+    plan = buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: iso.budgetCpus, budgets: iso.budgets, processes: iso.processes, overrides });
   }
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
   const paced = pacedToolName(tool);
@@ -123,7 +121,8 @@ async function main() {
   const total = estimateSeconds(plan);
 
   if (opts.list) {
-    console.log(`mode ${plan.mode}: ${plan.params.rounds} rounds × ${plan.params.windowS} s windows (warm-up ${plan.params.warmupS} s, ${plan.params.rewarmS} s before each window); generator on CPU ${iso.generatorCpus}, topologies on CPU ${iso.sutCpus} with a budget of ${iso.budgetCpus} CPU`);
+    const budgets = iso.budgets.map((b) => `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`).join(', ');
+    console.log(`mode ${plan.mode}: ${plan.params.rounds} rounds × ${plan.params.windowS} s windows (warm-up ${plan.params.warmupS} s, ${plan.params.rewarmS} s before each window); generator on CPU ${iso.generatorCpus}; verdict budgets ${budgets}`);
     for (const s of plan.scenarios) {
       console.log(`\n${s.name}: ${s.title}`);
       for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);

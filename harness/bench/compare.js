@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Compares the verdicts of two runs (two results.json files): does every verdict survive the second
-// run? Prints one line per question and a summary; exits 1 when a check fails.
+// Compares the verdicts of two runs (two results.json files): are they consistent — no opposite
+// winners, no "wins" against "equal", each ratio inside the other's widened interval, and each
+// run's median 95% half-width at most 10%? One line per question and a summary; exit 1 if not.
 //   node harness/bench/compare.js docs/results/results.json .run/bench/<time>/results.json
 import { readFileSync } from 'node:fs';
 import { compareRuns } from './lib/compare-runs.js';
@@ -22,12 +23,13 @@ if (r.host.differs !== null) {
   console.log(`host speed: the probe's work took ${us(r.host.first)} / ${us(r.host.second)} at full speed${r.host.differs ? ` — the host ran at another speed (×${r.host.ratio.toFixed(2)} the time in the second run), and ratios move with it: set side by side runs taken at the same speed` : ': the same speed'}`);
 }
 const x = (v) => (v === null || v === undefined ? 'n/a' : `×${v.toFixed(2)}`);
+const said = (v) => (v.label === 'wins' ? `${v.winner} wins` : String(v.label ?? 'n/a'));
 const ci = (c) => (c ? `${x(c[0])}–${x(c[1])}` : 'no interval');
 for (const q of r.questions) {
-  console.log(`${q.ok ? 'ok  ' : 'FAIL'} ${q.id.padEnd(34)} ${String(q.a.winner).padEnd(26)} ${x(q.a.ratio)} (${ci(q.a.ci95)})   ${String(q.b.winner).padEnd(26)} ${x(q.b.ratio)} (${ci(q.b.ci95)})${q.why.length ? `   ${q.why.join('; ')}` : ''}`);
+  console.log(`${q.ok ? 'ok  ' : 'FAIL'} ${q.id.padEnd(40)} ${said(q.a).padEnd(30)} ${x(q.a.ratio)} (${ci(q.a.ci95)})   ${said(q.b).padEnd(30)} ${x(q.b.ratio)} (${ci(q.b.ci95)})${q.why.length ? `   ${q.why.join('; ')}` : ''}`);
 }
 for (const [name, s] of Object.entries(r.runs)) {
-  console.log(`${name}: median 95% half-width ${(100 * s.medianHalfWidth).toFixed(1)}% of the ratio (at most 10%: ${s.narrowEnough ? 'yes' : 'NO'}); ${s.decided} of ${s.big} questions with more than 25% between the sides name a winner${s.undecided.length ? ` (not: ${s.undecided.join(', ')})` : ''}`);
+  console.log(`${name}: median 95% half-width ${(100 * s.medianHalfWidth).toFixed(1)}% of the ratio (at most 10%: ${s.narrowEnough ? 'yes' : 'NO'}); ${s.wins} wins, ${s.equal} equal, ${s.cantTell} can't tell`);
 }
-console.log(`${r.agree} of ${r.compared} verdicts agree${r.ok ? '' : ' — FAILED'}`);
+console.log(`${r.agree} of ${r.compared} verdicts consistent${r.ok ? '' : ' — FAILED'}`);
 process.exit(r.ok ? 0 : 1);

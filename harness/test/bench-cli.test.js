@@ -3,7 +3,7 @@
 // Ctrl-C, bad arguments): a clear error, a non-zero exit, no hang, no process left behind.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,7 +84,8 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
   assert.ok(doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'), `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`);
-  assert.equal(doc.schema, 2);
+  assert.equal(doc.schema, 3);
+  assert.deepEqual(doc.protocol.rule, { confidence: 0.95, margin: 0.1, labels: ['wins', 'equal', 'cant-tell'] });
   assert.equal(doc.tool, 'wrk');
   assert.ok(doc.ceilings.wrk.rps > 0, 'the ceiling of the generator the cells use');
   assert.deepEqual(Object.keys(doc.ceilings), ['wrk'], 'and of no other');
@@ -108,8 +109,11 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
     assert.equal(c.status, 'ok', c.error);
     assert.equal(c.rounds.length, 3);
     assert.equal(c.topology.budgetCpus, doc.isolation.budgetCpus, 'every topology gets the same budget');
+    // The generator's own CPU in each window, as a share of the machine (process accounting).
+    assert.ok(c.generatorShare > 0 && c.generatorShare < 1, `${c.id}: generator share ${c.generatorShare}`);
     for (const w of c.rounds) {
       assert.ok(w.rps > 0 && w.requests > 0 && w.errors === 0, JSON.stringify(w));
+      assert.ok(w.generatorCpuMs > 0 && w.wallMs > 0, 'the generator\'s CPU and the wall time of the window');
       assert.ok(w.latencyMs.p50 <= w.latencyMs.p90 && w.latencyMs.p90 <= w.latencyMs.p99 && w.latencyMs.p99 <= w.latencyMs.max);
       assert.ok(w.cpuPerRequestUs > 0, 'CPU time per request accounted');
       assert.ok(w.memoryMiB > 0 && w.processes >= 3, 'memory of app(s) and nginx');
@@ -136,7 +140,8 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
   assert.equal(doc.verdicts.length, 8);
   for (const v of doc.verdicts) {
-    assert.ok(['node-replicas-2-nginx', 'node-1-nginx', 'tie'].includes(v.winner), v.winner);
+    assert.ok(['wins', 'equal', 'cant-tell'].includes(v.label), v.label);
+    assert.ok(v.label === 'wins' ? ['node-replicas-2-nginx', 'node-1-nginx'].includes(v.winner) : v.winner === null, v.winner);
     assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
     assert.equal(typeof v.suspect, 'boolean');
     assert.equal(v.rounds, 3);
@@ -236,8 +241,31 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   assert.equal(r3.code, 2);
   assert.match(r3.stderr, /^bench: error: unknown sample 'no-such-sample': expected one of /);
   assert.equal(r3.stderr.trim().split('\n').length, 1, r3.stderr);
+  for (const [bad, why] of [['0', /'0' is not a whole number of CPUs/], ['two', /'two' is not a whole number/], ['1,64', /64 CPUs is more than this machine has/]]) {
+    const r = await runCli(['--budgets', bad, '--list']);
+    assert.equal(r.code, 2, `--budgets ${bad}`);
+    assert.match(r.stderr, why);
+    assert.match(r.stderr, /^bench: error: BUDGETS: /);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(r.stdout, '', 'nothing started, nothing listed');
+  }
+  const listed = await runCli(['--budgets', '1', '--list']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /verdict budgets 1 CPU \(CPU/);
+  assert.doesNotMatch(listed.stdout, /-b2 /, 'only the budget asked for');
   const r4 = await runCli(['--budget', '64', '--list']);
   assert.equal(r4.code, 2);
   assert.match(r4.stderr, /^bench: error: a CPU budget of 64 doesn't fit: /);
   assert.equal(r4.stderr.trim().split('\n').length, 1, r4.stderr);
+});
+
+test('make bench BUDGETS=…: a non-number, zero or more CPUs than the machine has stops before anything is installed or started', () => {
+  const repo = new URL('../..', import.meta.url).pathname;
+  for (const bad of ['0', 'x', '1,999']) {
+    const r = spawnSync('make', ['-s', 'bench', `BUDGETS=${bad}`], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 2, `BUDGETS=${bad}: ${r.stdout}${r.stderr}`);
+    assert.equal(r.stdout, '', 'nothing ran');
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /BUDGETS: '(0|x|999)' must be a whole number of CPUs from 1 to \d+/);
+  }
 });

@@ -1,10 +1,11 @@
-// Do two runs give the same verdicts? For every question measured in both (and not suspect):
-// the same winner or a tie in both, and each run's ratio within the other's 95% interval widened by
-// that interval's width. Per run: the median half-width of the intervals (narrow enough to decide:
-// at most 10% of the ratio) and whether every question whose sides differ by more than 25% names a
-// winner — agreement bought by calling everything a tie does not count.
+// Are two runs consistent? For every question measured in both (and not suspect): no opposite
+// winners, no "wins" in one run where the other says "equal", and each run's ratio within the
+// other's 95% interval widened by that interval's width. Identical labels are not asked for: a
+// ratio that sits within one between-run spread of the 10% line is "can't tell" in one run and may
+// be a win in the next. Per run: the median half-width of the intervals (at most 10% of the ratio).
 
 import { measuredRatio } from './repeatability.js';
+import { decide, labelOf } from './stats.js';
 
 // The probe's fast time (box.coreSpeed.fastUs) of two runs further apart than this: the host ran at
 // another speed, and ratios move with it. Consecutive runs on this machine read within 14% of each
@@ -28,13 +29,31 @@ function within(ratio, ci) {
   return ratio >= ci[0] - width && ratio <= ci[1] + width;
 }
 
+/** A verdict's label; results of schema 2 (winner or 'tie') get theirs from the interval by today's rule. */
+export function verdictLabel(v) {
+  if (v.label !== undefined) return v.label;
+  if (!v.measured && v.measured !== undefined) return null;
+  return v.winner && v.winner !== 'tie' ? 'wins' : labelOf(decide(v, v.better ?? 'higher'));
+}
+const winnerOf = (v) => (verdictLabel(v) === 'wins' ? v.winner : null);
+
 function runSummary(doc) {
   const vs = doc.verdicts.filter(usable);
   const half = vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio).sort((p, q) => p - q);
   const medianHalfWidth = half.length ? half[Math.floor((half.length - 1) / 2)] : null;
-  const big = vs.filter((v) => v.ratio > 1.25 || v.ratio < 1 / 1.25);
-  const undecided = big.filter((v) => v.winner === 'tie').map((v) => v.id);
-  return { verdicts: vs.length, medianHalfWidth, narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10, big: big.length, decided: big.length - undecided.length, undecided };
+  const count = (label) => vs.filter((v) => verdictLabel(v) === label).length;
+  return { verdicts: vs.length, medianHalfWidth, narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10, wins: count('wins'), equal: count('equal'), cantTell: count('cant-tell') };
+}
+
+/** Why two runs' verdicts of one question are not consistent: [] when they are. */
+export function inconsistencies(va, vb) {
+  const why = [];
+  const [la, lb] = [verdictLabel(va), verdictLabel(vb)];
+  if (la === 'wins' && lb === 'wins' && va.winner !== vb.winner) why.push(`opposite winners (${va.winner} / ${vb.winner})`);
+  if ((la === 'wins' && lb === 'equal') || (la === 'equal' && lb === 'wins')) why.push(`"${la}" against "${lb}"`);
+  if (!within(va.ratio, vb.ci95)) why.push('first ratio outside the second interval widened by its width');
+  if (!within(vb.ratio, va.ci95)) why.push('second ratio outside the first interval widened by its width');
+  return why;
 }
 
 export function compareRuns(a, b) {
@@ -45,22 +64,18 @@ export function compareRuns(a, b) {
   for (const id of [...new Set([...A.keys(), ...B.keys()])].sort()) {
     const va = A.get(id);
     const vb = B.get(id);
-    const why = [];
     if (!usable(va) || !usable(vb)) {
       questions.push({ id, a: va ?? {}, b: vb ?? {}, compared: false, ok: true, why: ['not compared: missing, not measured or suspect in a run'] });
       continue;
     }
-    if (va.winner !== vb.winner) why.push(`winner differs (${va.winner} / ${vb.winner})`);
-    if (!within(va.ratio, vb.ci95)) why.push('first ratio outside the second interval by more than its width');
-    if (!within(vb.ratio, va.ci95)) why.push('second ratio outside the first interval by more than its width');
-    questions.push({ id, a: va, b: vb, compared: true, ok: why.length === 0, why });
+    const why = inconsistencies(va, vb);
+    questions.push({ id, a: { ...va, label: verdictLabel(va), winner: winnerOf(va) }, b: { ...vb, label: verdictLabel(vb), winner: winnerOf(vb) }, compared: true, ok: why.length === 0, why });
   }
   const compared = questions.filter((q) => q.compared);
   const runs = { first: runSummary(a), second: runSummary(b) };
   const agree = compared.filter((q) => q.ok).length;
   return {
     questions, compared: compared.length, agree, runs, host: hostSpeeds(a, b),
-    ok: agree === compared.length && compared.length > 0 && runs.first.narrowEnough && runs.second.narrowEnough
-      && runs.first.undecided.length === 0 && runs.second.undecided.length === 0,
+    ok: agree === compared.length && compared.length > 0 && runs.first.narrowEnough && runs.second.narrowEnough,
   };
 }

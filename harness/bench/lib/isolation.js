@@ -21,22 +21,54 @@ export function splitCpus(cpus) {
 }
 
 /**
- * Plans the isolation: { generatorCpus, sutCpus, budgetCpus, processes } — `budget` (CPUs) defaults
- * to every CPU left to the system under test and must fit there; `processes` is how many
- * processes the scaled topologies use (at least 2, one per CPU of the budget).
+ * The CPU budgets a run sweeps: 1, 2, 4, … up to the CPUs left after the generator's. On a machine
+ * that leaves a single CPU (2 cores) the second budget is the whole machine, which the generator
+ * then shares: its own CPU use is measured in every window and set beside the verdicts.
  */
-export function planIsolation({ budget } = {}, cpus = availableCpus()) {
+export function defaultBudgets(cpus) {
+  const split = splitCpus(cpus);
+  const room = split.shared ? cpus.length : split.sut.length;
+  const out = [];
+  for (let b = 1; b <= room; b *= 2) out.push(b);
+  if (room < 2 && cpus.length >= 2) out.push(cpus.length);
+  return out;
+}
+
+/** BUDGETS=1,2 -> [1, 2]; one line naming the problem for anything but whole numbers ≥ 1. */
+export function parseBudgets(text) {
+  const parts = String(text).split(',').map((x) => x.trim());
+  const out = parts.map((x) => {
+    const n = Number(x);
+    if (x === '' || !Number.isInteger(n) || n < 1) throw new Error(`BUDGETS: '${x}' is not a whole number of CPUs ≥ 1 (e.g. BUDGETS=1,2)`);
+    return n;
+  });
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+/**
+ * Plans the isolation: { generatorCpus, sutCpus, budgetCpus, budgets, processes } — `budgets` (whole
+ * CPUs) default to defaultBudgets(); each is placed on the CPUs left to the system under test where
+ * it fits there (cpuset 'sut'), else on every CPU, shared with the generator (cpuset 'all'); one
+ * beyond the machine is refused. `budget` (the drills' and experiments' budget) defaults to every
+ * CPU left to the system under test; `processes` is how many processes their scaled topologies use
+ * (at least 2, one per CPU of that budget).
+ */
+export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) {
   const split = splitCpus(cpus);
   const room = split.shared ? cpus.length : split.sut.length;
   const budgetCpus = budget ?? room;
   if (!(budgetCpus > 0) || budgetCpus > room) {
     throw new Error(`a CPU budget of ${budget} doesn't fit: ${split.shared ? `this machine has ${cpus.length} CPU(s)` : `${room} CPU(s) are left after the load generator's ${split.generator.length}`}`);
   }
+  const sweep = budgets ?? defaultBudgets(cpus);
+  const over = sweep.find((b) => b > cpus.length);
+  if (over) throw new Error(`BUDGETS: ${over} CPUs is more than this machine has (${cpus.length})`);
   return {
     generatorCpus: formatCpuList(split.generator),
     sutCpus: formatCpuList(split.sut),
     generatorThreads: split.generator.length,
     budgetCpus,
+    budgets: sweep.map((b) => ({ budget: b, cpuset: split.shared || b > room ? 'all' : 'sut' })),
     processes: Math.max(2, Math.round(budgetCpus)),
     shared: split.shared,
   };
@@ -45,7 +77,7 @@ export function planIsolation({ budget } = {}, cpus = availableCpus()) {
 /** Pins this process to the generator's CPUs. Returns the isolation record kept in the results. */
 export function pinGenerator(iso, { pin = pinProcess } = {}) {
   const base = {
-    generatorCpus: iso.generatorCpus, sutCpus: iso.sutCpus, budgetCpus: iso.budgetCpus, generatorThreads: iso.generatorThreads,
+    generatorCpus: iso.generatorCpus, sutCpus: iso.sutCpus, budgetCpus: iso.budgetCpus, budgets: iso.budgets, generatorThreads: iso.generatorThreads,
     generatorNice: raisePriority(), topologyPriority: 'highest CPU weight (cgroup)',
   };
   if (iso.shared) return { record: { ...base, pinned: false, reason: 'fewer than 2 CPUs: the generator and the system under test share them' }, release: () => {} };

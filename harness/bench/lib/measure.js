@@ -6,6 +6,10 @@ import { socketCounters, timeWaitSockets } from './sockets.js';
 import * as paced from './tools/paced.js';
 import { histogram } from './histogram.js';
 import { heldOf } from './held.js';
+import { generatorCpuMs, shareOfMachine } from './generator-cpu.js';
+import { availableCpus } from '../../runner/cgroup.js';
+
+const MACHINE_CPUS = availableCpus().length;
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
@@ -15,6 +19,8 @@ const errorsOf = (r) => r.non2xx + r.socketErrors;
  */
 export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000 }) {
   const before = usage ? await usage() : null;
+  const generatorBefore = generatorCpuMs();
+  const startedMs = performance.now();
   // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples,
   // of the topology's own pages (anonymous and shared memory; see runner/usage.js).
   const samples = [];
@@ -25,10 +31,15 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
   } finally {
     if (timer) clearInterval(timer);
   }
+  const wallMs = performance.now() - startedMs;
+  const generatorMs = generatorCpuMs() - generatorBefore;
   const after = usage ? await usage() : null;
   if (after) samples.push(after.anonMiB);
   const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
+    generatorCpuMs: round(generatorMs, 1),
+    wallMs: round(wallMs, 1),
+    generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
     rps: round(r.rps),
     requests: r.requests,
     durationS: round(r.durationS, 2),
@@ -66,6 +77,8 @@ export function combineWindows(ws) {
   const requests = sum((w) => w.requests);
   const durationS = sum((w) => w.durationS);
   const cpuMs = ws.every((w) => Number.isFinite(w.cpuMs)) ? sum((w) => w.cpuMs) : null;
+  const generatorMs = sum((w) => w.generatorCpuMs);
+  const wallMs = sum((w) => w.wallMs);
   const mem = values((w) => w.memoryMiB);
   const last = ws.at(-1);
   const throttling = {};
@@ -79,6 +92,9 @@ export function combineWindows(ws) {
     rps: durationS > 0 ? round(requests / durationS) : 0,
     requests,
     durationS: round(durationS, 2),
+    generatorCpuMs: round(generatorMs, 1),
+    wallMs: round(wallMs, 1),
+    generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
     latencyMs: { p50: mid((w) => w.latencyMs?.p50), p90: mid((w) => w.latencyMs?.p90), p99: mid((w) => w.latencyMs?.p99), max: maxOf((w) => w.latencyMs?.max) },
     errors: sum((w) => w.errors),
     non2xx: sum((w) => w.non2xx),

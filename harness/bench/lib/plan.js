@@ -27,7 +27,7 @@ export const MODES = {
   // default run, 2026-11-25), an amount that differs from run to run. Light JSON had a sixth round;
   // it went when a default run took 9 min 58 s on a slow day (2026-11-22), and the spread between
   // runs (repeatability.js) outweighs what it narrowed.
-  quick: { windowS: 5, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 7, rewarmS: 0.5, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 4 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
+  quick: { windowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 0.3, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
   full: { windowS: 6, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.5, rounds: 6, latencyRounds: 3, latencyWindowS: 3, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
@@ -35,27 +35,49 @@ export const MODES = {
 // Processes a runtime can keep busy: one JS thread per Node process; a .NET process uses them all.
 const usableCpus = (t) => Math.min(t.budgetCpus ?? Infinity, t.runtime === 'node' ? t.processes : Infinity);
 
-/**
- * The four questions the verdict table answers, each a pair of topologies on the same budget, all
- * behind nginx (as they would run): the Node strategies on one app (node-cluster's Express: one
- * process, a cluster, or replicas), so the baselines are shared and every scaling ratio compares
- * the app with itself; .NET against that same one Express process, and .NET replicas against one.
- */
-function comparisons(budget, n) {
-  const t = {
-    express1: topology({ sample: 'node-cluster', strategy: 'one process', budget, viaNginx: true }),
-    cluster: topology({ sample: 'node-cluster', strategy: 'cluster', n, budget, viaNginx: true }),
-    replicas: topology({ sample: 'node-cluster', strategy: 'replicas', n, budget, viaNginx: true }),
-    dotnet1: topology({ sample: 'dotnet-api', strategy: 'one process', budget, viaNginx: true }),
-    dotnetN: topology({ sample: 'dotnet-api', strategy: 'replicas', n, budget, viaNginx: true }),
+// The strategies a team picks at a budget of B CPUs, each as users configure it: one Express
+// process given the B CPUs; the cluster with B workers; B replicas × 1 CPU behind nginx; B
+// processes sharing one port with reusePort; PM2's cluster mode with B instances; one .NET process
+// with B CPUs; B .NET replicas. At budget 1 a plain node:http process beside the Express one tells
+// the framework's cost from the runtime's, and the cluster of 2 on 1 CPU stays as a labelled
+// control (what the verdicts measured before they asked about several cores). Every topology sits
+// behind nginx, as it would run. `cpuset`: 'sut' (the CPUs left after the generator's) where the
+// budget fits there, else 'all' (the generator shares them: its share is measured).
+function strategiesAt(budget, cpuset, mode) {
+  const at = (o) => {
+    const t = topology({ ...o, budget, viaNginx: true, cpuset });
+    return { ...t, id: `${t.id}-b${budget}` };
   };
-  return [
-    { comparison: 'cluster', column: 'cluster', a: t.cluster, b: t.express1, what: `a cluster of ${n} vs one process (Express)` },
-    { comparison: 'replicas', column: 'replicas behind nginx', a: t.replicas, b: t.express1, what: `${n} replicas vs one process (Express)` },
-    { comparison: 'dotnet', column: '.NET', a: t.dotnet1, b: t.express1, what: 'one .NET process vs one Express process' },
-    { comparison: 'dotnet-replicas', column: '.NET replicas', a: t.dotnetN, b: t.dotnet1, what: `${n} .NET replicas vs one .NET process` },
-  ];
+  const express1 = at({ sample: 'node-cluster', strategy: 'one process' });
+  const dotnet1 = at({ sample: 'dotnet-api', strategy: 'one process' });
+  const vsExpress = (key, t, what, extra = {}) => ({ comparison: `b${budget}.${key}`, key, a: t, b: express1, what: `${what} vs one Express process`, ...extra });
+  const qs = [];
+  // At budget 1 a cluster, replicas, reusePort or PM2 of one process is one process with a manager
+  // around it: the full run asks what that costs, the default run spends its time on the cores.
+  if (budget > 1 || mode === 'full') {
+    qs.push(vsExpress('cluster', at({ sample: 'node-cluster', strategy: 'cluster', n: budget }), `a cluster of ${budget} worker${budget > 1 ? 's' : ''}`));
+    qs.push(vsExpress('reuseport', at({ sample: 'node-cluster', strategy: 'reuseport', n: budget }), `${budget} reusePort process${budget > 1 ? 'es' : ''}`));
+    qs.push(vsExpress('pm2', at({ sample: 'node-cluster', strategy: 'pm2', n: budget }), `PM2 cluster mode, ${budget} instance${budget > 1 ? 's' : ''}`));
+  }
+  if (budget > 1) {
+    qs.push(vsExpress('replicas', at({ sample: 'node-cluster', strategy: 'replicas', n: budget }), `${budget} replicas × 1 CPU`));
+  }
+  qs.push(vsExpress('dotnet', dotnet1, `one .NET process (${budget} CPU)`));
+  if (budget > 1) {
+    qs.push({ comparison: `b${budget}.dotnet-replicas`, key: 'dotnet-replicas', a: at({ sample: 'dotnet-api', strategy: 'replicas', n: budget }), b: dotnet1, what: `${budget} .NET replicas × 1 CPU vs one .NET process` });
+  }
+  if (budget === 1) {
+    // Where the framework's cost per request shows (light JSON, CPU-bound work), not slow I/O.
+    const busy = ['light', 'pi'];
+    qs.push(vsExpress('node-http', at({ sample: 'node-replicas', strategy: 'one process' }), 'one plain node:http process', { workloads: busy }));
+    qs.push(vsExpress('cluster-control', at({ sample: 'node-cluster', strategy: 'cluster', n: 2 }), 'a cluster of 2 on 1 CPU (control: oversubscribed)', { workloads: busy, control: 'the cluster of 2 workers on a 1-CPU budget: by construction it can at best tie one process' }));
+  }
+  return qs;
 }
+
+// Question ids of the 1-CPU verdicts before budgets were swept, whose spread between runs
+// (repeatability.json) still describes the same two topologies.
+const EARLIER_ID = { 'b1.cluster-control': 'cluster', 'b1.dotnet': 'dotnet' };
 
 const cellId = (workload, t) => `${workload}:${t.id}`;
 
@@ -65,56 +87,62 @@ function closedCell(scenario, workload, t, extra = {}) {
   return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, topology: t, connections: WORKLOADS[workload].connections, needsDb: workload === 'db', ...extra };
 }
 
-// Which workloads each question is asked on. The default run (10 minutes on 2 cores) asks the
-// table's four columns — one process, cluster, replicas, .NET — of the two ends: light JSON, where
-// the per-request overhead decides, and CPU-bound work, in 5 rounds each (on a shared machine more
-// rounds narrow the intervals more than more rows would). The full run adds .NET replicas, the
-// slow I/O and the database read (which needs MongoDB for the Node side, and a minute of warm-up
-// for .NET's).
+// Which workloads each budget's questions are asked on. The default run (15 minutes on 2 cores)
+// asks every strategy of light JSON, where the per-request overhead decides, CPU-bound work and
+// slow I/O; p99 and CPU per request at a fixed rate of light JSON only. The full run adds the
+// database read (which needs MongoDB for the Node side, and a minute of warm-up for .NET's) and
+// the fixed-rate windows of every workload.
 const ALL = ['light', 'pi', 'delay', 'db'];
 // Taken from the windows at a fixed rate where a workload has them. At saturation the topology
 // spends its whole budget whatever it does, so its CPU per request is only the inverse of its
 // throughput; at a fixed rate below capacity it is what a request costs.
 const FIXED_RATE_METRICS = new Set(['p99', 'cpu']);
-const QUICK = ['light', 'pi'];
-const ASKED = {
-  quick: { cluster: QUICK, replicas: QUICK, dotnet: QUICK, 'dotnet-replicas': [] },
-  full: { cluster: ALL, replicas: ALL, dotnet: ALL, 'dotnet-replicas': ALL },
-};
+const ASKED = { quick: ['light', 'pi', 'delay'], full: ALL };
 
-function verdicts({ mode, budget, n, params }) {
+/** Same app, same budget: the ratio of the CPUs each side can keep busy (one JS thread per Node process). */
+function limitOf(a, b, budget) {
+  if (a.sample !== b.sample) return null;
+  const ratio = usableCpus(a) / usableCpus(b);
+  return { ratio, why: `the same app on the same ${budget}-CPU budget: at most ×${Number(ratio.toFixed(2))} of the CPU to use` };
+}
+
+function verdicts({ mode, budgets, params }) {
   const cells = new Map();
   const questions = [];
-  for (const c of comparisons(budget, n)) {
-    for (const workload of ASKED[mode][c.comparison]) {
-      const rounds = params.roundsByWorkload?.[workload];
-      const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
-      const extra = { latencyRounds, ...(rounds ? { rounds } : {}), ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}) };
-      const a = closedCell('verdicts', workload, c.a, extra);
-      const b = closedCell('verdicts', workload, c.b, extra);
-      if (!a || !b) continue;
-      cells.set(a.id, a);
-      cells.set(b.id, b);
-      // Scaling the same app on the same budget can't beat the ratio of the CPUs each side can use.
-      const sameApp = c.a.sample === c.b.sample;
-      const limit = sameApp ? usableCpus(c.a) / usableCpus(c.b) : null;
-      for (const [metric, m] of Object.entries(METRICS)) {
-        // p99 and CPU per request are asked where they are measured at a fixed rate (at saturation the
-        // CPU per request is the inverse of the throughput, asked already).
-        if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
-        const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
-        questions.push({
-          id: `${workload}.${c.comparison}.${metric}`,
-          question: `${WORKLOADS[workload].title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${c.what}, behind nginx, ${budget} CPU each`,
-          workload, comparison: c.comparison, column: c.column, metric, better: m.better,
-          a: a.id, b: b.id,
-          ...(atFixedRate ? { latencyAt: 'fixed rate' } : {}),
-          limit: metric === 'throughput' && limit !== null ? { ratio: limit, why: `the same app on the same ${budget}-CPU budget: at most ×${Number(limit.toFixed(2))} of the CPU to use` } : null,
-        });
+  // Multi-core questions first: they are what the run is for.
+  for (const { budget, cpuset } of [...budgets].sort((x, y) => y.budget - x.budget)) {
+    for (const c of strategiesAt(budget, cpuset, mode)) {
+      for (const workload of ASKED[mode].filter((w) => !c.workloads || mode === 'full' || c.workloads.includes(w))) {
+        const rounds = params.roundsByWorkload?.[workload];
+        const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
+        const extra = { latencyRounds, budget, ...(rounds ? { rounds } : {}), ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}) };
+        const a = closedCell('verdicts', workload, c.a, extra);
+        const b = closedCell('verdicts', workload, c.b, extra);
+        if (!a || !b) continue;
+        cells.set(a.id, a);
+        cells.set(b.id, b);
+        const limit = limitOf(c.a, c.b, budget);
+        for (const [metric, m] of Object.entries(METRICS)) {
+          // p99 and CPU per request are asked where they are measured at a fixed rate (at saturation
+          // the CPU per request is the inverse of the throughput, asked already).
+          if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
+          const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
+          const earlier = EARLIER_ID[c.comparison];
+          questions.push({
+            id: `${workload}.${c.comparison}.${metric}`,
+            ...(earlier ? { floorId: `${workload}.${earlier}.${metric}` } : {}),
+            question: `${WORKLOADS[workload].title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${c.what}, behind nginx, ${budget} CPU each`,
+            workload, comparison: c.comparison, strategy: c.key, budget, column: c.key, metric, better: m.better,
+            a: a.id, b: b.id,
+            ...(c.control ? { control: c.control } : {}),
+            ...(atFixedRate ? { latencyAt: 'fixed rate' } : {}),
+            limit: metric === 'throughput' ? limit : null,
+          });
+        }
       }
     }
   }
-  // A proxied path can't beat the same app direct: checked wherever a scenario has both.
+// A proxied path can't beat the same app direct: checked wherever a scenario has both.
   const checks = [];
   for (const c of cells.values()) {
     if (!c.topology.viaNginx) continue;
@@ -125,15 +153,34 @@ function verdicts({ mode, budget, n, params }) {
   // Workload by workload, each comparison's two cells side by side (the baseline between its
   // scaled versions): a pair is measured seconds apart in every round, so the machine's drift
   // lands on both.
-  const order = (c) => ALL.indexOf(c.workload) * 10 + ['cluster', 'one process', 'replicas'].indexOf(c.topology.strategy) + (c.topology.runtime === 'dotnet' ? 3 : 0);
-  return { cells: [...cells.values()].sort((x, y) => order(x) - order(y)), comparisons: questions, checks };
+  // Kept in plan order: by budget, then strategy, each workload's cells beside the baseline they
+  // are compared with (a pair is measured seconds apart in every round).
+  return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
 }
 
-function openloop({ budget, n }) {
-  const ts = comparisons(budget, n);
-  const wanted = [ts[0].b, ts[0].a, ts[1].a, ts[2].a, ts[3].a];
+function openloop({ budgets, mode }) {
+  const top = budgets.reduce((x, y) => (y.budget > x.budget ? y : x));
+  const qs = strategiesAt(top.budget, top.cpuset, mode);
+  const wanted = [qs[0].b, ...qs.map((q) => q.a)];
   const cells = wanted.map((t) => ({ ...closedCell('openloop', 'pi', t), kind: 'openloop', id: `openloop.pi:${t.id}` }));
   return { cells, comparisons: [], checks: [] };
+}
+
+// Each strategy's throughput at budget B against B × the same app's one process at budget 1, per
+// workload, from cells of the same scenario (so their rounds pair up): its scaling efficiency.
+function scalingOf(questions, cells) {
+  const all = [...cells.values()];
+  const baseOf = (c) => all.find((x) => x.workload === c.workload && x.topology.sample === c.topology.sample && x.topology.strategy === 'one process' && x.budget === 1);
+  const out = new Map();
+  for (const q of questions.filter((x) => x.metric === 'throughput')) {
+    for (const id of [q.a, q.b]) {
+      const c = cells.get(id);
+      const base = baseOf(c);
+      if (!base || base.id === c.id || out.has(c.id)) continue;
+      out.set(c.id, { id: `${c.workload}.${c.topology.id}.scaling`, workload: c.workload, cell: c.id, base: base.id, budget: c.budget, sample: c.topology.sample, strategy: c.topology.strategy, topology: c.topology.id, processes: c.topology.processes });
+    }
+  }
+  return [...out.values()];
 }
 
 // The fault and rollout drills: the same K kills for every topology, one at a time, under a fixed
@@ -177,6 +224,8 @@ export const SCENARIOS = {
     title: 'When something dies, when you deploy: fault and rollout drills',
     description: 'A fixed rate of GETs and POSTs while one instance or worker is killed with SIGKILL and brought back by its restart policy, K times, one at a time; then a rolling restart (make reload) per strategy under the same load.',
     interleaved: false,
+    // The default run's 15 minutes go to the verdicts at every budget.
+    fullOnly: true,
     build: drills,
   },
   openloop: {
@@ -201,14 +250,14 @@ function paramsOf(mode, overrides) {
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
  */
-export function plan({ full = false, scenario, sample, budget, processes, overrides = {} } = {}) {
+export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {} } = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);
   if (scenario && !SCENARIOS[scenario]) throw new Error(`unknown scenario "${scenario}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
   const names = scenario ? [scenario] : Object.keys(SCENARIOS).filter((k) => full || !SCENARIOS[k].fullOnly);
   const scenarios = names.map((name) => {
     const s = SCENARIOS[name];
-    const built = s.build({ mode, budget, n: processes, params });
+    const built = s.build({ mode, budget, budgets: budgets ?? [{ budget, cpuset: 'sut' }], n: processes, params });
     let cells = built.cells;
     if (sample) cells = cells.filter((c) => c.topology.sample === sample);
     const ids = new Set(cells.map((c) => c.id));
@@ -218,6 +267,7 @@ export function plan({ full = false, scenario, sample, budget, processes, overri
       cells,
       comparisons: built.comparisons.filter((q) => known.has(q.a) && known.has(q.b)),
       checks: built.checks.filter((q) => ids.has(q.a) && ids.has(q.b)),
+      scaling: (built.scaling ?? []).filter((x) => ids.has(x.cell) && ids.has(x.base)),
     };
   }).filter((s) => s.cells.length);
   if (scenarios.length === 0) throw new Error(`nothing to run for${sample ? ` sample "${sample}"` : ''}${scenario ? ` scenario "${scenario}"` : ''}`);

@@ -5,11 +5,12 @@ import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD, BLOCK_INTERVAL_METHOD } fr
 import { GENERATOR_BOUND } from './ceiling.js';
 import { METRICS } from './metrics.js';
 import { WORKLOADS } from './workloads.js';
-import { computeVerdicts, runChecks, flagOpenLoop } from './verdicts.js';
+import { GENERATOR_SHARE_LIMIT } from './verdicts.js';
+import { judge, SCHEMA } from './judge.js';
 import { latencyRoundsText } from './report/format.js';
 import { describeSpread } from './repeatability.js';
 
-export const SCHEMA = 2;
+export { SCHEMA };
 
 // What a cell keeps in results.json (the plan's working fields, like its URL, stay behind).
 function cellRecord(c, isolation) {
@@ -19,18 +20,10 @@ function cellRecord(c, isolation) {
 
 export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = null }) {
   const betweenRuns = describeSpread(spread);
-  const all = [];
-  const verdicts = [];
-  const checks = [];
-  for (const sc of plan.scenarios) {
-    const mine = cells.filter((c) => c.scenario === sc.name);
-    const ran = runChecks(sc.checks, mine);
-    checks.push(...ran);
-    verdicts.push(...computeVerdicts(sc.comparisons, mine, { isolation, checks: ran, floors: betweenRuns?.floors }));
-    all.push(...mine.map((c) => cellRecord(c, isolation)));
-  }
+  const inPlan = new Set(plan.scenarios.map((sc) => sc.name));
+  const all = cells.filter((c) => inPlan.has(c.scenario)).map((c) => cellRecord(c, isolation));
   const cpuLimits = cells.find((c) => c.cpuLimits)?.cpuLimits ?? null;
-  return {
+  return judge({
     schema: SCHEMA,
     label,
     mode: plan.mode,
@@ -61,8 +54,14 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
       interval: INTERVAL_METHOD,
       betweenRuns,
       minDifference: MIN_DIFFERENCE,
-      verdictRule: `a winner only when the whole ${CONFIDENCE * 100}% interval lies beyond a ${MIN_DIFFERENCE * 100}% difference (so it excludes parity too); otherwise tie. Suspect figures (beyond a physical limit, generator-bound, failed requests) are kept out.`,
+      rule: { confidence: CONFIDENCE, margin: MIN_DIFFERENCE, labels: ['wins', 'equal', 'cant-tell'] },
+      verdictRule: `wins: the whole ${CONFIDENCE * 100}% interval lies beyond a ${MIN_DIFFERENCE * 100}% difference (so it excludes parity too); equal: the whole interval lies within ±${MIN_DIFFERENCE * 100}%; can't tell: the interval crosses the ${MIN_DIFFERENCE * 100}% line. Suspect figures (beyond a physical limit, generator-bound, failed requests) are kept out.`,
       generatorBoundAt: GENERATOR_BOUND,
+      budgets: isolation.budgets?.map((b) => b.budget) ?? [isolation.budgetCpus],
+      placements: isolation.budgets ?? null,
+      generatorShareLimit: GENERATOR_SHARE_LIMIT,
+      generatorShare: 'the load generator\'s own CPU time (this process and the wrk runs it waited for, by process accounting) over each saturated window, as a share of the whole machine; a question whose topologies share the generator\'s CPUs is flagged generator-bound above the limit',
+      efficiency: 'a strategy\'s throughput at budget B ÷ (B × the same app\'s one process at budget 1), from rounds paired within the run',
     },
     tool,
     pacedTool,
@@ -73,8 +72,9 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     workloads: Object.fromEntries(Object.entries(WORKLOADS).map(([k, w]) => [k, { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu }])),
     metrics: METRICS,
     scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
-    cells: flagOpenLoop(all),
-    verdicts,
-    checks,
-  };
+    cells: all,
+    questions: plan.scenarios.flatMap((sc) => sc.comparisons),
+    checks: plan.scenarios.flatMap((sc) => sc.checks),
+    scaling: plan.scenarios.flatMap((sc) => sc.scaling ?? []),
+  });
 }

@@ -47,9 +47,18 @@ export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S } = {
 const roundsOf = (c, p) => c.rounds ?? p.rounds;
 const windowOf = (c, p) => c.windowS ?? p.windowS;
 
+// The seconds of load a started deployment needs before it is steady (x-bench.warmup_min_s):
+// `process` once per deployment, or `process_per_cpu` for each process that shares a CPU (V8
+// optimises each process on its own: a cluster of 2 on one CPU needs twice the wall time).
+export function processWarmupFloor(t) {
+  const floors = describeSample(t.sample).warmupMinS;
+  const perCpu = floors.process_per_cpu ? floors.process_per_cpu * Math.max(1, Math.ceil(t.processes / (t.budgetCpus || 1))) : 0;
+  return Math.max(floors.process ?? 0, perCpu);
+}
+
 function warmupCost(cell, p, firstOnDeployment) {
   const floors = describeSample(cell.topology.sample).warmupMinS;
-  return Math.max(p.warmupExpectS ?? p.warmupS, floors[cell.workload] ?? 0, firstOnDeployment ? floors.process ?? 0 : 0);
+  return Math.max(p.warmupExpectS ?? p.warmupS, floors[cell.workload] ?? 0, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
 }
 
 // A cell's latency window at a fixed rate: whole slices of latencySliceS, taken in turn with the others.
@@ -108,7 +117,7 @@ export async function runPlan(plan, ctx) {
     const deps = new Map();
     for (const c of scenario.cells) {
       const key = deploymentKey(c.topology);
-      if (!deps.has(key)) deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, cells: [] });
+      if (!deps.has(key)) deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, budget: c.budget, cells: [] });
       deps.get(key).cells.push(c);
     }
     const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [] }]));
@@ -128,8 +137,12 @@ export async function runPlan(plan, ctx) {
           });
           if (d.handle.databaseError) noDatabase.set(d.sample, d.handle.databaseError);
         } catch (e) {
-          for (const c of d.cells) Object.assign(records.get(c.id), { status: 'failed', error: e.message });
-          ctx.hooks.log?.(`failed: ${e.message}`);
+          // A process manager this machine can't run (reusePort before Node 22.12 or off Linux, PM2
+          // not installed) is skipped with its one line; the rest of the run goes on.
+          const optional = OPTIONAL_STRATEGIES.has(d.cells[0].topology.strategy);
+          const why = optional ? `${d.cells[0].topology.strategy} skipped: ${firstLine(e.message)}` : e.message;
+          for (const c of d.cells) Object.assign(records.get(c.id), { status: optional ? 'skipped' : 'failed', error: why });
+          ctx.hooks.log?.(optional ? why : `failed: ${e.message}`);
           return;
         }
         for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, balancers);
@@ -141,13 +154,14 @@ export async function runPlan(plan, ctx) {
       ctx.hooks.tick?.(startupSeconds(all.length, buildsDotnet));
       skipOrphans(scenario, records);
       const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
-      const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
+      const run = scenarioRun(records, deps, plan.params, ctx);
+      const { depOf } = run;
       // Instances an experiment kills go down after every answer was verified, before anything is measured.
       // Killed as `docker kill` does, so the sample's restart policy does not bring them back.
       for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
       const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
-      if (scenario.interleaved) await interleave(rounded, records, depOf, plan.params, ctx);
-      await oneByOne(live.filter((c) => !scenario.interleaved || !rounded.includes(c)), records, depOf, plan.params, ctx);
+      if (scenario.interleaved) await interleave(run, rounded);
+      await oneByOne(run, live.filter((c) => !scenario.interleaved || !rounded.includes(c)));
       for (const extra of scenario.derive?.(records) ?? []) records.set(extra.id, extra);
     } finally {
       ctx.hooks.phase?.(`stopping ${scenario.name}`);
@@ -166,12 +180,32 @@ export async function runPlan(plan, ctx) {
   return out;
 }
 
-// Where a deployment runs: on the CPUs left to the system under test (pinned, under the budget), or
-// on every CPU for an experiment whose generator does next to nothing (cpuset 'all').
+const OPTIONAL_STRATEGIES = new Set(['reuseport', 'pm2']);
+const firstLine = (text) => String(text).split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? String(text);
+
+// Everything one scenario's measurement needs, in one object: each cell's record, the deployment it
+// runs on, the mode's parameters and the run's context (tools, isolation, progress hooks).
+function scenarioRun(records, deps, params, ctx) {
+  const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
+  return {
+    records,
+    params,
+    ctx,
+    threads: ctx.isolation.generatorThreads,
+    depOf,
+    toolOf: (c) => c.tool ?? ctx.tool,
+    // CPU time and memory of the services the cell's topology covers, read around each window.
+    usageOf: (c) => () => depOf(c).usage(c.topology, c.workload),
+  };
+}
+
+// Where a deployment runs: on the CPUs left to the system under test (pinned, under its budget), or
+// on every CPU (cpuset 'all'): a verdict budget larger than what is left after the generator's
+// CPUs, the generator then sharing them, or an experiment whose generator does next to nothing.
 function placement(d, iso) {
-  if (!iso.pinned) return { cpuset: undefined, budget: iso.budgetCpus };
-  if (d.cpuset === 'all') return { cpuset: formatCpuList(availableCpus()), budget: undefined };
-  return { cpuset: iso.sutCpus, budget: iso.budgetCpus };
+  if (!iso.pinned) return { cpuset: undefined, budget: d.budget ?? iso.budgetCpus };
+  if (d.cpuset === 'all') return { cpuset: formatCpuList(availableCpus()), budget: d.budget };
+  return { cpuset: iso.sutCpus, budget: d.budget ?? iso.budgetCpus };
 }
 
 // Verify a cell's answer, and record what an experiment needs to know of the started deployment.
@@ -196,10 +230,9 @@ async function prepare(c, r, handle, balancers) {
   }
 }
 
-async function interleave(cells, records, depOf, p, ctx) {
-  const threads = ctx.isolation.generatorThreads;
+async function interleave(run, cells) {
+  const { records, params: p, ctx, threads, toolOf } = run;
   const warmedProcesses = new Set(); // deployments whose runtime got its once-per-process warm-up
-  const toolOf = (c) => c.tool ?? ctx.tool;
   const rounds = Math.max(...cells.map((c) => roundsOf(c, p)), 0);
   // Every cell is warmed up to a steady rate before the first round, all of them first: a runtime's
   // background compiler (V8's optimising tiers, .NET's tier-1 JIT with dynamic PGO) gets little of a
@@ -213,7 +246,7 @@ async function interleave(cells, records, depOf, p, ctx) {
     await guarded(rec, async () => {
       const floors = describeSample(c.topology.sample).warmupMinS;
       const key = deploymentKey(c.topology);
-      const floor = Math.max(floors[c.workload] ?? 0, warmedProcesses.has(key) ? 0 : floors.process ?? 0);
+      const floor = Math.max(floors[c.workload] ?? 0, warmedProcesses.has(key) ? 0 : processWarmupFloor(c.topology));
       warmedProcesses.add(key);
       rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
     });
@@ -229,7 +262,7 @@ async function interleave(cells, records, depOf, p, ctx) {
       const rec = records.get(c.id);
       if (rec.status === 'failed' || r > roundsOf(c, p) || c.sliceS) continue;
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
-      const usage = () => depOf(c).usage(c.topology, c.workload);
+      const usage = run.usageOf(c);
       await guarded(rec, async () => {
         if (c.kind === 'count') {
           const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, threads, usage, timeline: true });
@@ -237,32 +270,32 @@ async function interleave(cells, records, depOf, p, ctx) {
           return;
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
-        if (p.rewarmS > 0) await rewarm(c, rec, p, threads, toolOf);
+        if (p.rewarmS > 0) await rewarm(run, c);
         const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
     }
     const sliced = cells.filter((c) => c.sliceS && r <= roundsOf(c, p) && records.get(c.id).status !== 'failed');
-    await slicedRound(r, rounds, sliced, records, depOf, p, ctx, toolOf);
-    await latencyRound(r, cells.filter((c) => latencyIn.get(c.id).has(r) && rateOf.has(c.workload)), records, depOf, rateOf, p, ctx);
+    await slicedRound(run, r, rounds, sliced);
+    await latencyRound(run, r, cells.filter((c) => latencyIn.get(c.id).has(r) && rateOf.has(rateKey(c))), rateOf);
   }
   for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
 }
 
-const rewarm = (c, rec, p, threads, toolOf) => getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+const rewarm = (run, c) => getTool(run.toolOf(c)).run({ url: run.records.get(c.id).url, connections: c.connections, durationS: run.params.rewarmS, threads: run.threads });
 
 // The round's saturated windows of the cells that take them in slices (cell.sliceS): each cell's
 // window as slices of sliceS, in turn with the other cells (in a fresh order every slice), so that the machine's
 // changes of state — a neighbour's burst, steal — land on every cell of the round alike instead of
 // on whichever one held a 5 s window then. The slices are added up into the round's window.
-async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
+async function slicedRound(run, r, rounds, cells) {
   if (!cells.length) return;
-  const threads = ctx.isolation.generatorThreads;
+  const { records, params: p, ctx, threads, toolOf } = run;
   const live = () => cells.filter((c) => records.get(c.id).status !== 'failed');
   for (const c of live()) {
     const rec = records.get(c.id);
-    if (p.rewarmS > 0) await guarded(rec, () => rewarm(c, rec, p, threads, toolOf));
+    if (p.rewarmS > 0) await guarded(rec, () => rewarm(run, c));
   }
   const windows = new Map(cells.map((c) => [c.id, []]));
   const started = new Map(); // a cell's round begins with its first slice
@@ -275,7 +308,7 @@ async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
         ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
         started.set(c.id, new Date().toISOString());
       }
-      const usage = () => depOf(c).usage(c.topology, c.workload);
+      const usage = run.usageOf(c);
       await guarded(rec, async () => {
         const at = Date.now();
         windows.get(c.id).push({ ...await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p) / slicesOf(c, p), threads, usage }), at });
@@ -291,17 +324,21 @@ async function slicedRound(r, rounds, cells, records, depOf, p, ctx, toolOf) {
 
 // The round's latency windows at a fixed rate, in one block of slices taken in turn (measure.js
 // latencyBlock), each kept with the cell's closed window of the same round.
-async function latencyRound(r, cells, records, depOf, rateOf, p, ctx) {
+async function latencyRound(run, r, cells, rateOf) {
+  const { records, params: p, ctx } = run;
   const live = cells.filter((c) => records.get(c.id).status !== 'failed' && records.get(c.id).rounds.at(-1)?.round === r);
   if (!live.length) return;
   ctx.hooks.phase?.(`round ${r} latency at a fixed rate: ${live.map((c) => c.id).join(', ')}`);
   const slices = Math.max(...live.map((c) => latencySlicesOf(c, p)));
-  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(c.workload), connections: c.connections, usage: () => depOf(c).usage(c.topology, c.workload) })), slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS ?? 0 });
+  const byId = await latencyBlock({ targets: live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: rateOf.get(rateKey(c)), connections: c.connections, usage: run.usageOf(c) })), slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS ?? 0 });
   for (const c of live) records.get(c.id).rounds.at(-1).paced = byId.get(c.id);
   ctx.hooks.tick?.(live.reduce((s, c) => s + latencyWindowCost(c, p), 0));
 }
 
-// workload -> the fixed rate its latency windows run at (from the slowest cell's warm-up).
+// A workload's cells at one budget share a fixed rate: its nominal rate per CPU × the budget.
+const rateKey = (c) => `${c.workload}@${c.topology.budgetCpus ?? 1}`;
+
+// rateKey -> the fixed rate its latency windows run at (from the slowest cell's warm-up).
 function latencyRatesOf(cells, records, p) {
   const capacities = new Map();
   for (const c of cells) {
@@ -309,24 +346,24 @@ function latencyRatesOf(cells, records, p) {
     // moved from one 1-2-5 step to the next between runs would make them measure different things.
     const capacity = median(records.get(c.id).warmup?.rps?.slice(-3) ?? []);
     if (!Number.isFinite(capacity)) continue;
-    capacities.set(c.workload, [...(capacities.get(c.workload) ?? []), capacity]);
+    capacities.set(rateKey(c), [...(capacities.get(rateKey(c)) ?? []), capacity]);
   }
   const rates = new Map();
-  for (const [workload, caps] of capacities) {
-    const budget = cells.find((c) => c.workload === workload)?.topology.budgetCpus ?? 1;
-    const nominal = (WORKLOADS[workload]?.latencyRatePerCpu ?? Infinity) * budget;
+  for (const [key, caps] of capacities) {
+    const c = cells.find((x) => rateKey(x) === key);
+    const nominal = (WORKLOADS[c.workload]?.latencyRatePerCpu ?? Infinity) * (c.topology.budgetCpus ?? 1);
     const rate = latencyRate(caps, p.latencyLoad, Math.max(1, Math.round(nominal)));
-    if (rate) rates.set(workload, rate);
+    if (rate) rates.set(key, rate);
   }
   return rates;
 }
 
-async function oneByOne(cells, records, depOf, p, ctx) {
-  const threads = ctx.isolation.generatorThreads;
+async function oneByOne(run, cells) {
+  const { records, depOf, params: p, ctx, threads } = run;
   for (const c of cells) {
     const rec = records.get(c.id);
     ctx.hooks.phase?.(`${c.kind} ${c.id}`);
-    const usage = () => depOf(c).usage(c.topology, c.workload);
+    const usage = run.usageOf(c);
     await guarded(rec, async () => {
       if (c.kind === 'openloop') {
         // Start below the closed-loop capacity measured here with the same pinning.
@@ -411,5 +448,7 @@ function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
   if (rec.rounds.every((r) => r.requests === 0)) { Object.assign(rec, { status: 'failed', error: `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections` }); return; }
   Object.assign(rec, { status: 'ok', tool, windowS, warmupS, rewarmS, ...summariseRounds(rec.rounds) });
   rec.generatorBound = Boolean(ceiling?.rps && rec.rps.median > 0.7 * ceiling.rps);
+  // The generator's share of the machine in the cell's saturated windows (the median round).
+  rec.generatorShare = median(rec.rounds.map((r) => r.generatorShare).filter(Number.isFinite));
   rec.ceilingShare = ceiling?.rps ? round(rec.rps.median / ceiling.rps, 3) : null;
 }

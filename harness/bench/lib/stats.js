@@ -62,20 +62,26 @@ export function withFloor(r, floor) {
 }
 
 /**
- * better: 'higher' (throughput) or 'lower' (latency, CPU, memory). A names the winner only when
- * the whole interval lies beyond a MIN_DIFFERENCE difference — it then excludes parity too: a
- * difference is at least 10% with 95% confidence, not only in its point estimate. A ratio near
- * ×1.10 would otherwise fall on either side of the line from one run to the next. 'a' | 'b' | 'tie'.
+ * The label a ratio earns (better: 'higher' for throughput, 'lower' for latency, CPU and memory):
+ * - 'a' or 'b' (that side **wins**): the whole 95% interval lies beyond a MIN_DIFFERENCE difference
+ *   in its favour, so it excludes parity too;
+ * - 'equal': the whole interval lies within ±MIN_DIFFERENCE;
+ * - 'cant-tell': the interval crosses the ±MIN_DIFFERENCE line (or there is no interval).
+ * A ratio near ×1.10 falls on either side of the line from one run to the next; its interval then
+ * crosses the line and it is honestly "can't tell" instead of a win in one run and a tie in the next.
  */
 export function decide({ ratio, ci95 }, better) {
-  if (ratio === null || !ci95) return 'tie';
+  if (ratio === null || ratio === undefined || !ci95) return 'cant-tell';
   const up = 1 + MIN_DIFFERENCE;
   const higher = ci95[0] >= up;
   const lower = ci95[1] <= 1 / up;
-  const aBetter = better === 'higher' ? higher : lower;
-  const bBetter = better === 'higher' ? lower : higher;
-  return aBetter ? 'a' : bBetter ? 'b' : 'tie';
+  if (higher || lower) return (better === 'higher') === higher ? 'a' : 'b';
+  if (ci95[0] >= 1 / up && ci95[1] <= up) return 'equal';
+  return 'cant-tell';
 }
+
+/** decide()'s outcome as a verdict's label: 'wins' | 'equal' | 'cant-tell'. */
+export const labelOf = (side) => (side === 'a' || side === 'b' ? 'wins' : side);
 
 /**
  * A ratio that breaks a physical upper limit (scaling above the CPU-budget ratio; a proxied path

@@ -8,8 +8,13 @@ const SHORT = { 'node:http': 'node', express: 'express', aspnet: 'dotnet' };
 const NAME = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' };
 const cpuText = (c) => `${Number(c.toFixed(3))} CPU`;
 
+// Strategies that run n processes of the app in one container, each its own process manager: the
+// sample's x-bench knob `process_manager` takes the strategy's name (node-cluster's PROCESS_MANAGER).
+const PROCESS_MANAGERS = { reuseport: 'reusePort', pm2: 'PM2' };
+
 /**
- * sample; strategy 'one process' | 'cluster' | 'replicas'; n (workers or replicas);
+ * sample; strategy 'one process' | 'cluster' | 'replicas' | 'reuseport' | 'pm2'; n (workers,
+ * processes or replicas);
  * budget (CPUs for the whole topology, split evenly over replicas — or, with quota 'each', given
  * whole to every instance: no per-instance quota, the run's budget caps them together; `cpus`
  * sets each instance's quota exactly); viaNginx; lb; env (extra knobs); cpuset 'sut' (the CPUs left
@@ -36,6 +41,12 @@ export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpu
     instances = n;
     knobs[k.instances] = String(n);
     if (k.clustering) knobs[k.clustering] = 'false';
+  } else if (PROCESS_MANAGERS[strategy]) {
+    if (!k.workers || !k.process_manager) throw new Error(`${sample} has no ${PROCESS_MANAGERS[strategy]} knob (x-bench.knobs.process_manager and workers)`);
+    workers = n;
+    knobs[k.workers] = String(n);
+    knobs[k.process_manager] = strategy;
+    if (k.instances) knobs[k.instances] = '1';
   } else {
     throw new Error(`unknown strategy '${strategy}'`);
   }
@@ -44,9 +55,9 @@ export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpu
   if (lb && k.lb) knobs[k.lb] = lb;
   Object.assign(knobs, env);
   const short = SHORT[s.framework] ?? sample;
-  const shape = strategy === 'cluster' ? `cluster-${n}` : strategy === 'replicas' ? `replicas-${n}` : '1';
+  const shape = strategy === 'cluster' ? `cluster-${n}` : strategy === 'replicas' ? `replicas-${n}` : PROCESS_MANAGERS[strategy] ? `${strategy}-${n}` : '1';
   const name = NAME[s.framework] ?? sample;
-  const shapeText = strategy === 'cluster' ? `cluster of ${n}` : strategy === 'replicas' ? `${n} replicas${quota === 'each' && !cpus ? ', no quota' : cpusPerInstance ? ` × ${cpuText(cpusPerInstance)}` : ''}` : '1 process';
+  const shapeText = strategy === 'cluster' ? `cluster of ${n}` : PROCESS_MANAGERS[strategy] ? `${PROCESS_MANAGERS[strategy]}, ${n} process${n > 1 ? 'es' : ''}` : strategy === 'replicas' ? `${n} replicas${quota === 'each' && !cpus ? ', no quota' : cpusPerInstance ? ` × ${cpuText(cpusPerInstance)}` : ''}` : '1 process';
   return {
     id: id ?? `${short}-${shape}${viaNginx ? '-nginx' : ''}`,
     label: label ?? `${name}, ${shapeText}${cpusPerInstance && strategy !== 'replicas' ? ` (${cpuText(cpusPerInstance)})` : ''}${viaNginx ? ' + nginx' : ''}`,
@@ -70,7 +81,7 @@ export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpu
 
 /** The deployment a topology runs on: one start of its sample with these knobs. */
 export function deploymentKey(t) {
-  return `${t.sample}[${Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',')}]@${t.cpuset}${t.tag ? `#${t.tag}` : ''}`;
+  return `${t.sample}[${Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',')}]@${t.cpuset}/${t.budgetCpus ?? '-'}${t.tag ? `#${t.tag}` : ''}`;
 }
 
 /** The services whose processes a topology's measurement covers (CPU time, memory). */

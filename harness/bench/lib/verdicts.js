@@ -1,8 +1,8 @@
 // From measured cells to verdicts: each comparison's ratio (a over b) with its 95% interval from
-// paired rounds, the winner or "tie", and whether it is suspect — a figure that breaks a physical
+// paired rounds, its label (wins, equal, can't tell), and whether it is suspect — a figure that breaks a physical
 // limit, a generator-bound or failing cell — and so kept out. A run that wasn't pinned is flagged
 // on every verdict (`unpinned`), not hidden.
-import { pairedRatio, withFloor, decide, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE } from './stats.js';
+import { pairedRatio, withFloor, decide, labelOf, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE } from './stats.js';
 import { quantileOf } from './histogram.js';
 import { heldOf } from './held.js';
 
@@ -111,9 +111,34 @@ export function flagOpenLoop(cells) {
   });
 }
 
+// The load generator's share of the whole machine above which a question that shares its CPUs is
+// flagged generator-bound: past it, the generator takes more than one core in seven from a 2-core
+// topology and competes with it; CPU-heavy requests keep it far below (generator.js).
+export const GENERATOR_SHARE_LIMIT = 0.15;
+
+/** The generator's share during two cells' windows where it shares their CPUs, else null. */
+function generatorOf(a, b) {
+  if (![a, b].some((c) => c.topology.cpuset === 'all')) return null;
+  const shares = [a, b].map((c) => c.generatorShare).filter(Number.isFinite);
+  if (!shares.length) return null;
+  const share = Math.max(...shares);
+  return { share: round(share, 3), bound: share > GENERATOR_SHARE_LIMIT, limit: GENERATOR_SHARE_LIMIT };
+}
+
+// A question whose spread between runs was never measured borrows the median floor of the measured
+// questions of its metric, and says so (floorKnown: false): its interval is not known to cover it.
+function floorFor(q, floors) {
+  const known = floors[q.floorId ?? q.id];
+  if (known) return { floor: known, known: true };
+  const same = Object.entries(floors).filter(([id]) => id.endsWith(`.${q.metric}`)).map(([, f]) => f);
+  return { floor: same.length ? median(same) : 0, known: false };
+}
+
 /**
- * The verdict of each comparison. Returns entries { id, question, workload, comparison, metric,
- * a, b, better, winner (a topology id, or 'tie'), ratio, ci95, suspect, reasons, rounds, limit }.
+ * The verdict of each comparison. Returns entries { id, question, workload, comparison, metric, a,
+ * b, better, budget, label ('wins' | 'equal' | 'cant-tell' | null when not measured), winner (a
+ * topology id when label is 'wins', else null), ratio, ci95, suspect, reasons, rounds, limit,
+ * generator ({ share, bound } where the generator shared the topologies' CPUs), floorKnown }.
  */
 export function computeVerdicts(comparisons, cells, { isolation, checks = [], floors = {} } = {}) {
   const byId = new Map(cells.map((c) => [c.id, c]));
@@ -121,25 +146,28 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
   return comparisons.map((q) => {
     const a = byId.get(q.a);
     const b = byId.get(q.b);
-    const base = { id: q.id, question: q.question, workload: q.workload, comparison: q.comparison, column: q.column, metric: q.metric, ...(q.latencyAt ? { latencyAt: q.latencyAt } : {}), better: q.better, a: a?.topology.id ?? q.a, b: b?.topology.id ?? q.b, cells: [q.a, q.b], limit: q.limit ?? null, unpinned: isolation ? !isolation.pinned : null };
+    const budget = q.budget ?? a?.topology.budgetCpus ?? null;
+    const base = { id: q.id, question: q.question, workload: q.workload, comparison: q.comparison, column: q.column, metric: q.metric, ...(q.latencyAt ? { latencyAt: q.latencyAt } : {}), better: q.better, a: a?.topology.id ?? q.a, b: b?.topology.id ?? q.b, cells: [q.a, q.b], budget, ...(q.strategy ? { strategy: q.strategy } : {}), ...(q.floorId ? { floorId: q.floorId } : {}), ...(q.control ? { control: q.control } : {}), limit: q.limit ?? null, unpinned: isolation ? !isolation.pinned : null };
     const reasons = [...(a ? cellProblems(a) : [`${q.a} missing`]), ...(b ? cellProblems(b) : [`${q.b} missing`])];
     if (a?.status !== 'ok' || b?.status !== 'ok') {
-      return { ...base, winner: 'tie', ratio: null, ci95: null, suspect: true, measured: false, reasons, rounds: 0 };
+      return { ...base, label: null, winner: null, ratio: null, ci95: null, suspect: true, measured: false, reasons, rounds: 0, generator: null };
     }
     const v = paired(a, b, fieldOf(q));
     if (q.latencyAt === 'fixed rate') reasons.push(...pacedProblems(a), ...pacedProblems(b));
     const pooled = q.latencyAt === 'fixed rate' && SLICED[q.metric] ? SLICED[q.metric](a, b) : null;
     // At least as wide as the question's spread over repeated runs (repeatability.js), and for memory ±5%.
-    const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, floors[q.id] ?? 0);
+    const between = floorFor(q, floors);
+    const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, between.floor);
     const r = withFloor(pooled ?? pairedRatio(v.a, v.b), floor);
     if (q.limit && breaksLimit(r, q.limit.ratio)) reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
     for (const ch of failedChecks) if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
     if (!r.ci95) reasons.push(pooled ? `${r.n} paired slice(s): no interval` : `${r.n} paired round(s): no interval`);
     const side = decide(r, q.better);
-    const winner = side === 'a' ? base.a : side === 'b' ? base.b : 'tie';
+    const winner = side === 'a' ? base.a : side === 'b' ? base.b : null;
     reasons.push(...generatorProblems([a, b], winner));
     return {
       ...base,
+      label: labelOf(side),
       winner,
       ratio: round(r.ratio, 3),
       ci95: r.ci95 ? r.ci95.map((x) => round(x, 3)) : null,
@@ -148,13 +176,14 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
       reasons,
       rounds: pooled ? pooled.rounds : r.n,
       ...(pooled ? { slices: pooled.slices } : {}),
-      ...(floors[q.id] ? { betweenRuns: round(floors[q.id], 3) } : {}),
+      generator: generatorOf(a, b),
+      floorKnown: between.known,
+      ...(between.floor ? { betweenRuns: round(between.floor, 3) } : {}),
     };
   });
 }
 
-/** The verdicts of a results file again, from its measured cells, with the current rule (floors: by question id). */
-export function recomputeVerdicts(doc, floors = {}) {
-  const comparisons = doc.verdicts.map((v) => ({ ...v, a: v.cells[0], b: v.cells[1] }));
-  return computeVerdicts(comparisons, doc.cells, { isolation: doc.isolation, checks: doc.checks ?? [], floors });
+/** The median floor of the measured throughput questions: what a scaling interval borrows. */
+export function throughputFloor(floors = {}) {
+  return median(Object.entries(floors).filter(([id]) => id.endsWith('.throughput')).map(([, f]) => f)) ?? 0;
 }

@@ -1,0 +1,32 @@
+// One judgement of a results document, the same for a live run and for `--from`: the latency
+// blocks' held rule, the physical-limit checks, the verdicts, the open-loop flags and the scaling
+// efficiencies, all from the measured cells and the question definitions the document keeps.
+import { computeVerdicts, runChecks, flagOpenLoop, throughputFloor } from './verdicts.js';
+import { computeScaling } from './scaling.js';
+import { rejudgeHeld } from './held.js';
+
+export const SCHEMA = 3;
+
+// A schema-2 file kept its questions only inside its verdicts.
+const questionsOf = (doc) => doc.questions ?? doc.verdicts.map((v) => ({ ...v, a: v.cells[0], b: v.cells[1] }));
+
+// Strategies this machine could not run (a process manager it lacks): said once each.
+function skippedOf(cells) {
+  const out = new Map();
+  for (const c of cells) {
+    if (c.status === 'skipped' && ['reuseport', 'pm2'].includes(c.topology?.strategy) && !out.has(c.topology.strategy)) {
+      out.set(c.topology.strategy, { strategy: c.topology.strategy, why: c.error });
+    }
+  }
+  return [...out.values()];
+}
+
+/** doc with its judgement made again by today's rule; floors: the between-run spreads by question id. */
+export function judge(doc, { floors = doc.protocol?.betweenRuns?.floors ?? {} } = {}) {
+  const cells = rejudgeHeld(doc.cells);
+  const checks = runChecks(doc.checks ?? [], cells);
+  const questions = questionsOf(doc);
+  const verdicts = computeVerdicts(questions, cells, { isolation: doc.isolation, checks, floors });
+  const scaling = computeScaling(doc.scaling ?? [], cells, { floor: throughputFloor(floors) });
+  return { ...doc, schema: SCHEMA, questions, cells: flagOpenLoop(cells), checks, verdicts, scaling, skipped: skippedOf(cells) };
+}

@@ -1,0 +1,29 @@
+// Scaling efficiency: a strategy's throughput at a budget of B CPUs against B × the same app's one
+// process at budget 1, from rounds of the same scenario (paired, so the machine's drift cancels).
+// No strategy can exceed ×1.00 by more than the noise: one that does is flagged suspect (a figure
+// beyond a physical limit is a fault in the measurement, not a finding).
+import { pairedRatio, withFloor, breaksLimit, round } from './stats.js';
+import { paired } from './verdicts.js';
+
+/** defs: [{ id, workload, cell, base, budget, … }] (plan.js scalingOf). floor: the interval's least half-width. */
+export function computeScaling(defs, cells, { floor = 0 } = {}) {
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  return defs.map((d) => {
+    const def = { id: d.id, workload: d.workload, cell: d.cell, base: d.base, budget: d.budget, sample: d.sample, strategy: d.strategy, topology: d.topology, processes: d.processes };
+    const [c, b] = [byId.get(d.cell), byId.get(d.base)];
+    if (c?.status !== 'ok' || b?.status !== 'ok') return { ...def, efficiency: null, ci95: null, rps: null, suspect: null, measured: false };
+    const v = paired(c, b, 'rps');
+    const r = withFloor(pairedRatio(v.a, v.b), floor);
+    const suspect = breaksLimit(r, d.budget);
+    return {
+      ...def,
+      rps: c.rps?.median ?? null,
+      baseRps: b.rps?.median ?? null,
+      efficiency: r.ratio === null ? null : round(r.ratio / d.budget, 3),
+      ci95: r.ci95 ? r.ci95.map((x) => round(x / d.budget, 3)) : null,
+      suspect,
+      ...(suspect ? { why: `×${round(r.ratio, 2)} of one process at budget 1 on ${d.budget} CPU: beyond the physical limit of ×${d.budget}` } : {}),
+      measured: true,
+    };
+  });
+}
