@@ -629,12 +629,13 @@ test('at a budget the generator shares: its share of the machine beside the verd
   const shared = (id, share) => cell(id, [100, 101, 99, 100, 100], { generatorShare: share, topology: { id: id.split(':')[1], cpuset: 'all', budgetCpus: 2 } });
   const q = { id: 'light.b2.x.throughput', metric: 'throughput', better: 'higher', budget: 2, a: 'light:a', b: 'light:b' };
   const [bound] = computeVerdicts([q], [shared('light:a', 0.22), shared('light:b', 0.18)]);
-  assert.deepEqual(bound.generator, { share: 0.22, bound: true, limit: GENERATOR_SHARE_LIMIT });
+  assert.deepEqual(bound.generator, { share: 0.22, shared: true, bound: true, limit: GENERATOR_SHARE_LIMIT });
   assert.equal(bound.budget, 2);
   const [clean] = computeVerdicts([q], [shared('light:a', 0.04), shared('light:b', 0.05)]);
   assert.equal(clean.generator.bound, false);
-  const [own] = computeVerdicts([{ ...q, budget: 1 }], [cell('light:a', [100, 100, 100]), cell('light:b', [100, 100, 100])]);
-  assert.equal(own.generator, null, 'a generator on CPUs of its own is not set beside the verdict');
+  const own = (id) => cell(id, [100, 100, 100], { generatorShare: 0.3, topology: { id: id.split(':')[1], cpuset: 'sut', budgetCpus: 1 } });
+  const [apart] = computeVerdicts([{ ...q, budget: 1 }], [own('light:a'), own('light:b')]);
+  assert.deepEqual(apart.generator, { share: 0.3, shared: false, bound: false, limit: GENERATOR_SHARE_LIMIT }, 'a generator on a CPU of its own is recorded, never bound');
   const { generatorCpuMs, shareOfMachine } = await import('../bench/lib/generator-cpu.js');
   const before = generatorCpuMs();
   let x = 0;
@@ -644,12 +645,13 @@ test('at a budget the generator shares: its share of the machine beside the verd
   assert.equal(shareOfMachine(500, 0, 2), null);
 });
 
-test('a question whose between-run spread was never measured borrows its metric\'s and says so', () => {
+test('a question whose between-run spread was never measured keeps its rounds\' interval and says so', () => {
   const cells = [cell('light:a', [120, 121, 119, 120, 120]), cell('light:b', [100, 100, 100, 100, 100])];
   const floors = { 'light.cluster.throughput': 0.2, 'pi.cluster.throughput': 0.1, 'light.cluster.memory': 0.5 };
   const [v] = computeVerdicts([{ id: 'light.b2.pm2.throughput', metric: 'throughput', better: 'higher', a: 'light:a', b: 'light:b' }], cells, { floors });
   assert.equal(v.floorKnown, false);
-  assert.ok(Math.abs(v.betweenRuns - 0.15) < 1e-9, `the median of the throughput floors, not memory's: ${v.betweenRuns}`);
+  assert.equal(v.betweenRuns, undefined, 'no floor is claimed');
+  assert.ok(v.ci95[0] > 1.15, `the rounds' own interval: ${v.ci95}`);
   const [earlier] = computeVerdicts([{ id: 'light.b1.cluster-control.throughput', floorId: 'light.cluster.throughput', metric: 'throughput', better: 'higher', a: 'light:a', b: 'light:b' }], cells, { floors });
   assert.equal(earlier.floorKnown, true, 'the control keeps the spread measured for it before budgets were swept');
   assert.equal(earlier.betweenRuns, 0.2);

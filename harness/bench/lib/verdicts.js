@@ -116,22 +116,24 @@ export function flagOpenLoop(cells) {
 // topology and competes with it; CPU-heavy requests keep it far below (generator.js).
 export const GENERATOR_SHARE_LIMIT = 0.15;
 
-/** The generator's share during two cells' windows where it shares their CPUs, else null. */
+/**
+ * The generator's share of the machine during two cells' saturated windows (the larger), and
+ * whether it shares their CPUs; only a question that shares them can be generator-bound.
+ */
 function generatorOf(a, b) {
-  if (![a, b].some((c) => c.topology.cpuset === 'all')) return null;
   const shares = [a, b].map((c) => c.generatorShare).filter(Number.isFinite);
   if (!shares.length) return null;
   const share = Math.max(...shares);
-  return { share: round(share, 3), bound: share > GENERATOR_SHARE_LIMIT, limit: GENERATOR_SHARE_LIMIT };
+  const shared = [a, b].some((c) => c.topology.cpuset === 'all');
+  return { share: round(share, 3), shared, bound: shared && share > GENERATOR_SHARE_LIMIT, limit: GENERATOR_SHARE_LIMIT };
 }
 
-// A question whose spread between runs was never measured borrows the median floor of the measured
-// questions of its metric, and says so (floorKnown: false): its interval is not known to cover it.
+// A question whose spread between runs was never measured (repeatability.json has no entry for it)
+// gets the interval of its own rounds, and says so (floorKnown: false): nothing says how far a
+// second run's ratio may move.
 function floorFor(q, floors) {
   const known = floors[q.floorId ?? q.id];
-  if (known) return { floor: known, known: true };
-  const same = Object.entries(floors).filter(([id]) => id.endsWith(`.${q.metric}`)).map(([, f]) => f);
-  return { floor: same.length ? median(same) : 0, known: false };
+  return known ? { floor: known, known: true } : { floor: 0, known: false };
 }
 
 /**
