@@ -10,18 +10,18 @@ import { FIXTURE } from './helpers.js';
 
 // The programs a healthcheck may call in each image, as the images ship them (their Dockerfiles
 // and documentation): alpine has busybox wget but no curl; the ASP.NET image has neither, so the
-// app probes itself; mongo 6+ has mongosh (no legacy mongo shell); SQL Server 2022 has sqlcmd
+// app probes itself; mongo 6+ has mongosh (no legacy mongo shell); SQL Server 2025 has sqlcmd
 // under mssql-tools18.
 export const IMAGE_PROGRAMS = [
   { image: /^node:\d+\.\d+\.\d+-alpine/, programs: ['node', 'wget', 'sh'] },
   { image: /^nginx:\d+\.\d+\.\d+-alpine/, programs: ['nginx', 'wget', 'sh'] },
   { image: /^mcr\.microsoft\.com\/dotnet\/aspnet:10\./, programs: ['dotnet'] },
   { image: /^mongo:8\./, programs: ['mongosh', 'mongod', 'bash', 'sh'] },
-  { image: /^mcr\.microsoft\.com\/mssql\/server:2022-/, programs: ['/opt/mssql-tools18/bin/sqlcmd', 'bash', 'sh'] },
+  { image: /^mcr\.microsoft\.com\/mssql\/server:2025-/, programs: ['/opt/mssql-tools18/bin/sqlcmd', 'bash', 'sh'] },
 ];
 
-// A tag naming a patch release (1.30.5, 24.21.0-alpine, 10.0.12), a SQL Server cumulative update
-// (2022-CU27-...), or a digest.
+// A tag naming a patch release (1.30.6, 24.21.0-alpine, 10.0.12), a SQL Server cumulative update
+// (2025-CU9-...), or a digest.
 export const isPinned = (ref) => /@sha256:[0-9a-f]{64}$/.test(ref) || /:(\d+\.\d+\.\d+|\d{4}-CU\d+)(\b|-|$)/.test(ref);
 
 // Every rule of the linter as an error.

@@ -51,5 +51,5 @@ test('the .NET images are the release the project targets', () => {
   for (const name of ['mcr.microsoft.com/dotnet/sdk', 'mcr.microsoft.com/dotnet/aspnet']) {
     assert.match(tagsOf(name)[0] ?? '', new RegExp(`^${name.replaceAll('.', '\\.')}:${major}\\.0\\.\\d+$`));
   }
-  assert.match(tagsOf('mcr.microsoft.com/mssql/server')[0], /:2022-CU\d+-ubuntu-22\.04$/);
+  assert.match(tagsOf('mcr.microsoft.com/mssql/server')[0], /:2025-CU\d+-ubuntu-24\.04$/);
 });

@@ -8,8 +8,6 @@ public enum DatabaseProvider { Sqlite, Postgres, SqlServer }
 
 public static class DatabaseSetup
 {
-    public const string NoSqlServer = "This build has no SQL Server support: publish with -p:WithSqlServer=true (the Dockerfile does).";
-
     public static DatabaseProvider ParseProvider(string? value) => value?.Trim().ToLowerInvariant() switch
     {
         null or "" or "sqlite" => DatabaseProvider.Sqlite,
@@ -33,14 +31,10 @@ public static class DatabaseSetup
                     o.UseNpgsql(connection, npgsql => npgsql.EnableRetryOnFailure()));
                 break;
             case DatabaseProvider.SqlServer:
-#if SQLSERVER
                 // Connection resiliency: transient SQL Server errors (failover, throttling) are retried.
                 services.AddDbContextPool<AppDbContext, SqlServerAppDbContext>(o =>
                     o.UseSqlServer(connection, sql => sql.EnableRetryOnFailure()));
                 break;
-#else
-                throw new InvalidOperationException(NoSqlServer);
-#endif
         }
         return services;
     }
@@ -50,9 +44,7 @@ public static class DatabaseSetup
     {
         SqliteException s => s.SqliteErrorCode == 19 && s.SqliteExtendedErrorCode is 2067 or 1555,
         PostgresException p => p.SqlState == PostgresErrorCodes.UniqueViolation,
-#if SQLSERVER
         Microsoft.Data.SqlClient.SqlException m => m.Number is 2601 or 2627,
-#endif
         _ => false,
     };
 }

@@ -18,9 +18,6 @@ public sealed record DatabaseSettings(DatabaseProvider Provider, string Connecti
         var connection = new[] { config.GetConnectionString("Default"), config.GetConnectionString(provider.ToString()) }
             .FirstOrDefault(c => !string.IsNullOrWhiteSpace(c));
         if (provider == DatabaseProvider.Sqlite) return new(provider, connection ?? DefaultSqlite, null);
-#if !SQLSERVER
-        if (provider == DatabaseProvider.SqlServer) throw new InvalidOperationException(DatabaseSetup.NoSqlServer);
-#endif
 
         if (connection is null)
         {
