@@ -1,7 +1,9 @@
 // PROCESS_MANAGER=pm2: PM2's cluster mode, run in the foreground by `pm2-runtime
 // ecosystem.config.cjs` (scripts/start.sh). PM2's own process is the cluster primary; each
 // instance runs src/serve.js, which serves and never forks.
+const { spawn } = require('node:child_process');
 const { loadConfig } = require('./src/config.js');
+const { log } = require('./src/log.js');
 const { workerCount } = require('./src/cpu-count.js');
 
 function settings() {
@@ -13,6 +15,20 @@ function settings() {
   }
 }
 const { config, workers } = settings();
+
+// pm2-runtime leaves SIGHUP at Node's default, which ends it and every instance with it. Here, as
+// for the cluster primary and the reuseport launcher, SIGHUP is the rolling restart: PM2's own
+// `pm2 reload app`, one instance at a time, each new one ready before an old one stops. This file
+// is read inside the pm2-runtime process (and again by any pm2 command given it): install once.
+const HUP = Symbol.for('node-cluster.pm2-sighup');
+if (!process[HUP]) {
+  process[HUP] = true;
+  process.on('SIGHUP', () => {
+    log('SIGHUP: pm2 reload app');
+    spawn(process.execPath, [require.resolve('pm2/bin/pm2'), 'reload', 'app'], { stdio: 'ignore' })
+      .on('exit', (code) => log('pm2 reload app finished', { code }));
+  });
+}
 
 module.exports = {
   apps: [{

@@ -13,7 +13,7 @@ try {
   process.exit(2);
 }
 
-startWorker(config, { reusePort: process.argv.includes('--reuse-port') });
+startWorker(config, { reusePort: process.argv.includes('--reuse-port'), ownPrimary: false });
 
 // Started by the reuseport launcher (an IPC channel, not a cluster worker): if the launcher dies
 // without stopping it, drain and exit rather than serve on unsupervised. Cluster workers (PM2)

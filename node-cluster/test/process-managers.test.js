@@ -16,10 +16,17 @@ afterEach(async () => {
 });
 
 // PM2 keeps its sockets and pid files in PM2_HOME (~/.pm2 by default): a folder per test.
-function pm2Home() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-pm2-'));
-  tempDirs.push(dir);
-  return dir;
+function startPm2(env) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-pm2-'));
+  tempDirs.push(home);
+  return startScript({ PROCESS_MANAGER: 'pm2', PM2_HOME: home, HOME: home, ...env });
+}
+
+// pm2-runtime with two instances, both listening; returns their pids.
+async function startTwoPm2Instances() {
+  current = await startPm2({ WORKERS: '2' });
+  await current.waitLog('worker listening', 2, 30_000);
+  return waitForChildren(current.child.pid, 2);
 }
 
 // Every route answers as the cluster's workers answer it, the database being away.
@@ -116,11 +123,8 @@ test('reuseport: SIGTERM lets in-flight requests finish, then everything exits 0
 });
 
 test('pm2-runtime: two cluster-mode instances serve every route; SIGTERM drains and leaves no process', async () => {
-  const home = pm2Home();
-  current = await startScript({ PROCESS_MANAGER: 'pm2', WORKERS: '2', PM2_HOME: home, HOME: home });
+  const instances = await startTwoPm2Instances();
   const p = current;
-  await p.waitLog('worker listening', 2, 30_000);
-  const instances = await waitForChildren(p.child.pid, 2);
   // The instances run src/serve.js, which forks nothing: no grandchildren.
   assert.deepEqual(instances.flatMap(childPids), []);
   assert.deepEqual([...await servingPids(p.port, 2)].sort(), instances.sort(), 'PM2 spread requests over both');
@@ -141,11 +145,8 @@ test('pm2-runtime: two cluster-mode instances serve every route; SIGTERM drains 
 });
 
 test('pm2-runtime: a killed instance is brought back by PM2', async () => {
-  const home = pm2Home();
-  current = await startScript({ PROCESS_MANAGER: 'pm2', WORKERS: '2', PM2_HOME: home, HOME: home });
+  const [victim] = await startTwoPm2Instances();
   const p = current;
-  await p.waitLog('worker listening', 2, 30_000);
-  const [victim] = await waitForChildren(p.child.pid, 2);
   process.kill(victim, 'SIGKILL');
   await p.waitLog('worker listening', 3, 30_000);
   const now = await waitForChildren(p.child.pid, 2);
@@ -153,9 +154,23 @@ test('pm2-runtime: a killed instance is brought back by PM2', async () => {
   assert.equal((await request(p.port, '/')).status, 200);
 });
 
+test('pm2-runtime: SIGHUP is PM2\'s reload, one instance at a time, and pm2-runtime lives on', async () => {
+  const before = await startTwoPm2Instances();
+  const p = current;
+  process.kill(p.child.pid, 'SIGHUP');
+  const [done] = await p.waitLog('pm2 reload app finished', 1, 60_000);
+  assert.equal(done.code, 0);
+  const after = childPids(p.child.pid);
+  assert.equal(after.length, 2);
+  assert.ok(after.every((pid) => !before.includes(pid)), 'both instances replaced');
+  // Each old instance drained only once its replacement listened.
+  const seq = p.logs.filter((l) => (l.msg === 'worker listening' && after.includes(l.pid)) || (l.msg === 'worker draining' && before.includes(l.pid)));
+  assert.deepEqual(seq.map((l) => l.msg), ['worker listening', 'worker draining', 'worker listening', 'worker draining']);
+  assert.equal((await request(p.port, '/')).status, 200);
+});
+
 test('pm2-runtime: a bad WORKERS value stops it with one line, exit 2', async () => {
-  const home = pm2Home();
-  current = await startScript({ PROCESS_MANAGER: 'pm2', WORKERS: 'lots', PM2_HOME: home, HOME: home });
+  current = await startPm2({ WORKERS: 'lots' });
   const { code } = await exitWithin(current, 20_000);
   assert.equal(code, 2);
   assert.match(current.stderr, /WORKERS must be a positive integer, got "lots"/);

@@ -85,6 +85,13 @@ test('WORKERS overrides the quota', async () => {
   assert.deepEqual(childPids(app.pid), [], 'no worker left behind');
 });
 
+// The runner calls the app healthy once one process answers /health; PM2 starts its instances one
+// after the other. Wait until `count` processes listen: nginx keeps reusing the upstream
+// connections it opens first, so a process that listens later would get none of them.
+function waitListening(app, count) {
+  return waitFor(() => (fs.readFileSync(app.log, 'utf8').match(/"msg":"worker listening"/g) ?? []).length >= count, { timeoutMs: 30_000, what: `${count} processes listening` });
+}
+
 // Pids that answered through nginx, in rounds of 16 concurrent requests until `count` differ
 // (bounded). Concurrent: one request at a time would ride one upstream keep-alive connection, and
 // so one process.
@@ -101,6 +108,7 @@ async function servingPids(port, count) {
 test('PROCESS_MANAGER=reuseport: two processes behind nginx, make reload replaces both, down leaves none', async () => {
   const { runDir, topo, app } = await start({ PROCESS_MANAGER: 'reuseport', WORKERS: '2' });
   const before = await waitForChildren(app.pid, 2);
+  await waitListening(app, 2);
   const nginxPort = new URL(topo.url).port;
   assert.deepEqual([...await servingPids(nginxPort, 2)].sort(), before.sort());
   const r = await reload({ runDir, sample: 'node-cluster', service: 'app' });
@@ -113,17 +121,22 @@ test('PROCESS_MANAGER=reuseport: two processes behind nginx, make reload replace
   assert.deepEqual([app.pid, ...after].filter(pidAlive), [], 'no process left');
 });
 
-test('PROCESS_MANAGER=pm2: pm2-runtime with two instances behind nginx, down leaves no process', async () => {
+test('PROCESS_MANAGER=pm2: pm2-runtime with two instances behind nginx, make reload replaces both, down leaves none', async () => {
   const { runDir, topo, app } = await start({ PROCESS_MANAGER: 'pm2', WORKERS: '2' });
   const instances = await waitForChildren(app.pid, 2);
+  await waitListening(app, 2);
   assert.deepEqual([...await servingPids(new URL(topo.url).port, 2)].sort(), instances.sort());
   // PM2_HOME is a folder of this run's, not ~/.pm2.
   const environ = fs.readFileSync(`/proc/${app.pid}/environ`, 'utf8').split('\0');
   const home = environ.find((v) => v.startsWith('PM2_HOME=')).slice('PM2_HOME='.length);
   assert.ok(home.startsWith(runDir), home);
   assert.equal(fs.readFileSync(path.join(home, 'pm2.pid'), 'utf8'), String(app.pid));
+  // SIGHUP, which pm2-runtime alone would die of, is `pm2 reload app` (ecosystem.config.cjs).
+  assert.equal((await reload({ runDir, sample: 'node-cluster', service: 'app' })).strategy, 'signal');
+  const after = await waitForChildren(app.pid, 2);
+  assert.ok(after.every((pid) => !instances.includes(pid)), 'both instances replaced');
   await down({ runDir });
-  assert.deepEqual([app.pid, ...instances].filter(pidAlive), [], 'no pm2-runtime and no instance left');
+  assert.deepEqual([app.pid, ...instances, ...after].filter(pidAlive), [], 'no pm2-runtime and no instance left');
 });
 
 // `make up SAMPLE=node-cluster` where no mongod can be had: one line naming the cause, exit 1,
