@@ -1,11 +1,18 @@
 // The cluster primary: forks the workers, respawns crashed ones with backoff, replaces them one at
 // a time on SIGHUP and drains them all on SIGTERM/SIGINT. It serves no requests itself.
+// `fork` makes one worker: cluster.fork() by default; the reuseport launcher hands in independent
+// processes behind the same interface (id, process, isDead(), isConnected(), send(),
+// exitedAfterDisconnect, and the events 'listening' and 'exit').
 import cluster from 'node:cluster';
 import { createBackoff } from './backoff.js';
 import { log } from './log.js';
 
-export function startSupervisor({ workers, drainMs, backoff: backoffOptions = {}, listenTimeoutMs = 30_000 }) {
+export function startSupervisor({
+  workers, drainMs, backoff: backoffOptions = {}, listenTimeoutMs = 30_000,
+  fork: forkWorker = () => cluster.fork(), name = 'cluster',
+}) {
   const backoff = createBackoff(backoffOptions);
+  const all = new Set(); // every worker not yet exited
   const forkedAt = new Map(); // worker id -> time of fork
   const retiring = new Set(); // worker ids we asked to stop: their exits are planned
   const candidates = new Set(); // rolling-restart replacements not yet listening: never respawned
@@ -15,11 +22,14 @@ export function startSupervisor({ workers, drainMs, backoff: backoffOptions = {}
   let pendingRespawns = 0;
   let gaveUp = false;
 
-  const alive = () => Object.values(cluster.workers).filter((w) => w && !w.isDead());
+  const alive = () => [...all].filter((w) => !w.isDead());
 
   function fork() {
-    const worker = cluster.fork();
+    const worker = forkWorker();
+    all.add(worker);
     forkedAt.set(worker.id, Date.now());
+    worker.on('listening', () => listening.add(worker.id));
+    worker.on('exit', (code, signal) => onExit(worker, code, signal));
     log('worker forked', { worker: worker.id, workerPid: worker.process.pid });
     return worker;
   }
@@ -61,9 +71,8 @@ export function startSupervisor({ workers, drainMs, backoff: backoffOptions = {}
     else worker.process.kill('SIGTERM');
   }
 
-  cluster.on('listening', (worker) => listening.add(worker.id));
-
-  cluster.on('exit', (worker, code, signal) => {
+  function onExit(worker, code, signal) {
+    all.delete(worker);
     listening.delete(worker.id);
     const uptimeMs = Date.now() - (forkedAt.get(worker.id) ?? Date.now());
     forkedAt.delete(worker.id);
@@ -98,7 +107,7 @@ export function startSupervisor({ workers, drainMs, backoff: backoffOptions = {}
       if (!shuttingDown && !gaveUp) fork();
       else if (gaveUp && alive().length === 0 && pendingRespawns === 0) process.exit(1);
     }, delayMs);
-  });
+  }
 
   // One worker at a time: the new one must be listening before the old one is asked to stop,
   // so there are always at least `workers` processes accepting connections.
@@ -147,7 +156,7 @@ export function startSupervisor({ workers, drainMs, backoff: backoffOptions = {}
 
   const initial = Array.from({ length: workers }, fork);
   Promise.allSettled(initial.map(whenListening)).then((results) => {
-    if (results.every((r) => r.status === 'fulfilled')) log('cluster ready', { workers });
+    if (results.every((r) => r.status === 'fulfilled')) log(`${name} ready`, { workers });
   });
   return { rollingRestart, shutdown };
 }

@@ -1,6 +1,11 @@
-// One worker: the HTTP server plus its own MongoDB connection. Run by the primary (cluster mode)
-// or directly with CLUSTERING_ENABLED=false. Shuts down gracefully on the primary's "shutdown"
-// message, SIGTERM or SIGINT: stop accepting, finish in-flight requests, then exit.
+// One worker: the HTTP server plus its own MongoDB connection. Run by the primary (cluster mode),
+// directly with CLUSTERING_ENABLED=false, or through src/serve.js (reuseport launcher, PM2).
+// Shuts down gracefully on the primary's "shutdown" message, SIGTERM or SIGINT: stop accepting,
+// finish in-flight requests, then exit. `reusePort`: listen with SO_REUSEPORT beside other
+// processes on the same port (Node >= 22.12 on Linux). `ownPrimary` (src/primary.js's workers):
+// drain through cluster.worker.disconnect(), which tells the primary the exit is planned. Any
+// other cluster worker (PM2's) closes its server and keeps the IPC channel: PM2's metrics in the
+// instance exit(1) the moment that channel is gone, cutting the drain short.
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,7 +14,7 @@ import { loadConfig } from './config.js';
 import { connect, disconnect } from './db.js';
 import { log } from './log.js';
 
-export function startWorker(config = loadConfig()) {
+export function startWorker(config = loadConfig(), { reusePort = false, ownPrimary = cluster.isWorker } = {}) {
   // Test hooks: make a worker fail during start-up (always, or while a given file exists), to
   // exercise the primary's crash backoff and a rolling restart onto a broken release.
   if (process.env.CRASH_ON_START === '1') throw new Error('CRASH_ON_START=1: failing at start-up on purpose');
@@ -33,8 +38,11 @@ export function startWorker(config = loadConfig()) {
 
   connect(config.mongodbUri, { maxPoolSize: config.maxPoolSize, username: config.mongodbUsername, password: config.mongodbPassword });
 
-  server.listen(config.port, config.host, () => {
+  server.listen({ port: config.port, host: config.host, reusePort }, () => {
     log('worker listening', { port: server.address().port, worker: cluster.worker?.id ?? null });
+    // Whoever started this process with an IPC channel learns that it accepts connections: the
+    // reuseport launcher, PM2's wait_ready (the cluster primary ignores it).
+    process.send?.('ready');
   });
 
   const exit = async (code) => {
@@ -64,7 +72,7 @@ export function startWorker(config = loadConfig()) {
         log('worker drained');
         exit(0);
       };
-      if (cluster.isWorker) {
+      if (ownPrimary) {
         // Closes this worker's listening handle, waits for its connections to end, then tells
         // the primary this exit was planned (worker.exitedAfterDisconnect), and drops the IPC.
         process.once('disconnect', done);

@@ -4,10 +4,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const SAMPLE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const PRIMARY = fileURLToPath(new URL('../src/primary.js', import.meta.url));
+const START = fileURLToPath(new URL('../scripts/start.sh', import.meta.url));
 
 export const sleep = (ms) => new Promise((r) => { setTimeout(r, ms); });
 
@@ -57,13 +59,28 @@ export function childPids(pid) {
   return out;
 }
 
+// Waits until `pid` has exactly `count` child processes; returns their pids.
+export function waitForChildren(pid, count, timeoutMs = 30_000) {
+  return waitFor(() => { const kids = childPids(pid); return kids.length === count && kids; }, { timeoutMs, what: `${count} child processes of ${pid}` });
+}
+
 // Starts `node src/primary.js` with `env`; returns a handle with its logs and helpers.
-export async function startPrimary(env = {}, { waitReady = true } = {}) {
+export function startPrimary(env = {}, { waitReady = true } = {}) {
+  return startProgram([process.execPath, PRIMARY], env, { ready: waitReady && 'cluster ready' });
+}
+
+// Starts `sh scripts/start.sh` (PROCESS_MANAGER in `env`); waits for the log line `ready` if given.
+export function startScript(env = {}, { ready } = {}) {
+  return startProgram(['sh', START], env, { ready });
+}
+
+async function startProgram([program, ...args], env, { ready }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [PRIMARY], {
+  const child = spawn(program, args, {
     cwd: SAMPLE_DIR,
     env: {
-      PATH: process.env.PATH,
+      // This Node first: scripts/start.sh runs `node`.
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
       PORT: String(port),
       HOST: '127.0.0.1',
       // Nothing listens on port 9 (discard): the database is "down" unless a test says otherwise.
@@ -99,15 +116,15 @@ export async function startPrimary(env = {}, { waitReady = true } = {}) {
       { timeoutMs, what: `${count} × "${msg}" in the primary's log` },
     ),
     workerPids: () => new Set(handle.find('worker forked').map((l) => l.workerPid)),
-    // Kills the primary and every worker it ever forked that is still alive.
+    // Kills the primary and every worker it ever forked (or has now) that is still alive.
     async cleanup() {
-      for (const pid of [...handle.workerPids(), child.pid]) {
+      for (const pid of [...handle.workerPids(), ...childPids(child.pid), child.pid]) {
         if (pidAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
       }
       await Promise.race([exited, sleep(2_000)]);
     },
   };
-  if (waitReady) await handle.waitLog('cluster ready');
+  if (ready) await handle.waitLog(ready);
   return handle;
 }
 

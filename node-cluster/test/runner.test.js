@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { up, down, REPO_ROOT } from '../../harness/runner/index.js';
-import { childPids, request, waitFor } from './helpers.js';
+import { up, down, reload, REPO_ROOT } from '../../harness/runner/index.js';
+import { childPids, pidAlive, request, waitFor, waitForChildren } from './helpers.js';
 
 const LAB = path.join(REPO_ROOT, 'harness', 'bin', 'lab.js');
 const runDirs = [];
@@ -83,6 +83,60 @@ test('WORKERS overrides the quota', async () => {
   const { stopped } = await down({ runDir });
   assert.equal(stopped, 2, 'app and nginx stopped');
   assert.deepEqual(childPids(app.pid), [], 'no worker left behind');
+});
+
+// The runner calls the app healthy once one process answers /health; PM2 starts its instances one
+// after the other. Wait until `count` processes listen: nginx keeps reusing the upstream
+// connections it opens first, so a process that listens later would get none of them.
+function waitListening(app, count) {
+  return waitFor(() => (fs.readFileSync(app.log, 'utf8').match(/"msg":"worker listening"/g) ?? []).length >= count, { timeoutMs: 30_000, what: `${count} processes listening` });
+}
+
+// Pids that answered through nginx, in rounds of 16 concurrent requests until `count` differ
+// (bounded). Concurrent: one request at a time would ride one upstream keep-alive connection, and
+// so one process.
+async function servingPids(port, count) {
+  const pids = new Set();
+  for (let round = 0; round < 10 && pids.size < count; round += 1) {
+    const answers = await Promise.all(Array.from({ length: 16 }, () => request(port, '/delay?ms=100')));
+    for (const res of answers) pids.add(res.body.pid);
+  }
+  return pids;
+}
+
+// `make up SAMPLE=node-cluster PROCESS_MANAGER=reuseport WORKERS=2`, then `make reload`, `make down`.
+test('PROCESS_MANAGER=reuseport: two processes behind nginx, make reload replaces both, down leaves none', async () => {
+  const { runDir, topo, app } = await start({ PROCESS_MANAGER: 'reuseport', WORKERS: '2' });
+  const before = await waitForChildren(app.pid, 2);
+  await waitListening(app, 2);
+  const nginxPort = new URL(topo.url).port;
+  assert.deepEqual([...await servingPids(nginxPort, 2)].sort(), before.sort());
+  const r = await reload({ runDir, sample: 'node-cluster', service: 'app' });
+  assert.equal(r.strategy, 'signal');
+  const after = childPids(app.pid);
+  assert.equal(after.length, 2);
+  assert.ok(after.every((pid) => !before.includes(pid)), 'both processes replaced');
+  assert.equal((await request(nginxPort, '/')).status, 200);
+  await down({ runDir });
+  assert.deepEqual([app.pid, ...after].filter(pidAlive), [], 'no process left');
+});
+
+test('PROCESS_MANAGER=pm2: pm2-runtime with two instances behind nginx, make reload replaces both, down leaves none', async () => {
+  const { runDir, topo, app } = await start({ PROCESS_MANAGER: 'pm2', WORKERS: '2' });
+  const instances = await waitForChildren(app.pid, 2);
+  await waitListening(app, 2);
+  assert.deepEqual([...await servingPids(new URL(topo.url).port, 2)].sort(), instances.sort());
+  // PM2_HOME is a folder of this run's, not ~/.pm2.
+  const environ = fs.readFileSync(`/proc/${app.pid}/environ`, 'utf8').split('\0');
+  const home = environ.find((v) => v.startsWith('PM2_HOME=')).slice('PM2_HOME='.length);
+  assert.ok(home.startsWith(runDir), home);
+  assert.equal(fs.readFileSync(path.join(home, 'pm2.pid'), 'utf8'), String(app.pid));
+  // SIGHUP, which pm2-runtime alone would die of, is `pm2 reload app` (ecosystem.config.cjs).
+  assert.equal((await reload({ runDir, sample: 'node-cluster', service: 'app' })).strategy, 'signal');
+  const after = await waitForChildren(app.pid, 2);
+  assert.ok(after.every((pid) => !instances.includes(pid)), 'both instances replaced');
+  await down({ runDir });
+  assert.deepEqual([app.pid, ...instances, ...after].filter(pidAlive), [], 'no pm2-runtime and no instance left');
 });
 
 // `make up SAMPLE=node-cluster` where no mongod can be had: one line naming the cause, exit 1,
