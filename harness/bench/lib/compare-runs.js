@@ -5,7 +5,7 @@
 // be a win in the next. Per run: the median half-width of the intervals (at most 10% of the ratio).
 
 import { measuredRatio } from './repeatability.js';
-import { decide, labelOf } from './stats.js';
+import { decide, labelOf, lowerMedian } from './stats.js';
 
 // The probe's fast time (box.coreSpeed.fastUs) of two runs further apart than this: the host ran at
 // another speed, and ratios move with it. Consecutive runs on this machine read within 14% of each
@@ -39,8 +39,7 @@ const winnerOf = (v) => (verdictLabel(v) === 'wins' ? v.winner : null);
 
 function runSummary(doc) {
   const vs = doc.verdicts.filter(usable);
-  const half = vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio).sort((p, q) => p - q);
-  const medianHalfWidth = half.length ? half[Math.floor((half.length - 1) / 2)] : null;
+  const medianHalfWidth = lowerMedian(vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio));
   const count = (label) => vs.filter((v) => verdictLabel(v) === label).length;
   return { verdicts: vs.length, medianHalfWidth, narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10, wins: count('wins'), equal: count('equal'), cantTell: count('cant-tell') };
 }

@@ -1,7 +1,7 @@
 // One measured window, with what the system under test spent on it; open-loop steps and the
 // search for the highest sustained rate.
 import { getTool, pacedToolName } from './tools/index.js';
-import { round, mulberry32 } from './stats.js';
+import { round, mulberry32, lowerMedian } from './stats.js';
 import { socketCounters, timeWaitSockets } from './sockets.js';
 import * as paced from './tools/paced.js';
 import { histogram } from './histogram.js';
@@ -72,7 +72,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
 export function combineWindows(ws) {
   const sum = (f) => ws.reduce((s, w) => s + (f(w) ?? 0), 0);
   const values = (f) => ws.map(f).filter(Number.isFinite);
-  const mid = (f) => { const v = values(f).sort((a, b) => a - b); return v.length ? v[Math.floor((v.length - 1) / 2)] : null; };
+  const mid = (f) => lowerMedian(values(f));
   const maxOf = (f) => { const v = values(f); return v.length ? Math.max(...v) : null; };
   const requests = sum((w) => w.requests);
   const durationS = sum((w) => w.durationS);

@@ -11,23 +11,21 @@ import { METRICS } from './metrics.js';
 export { METRICS };
 
 export const MODES = {
-  // Default: about 10 minutes on a 2-core machine.
+  // Default: about 15 minutes on a 2-core machine, every strategy at every budget.
   // Warm-up: chunks of warmupChunkS until two agree within 3% (at least warmupS, at most warmupMaxS).
   // Latency: the last latencyRounds rounds also get a window at a fixed rate — the workload's nominal
-  // rate per CPU (workloads.js), or latencyLoad of the slowest cell's capacity rounded down to a
-  // 1-2-5 step where that is less —, where the p99 verdicts are taken.
+  // rate per CPU of the budget (workloads.js), or latencyLoad of the slowest cell's capacity rounded
+  // down to a 1-2-5 step where that is less —, where the p99 and CPU-per-request verdicts are taken.
   // latencyWarmS: before each block of latency slices, a run at the rate per cell that isn't counted.
-  // roundsByWorkload: rounds of one workload's cells, where they differ from `rounds`.
   // closedSliceS: the verdict cells' saturated windows are taken in slices of this, in turn with the
   // other cells of the round (run.js slicedRound), as the latency windows in slices of latencySliceS.
-  // The default run asks p99 and CPU per request of light JSON only, at a fixed rate in its last 4
-  // rounds: 20 slices of 1 s, where 3 rounds left p99 intervals of ±50% (the full run asks them of
-  // every workload, in 3 rounds). Not in the first round: a cluster of 2 still spent up to ×1.8 of
-  // its later CPU per request in that round's first slices (604, 425, 523 µs against 290–400 after;
-  // default run, 2026-11-25), an amount that differs from run to run. Light JSON had a sixth round;
-  // it went when a default run took 9 min 58 s on a slow day (2026-11-22), and the spread between
-  // runs (repeatability.js) outweighs what it narrowed.
-  quick: { windowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 0.3, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
+  // The default run asks p99 and CPU per request of light JSON only, at a fixed rate in its last 3
+  // rounds (6 slices of 1 s per cell; the full run asks them of every workload). Its saturated
+  // windows are one 1 s slice per round: 40 cells at two budgets in 5 rounds, where 5 slices a
+  // round for 8 cells at one budget filled the same time before the budgets were swept; not in the
+  // first round: a cluster of 2 still spent up to ×1.8 of its later CPU per request in that round's
+  // first slices (default run, 2026-11-25).
+  quick: { windowS: 1, latencyWindowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 0.3, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
   full: { windowS: 3, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.3, rounds: 6, latencyRounds: 3, latencyWindowS: 2, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
@@ -43,7 +41,7 @@ const usableCpus = (t) => Math.min(t.budgetCpus ?? Infinity, t.runtime === 'node
 // control (what the verdicts measured before they asked about several cores). Every topology sits
 // behind nginx, as it would run. `cpuset`: 'sut' (the CPUs left after the generator's) where the
 // budget fits there, else 'all' (the generator shares them: its share is measured).
-function strategiesAt(budget, cpuset, mode) {
+function strategiesAt(budget, cpuset) {
   const at = (o) => {
     const t = topology({ ...o, budget, viaNginx: true, cpuset });
     return { ...t, id: `${t.id}-b${budget}` };
@@ -52,9 +50,9 @@ function strategiesAt(budget, cpuset, mode) {
   const dotnet1 = at({ sample: 'dotnet-api', strategy: 'one process' });
   const vsExpress = (key, t, what, extra = {}) => ({ comparison: `b${budget}.${key}`, key, a: t, b: express1, what: `${what} vs one Express process`, ...extra });
   const qs = [];
-  // At budget 1 a cluster, replicas, reusePort or PM2 of one process is one process with a manager
-  // around it: the full run asks what that costs, the default run spends its time on the cores.
-  if (budget > 1 || mode === 'full') {
+  // At budget 1 a cluster, reusePort or PM2 of one process is one process with a manager around it:
+  // what the manager costs, and the base of each strategy's scaling. (One replica is one process.)
+  {
     qs.push(vsExpress('cluster', at({ sample: 'node-cluster', strategy: 'cluster', n: budget }), `a cluster of ${budget} worker${budget > 1 ? 's' : ''}`));
     qs.push(vsExpress('reuseport', at({ sample: 'node-cluster', strategy: 'reuseport', n: budget }), `${budget} reusePort process${budget > 1 ? 'es' : ''}`));
     qs.push(vsExpress('pm2', at({ sample: 'node-cluster', strategy: 'pm2', n: budget }), `PM2 cluster mode, ${budget} instance${budget > 1 ? 's' : ''}`));
@@ -111,7 +109,7 @@ function verdicts({ mode, budgets, params }) {
   const questions = [];
   // Multi-core questions first: they are what the run is for.
   for (const { budget, cpuset } of [...budgets].sort((x, y) => y.budget - x.budget)) {
-    for (const c of strategiesAt(budget, cpuset, mode)) {
+    for (const c of strategiesAt(budget, cpuset)) {
       for (const workload of ASKED[mode].filter((w) => !c.workloads || mode === 'full' || c.workloads.includes(w))) {
         const rounds = params.roundsByWorkload?.[workload];
         const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
@@ -158,9 +156,9 @@ function verdicts({ mode, budgets, params }) {
   return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
 }
 
-function openloop({ budgets, mode }) {
+function openloop({ budgets }) {
   const top = budgets.reduce((x, y) => (y.budget > x.budget ? y : x));
-  const qs = strategiesAt(top.budget, top.cpuset, mode);
+  const qs = strategiesAt(top.budget, top.cpuset);
   const wanted = [qs[0].b, ...qs.map((q) => q.a)];
   const cells = wanted.map((t) => ({ ...closedCell('openloop', 'pi', t), kind: 'openloop', id: `openloop.pi:${t.id}` }));
   return { cells, comparisons: [], checks: [] };

@@ -18,6 +18,15 @@ export function median(values) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+/**
+ * The lower median: the middle value, or the lower of the two middle ones — always a value that was
+ * measured (a slice's latency percentile, a run's half-width), never an average of two.
+ */
+export function lowerMedian(values) {
+  const v = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
+}
+
 /** median, min, max and (max - min) / median over rounds. */
 export function summary(values, digits = 1) {
   const v = values.filter(Number.isFinite);
