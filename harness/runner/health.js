@@ -1,5 +1,6 @@
 // Local health checks: the compose healthcheck's URL path polled on the instance's loopback port,
 // or a TCP connect when the healthcheck names no URL.
+import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
 
@@ -38,16 +39,28 @@ export function checkOnce(port, healthcheck) {
   return healthcheck.kind === 'http' ? httpOk(port, healthcheck.path, timeout) : tcpOpen(port, timeout);
 }
 
+/** The last non-empty line a process wrote to its log (what it said before it died), or null. */
+export function lastLine(file) {
+  if (!file) return null;
+  try {
+    const lines = fs.readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    return lines.at(-1)?.slice(0, 300) ?? null;
+  } catch { return null; }
+}
+
 // Waits until the instance is healthy. `exited()` (may be async) returns an exit description once
 // the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
 // returning true stops the wait (the run is being taken down).
-export async function waitHealthy({ port, healthcheck, exited, label, cancelled = () => false, budgetMs }) {
+export async function waitHealthy({ port, healthcheck, exited, label, log, cancelled = () => false, budgetMs }) {
   const budget = budgetMs ?? Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
   const deadline = Date.now() + budget;
   while (Date.now() < deadline) {
     if (cancelled()) throw new Error(`${label}: stopped waiting, the run is being taken down`);
     const gone = await exited();
-    if (gone) throw new Error(`${label} exited before it was healthy (${gone})`);
+    if (gone) {
+      const said = lastLine(log);
+      throw new Error(`${label} exited before it was healthy (${gone})${said ? `: ${said}` : ''}`);
+    }
     if (await checkOnce(port, healthcheck)) return;
     await new Promise((r) => setTimeout(r, 150));
   }

@@ -55,7 +55,7 @@ export async function restart({ runDir = DEFAULT_RUN_DIR, service, index }) {
   await call(runDir, 'stop', { pid: inst.pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs, service, index: inst.index });
   const { pid } = await call(runDir, 'spawn', { service, index: inst.index });
   await waitHealthy({
-    port: inst.port, healthcheck: entry.healthcheck, label: `${inst.name} (log: ${inst.log})`,
+    port: inst.port, healthcheck: entry.healthcheck, label: `${inst.name} (log: ${inst.log})`, log: inst.log,
     exited: async () => { const st = await call(runDir, 'status', { pid }); return st.exited ? st.how : undefined; },
   });
   return { ...inst, pid };

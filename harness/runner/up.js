@@ -120,7 +120,7 @@ async function start(runDir, opts, control) {
       }
       log(`${name}: waiting for ${svc.replicas} instance(s) to be healthy`);
       await Promise.all(started.map((inst) => waitHealthy({
-        port: inst.port, healthcheck: svc.healthcheck, exited: exited(inst.pid), label: `${inst.name} (log: ${inst.log})`, cancelled,
+        port: inst.port, healthcheck: svc.healthcheck, exited: exited(inst.pid), label: `${inst.name} (log: ${inst.log})`, log: inst.log, cancelled,
       })));
       if (svc.local.post_start) {
         const [cmd, ...args] = svc.local.post_start.map((v) => fillPlaceholders(v, { ...baseCtx, port: ports[name][0], index: 1, data: '' }));

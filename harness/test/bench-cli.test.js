@@ -175,6 +175,23 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   assert.match(report2, /RELABELLED one process/);
 });
 
+test('a process manager the platform lacks is skipped with one line; the rest runs and the run succeeds', { timeout: 90_000 }, async () => {
+  const out = tmp('skip');
+  const matrix = writeMatrix(out, { scenarios: [{ name: 'skip', cells: [{ workload: 'light', topology: one }, { workload: 'light', topology: { sample: TINY, strategy: 'reuseport', n: 2, viaNginx: true } }, { workload: 'light', topology: two }], compare: [{ a: 1, b: 0, metrics: ['throughput'] }, { a: 2, b: 0, metrics: ['throughput'] }] }] });
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '2', ...SHORT]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stderr.split('\n').filter((l) => /reuseport skipped/.test(l));
+  assert.equal(lines.length, 1, r.stderr);
+  const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+  assert.equal(doc.cells.find((c) => c.topology.strategy === 'reuseport').status, 'skipped');
+  assert.equal(doc.cells.find((c) => c.topology.strategy === 'one process').status, 'ok', 'the rest is measured');
+  assert.equal(doc.skipped.length, 1);
+  assert.equal(doc.skipped[0].strategy, 'reuseport');
+  assert.match(doc.skipped[0].why, /reuseport skipped: .*reusePort is not available on this platform/);
+  assert.equal(doc.skipped[0].why.split('\n').length, 1);
+  assert.equal(doc.verdicts[0].label, null, 'a question with a skipped side is not answered');
+});
+
 test('a topology that cannot start is recorded as failed, the run ends with exit 1 and nothing left running', { timeout: 90_000 }, async () => {
   const out = tmp('crash');
   const matrix = writeMatrix(out, { scenarios: [{ name: 'crash', cells: [{ workload: 'light', topology: { ...one, env: { CRASH_AT_START: '1' } } }, { workload: 'light', topology: two }] }] });

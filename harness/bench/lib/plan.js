@@ -26,7 +26,7 @@ export const MODES = {
   // first round: a cluster of 2 still spent up to ×1.8 of its later CPU per request in that round's
   // first slices (default run, 2026-11-25).
   quick: { windowS: 1, latencyWindowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 0.3, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 3, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.3, rounds: 6, latencyRounds: 3, latencyWindowS: 2, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
+  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.3, rounds: 6, latencyRounds: 3, latencyWindowS: 2, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
 

@@ -140,7 +140,7 @@ export async function runPlan(plan, ctx) {
           // A process manager this machine can't run (reusePort before Node 22.12 or off Linux, PM2
           // not installed) is skipped with its one line; the rest of the run goes on.
           const optional = OPTIONAL_STRATEGIES.has(d.cells[0].topology.strategy);
-          const why = optional ? `${d.cells[0].topology.strategy} skipped: ${firstLine(e.message)}` : e.message;
+          const why = optional ? `${d.cells[0].topology.strategy} skipped: ${whatItSaid(e.message)}` : e.message;
           for (const c of d.cells) Object.assign(records.get(c.id), { status: optional ? 'skipped' : 'failed', error: why });
           ctx.hooks.log?.(optional ? why : `failed: ${e.message}`);
           return;
@@ -181,7 +181,13 @@ export async function runPlan(plan, ctx) {
 }
 
 const OPTIONAL_STRATEGIES = new Set(['reuseport', 'pm2']);
-const firstLine = (text) => String(text).split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? String(text);
+// What a process that would not start said last (the runner's error carries it after the exit),
+// without the run folder's paths: one line for the output and results.json.
+function whatItSaid(message) {
+  const last = String(message).split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? String(message);
+  const m = /exited before it was healthy \(([^)]*)\)(?:: (.*))?$/.exec(last);
+  return m ? (m[2] ? `${m[2]} (${m[1]})` : m[1]) : last.replace(/\/\S+\//g, '');
+}
 
 // Everything one scenario's measurement needs, in one object: each cell's record, the deployment it
 // runs on, the mode's parameters and the run's context (tools, isolation, progress hooks).
