@@ -61,8 +61,8 @@ function lostRequests(cells) {
   }
   if (seen((d) => postErrors(d, 'ECONNRESET') || (d.get.errors?.ECONNRESET ?? 0) > 0)) {
     lines.push('- **ECONNRESET**: the connection the request travelled on was closed under it — by a killed process, or by a server '
-      + 'closing an idle keep-alive connection as the request arrived (nginx before 1.27.4 does so on every reload, '
-      + '`keepalive_min_timeout` fixes it). The client resends a GET on a new connection (counted as retried) but cannot resend a POST.');
+      + 'closing an idle keep-alive connection as the request arrived (nginx closes them on a reload; 1.27.4 added '
+      + '`keepalive_min_timeout` to hold them a moment, which the reference config leaves unset because the local runner\'s older nginx rejects it). The client resends a GET on a new connection (counted as retried) but cannot resend a POST.');
   }
   if (seen((d) => (d.get.errors?.ECONNREFUSED ?? 0) + (d.post.errors?.ECONNREFUSED ?? 0) > 0)) {
     lines.push('- **ECONNREFUSED**: nothing listened — one process without a proxy, between its death and its restart. Every request fails until it is back.');

@@ -2,10 +2,12 @@
 // the published figures beside ours, the original's explanation and the control that tests it.
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
 import { fmt, fmtX, fmtCi, verdictSentence, median } from './format.js';
+import { OWN_EXPLANATION, seedAnswers } from './seeds.js';
+import { cleanText } from './sanitize.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
-const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
 const range = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : ''; };
 
 export const experimentsOf = (doc) => doc.scenarios.filter((s) => s.experiment);
@@ -119,19 +121,28 @@ const SHOW = {
       any ? `The machine: ephemeral ports ${any.sockets.ephemeralPorts}, tcp_tw_reuse ${any.sockets.tcpTwReuse}, somaxconn ${any.sockets.somaxconn} (Node's listen backlog is 511).` : '', ''] : [];
   },
   scheduling: (doc, s) => {
+    let dropped = 0;
     const rows = cellsOf(doc, s).filter((c) => c.status === 'ok').map((c) => {
-      const cs = c.rounds.reduce((a, r) => a + (r.contextSwitches?.voluntary ?? 0) + (r.contextSwitches?.involuntary ?? 0), 0);
-      const inv = c.rounds.reduce((a, r) => a + (r.contextSwitches?.involuntary ?? 0), 0);
-      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(c.cpuPerRequestUs?.median, 0), fmt(median(c.rounds.map((r) => r.appThreads))), c.requests ? fmt(cs / c.requests, 2) : 'n/a', c.requests ? fmt(inv / c.requests, 3) : 'n/a'];
+      // A round whose counts went down lost a thread between the two readings (its counts left
+      // with it): its difference is not the round's switches, so it is left out, and said so.
+      const kept = c.rounds.filter((r) => r.contextSwitches && r.requests > 0 && r.contextSwitches.voluntary >= 0 && r.contextSwitches.involuntary >= 0);
+      dropped += c.rounds.filter((r) => r.contextSwitches).length - kept.length;
+      const req = kept.reduce((a, r) => a + r.requests, 0);
+      const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
+      const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
+      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(c.cpuPerRequestUs?.median, 0), fmt(median(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
     });
-    return rows.length ? ['Context switches of the app processes (every thread, `/proc/<pid>/task/*/status`) and their thread counts:', '',
+    return rows.length ? [`Context switches of the app processes (every thread, \`/proc/<pid>/task/*/status\`) and their thread counts${dropped ? ` (${dropped} round${dropped > 1 ? 's' : ''} left out, where a thread ended between the two readings and took its counts with it)` : ''}:`, '',
       table(['variant', 'workload', 'req/s', 'CPU µs/request', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];
   },
 };
 
 export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
   const e = s.experiment;
-  const out = [`## ${s.title}`, '', `${esc(e.source)}. **Claim**: ${esc(e.claim)}${e.explanation ? ` **Its explanation**: ${esc(e.explanation)}` : ''}${e.warning ? ` **Its warning**: ${esc(e.warning)}` : ''}${e.requirement ? ` **Requirement**: ${esc(e.requirement)}.` : ''}`, ''];
+  const explanation = !e.explanation ? '' : OWN_EXPLANATION.has(s.name) ? ` **Explanation tested here** (the article gives none; this one is the repository's): ${esc(e.explanation)}` : ` **Its explanation**: ${esc(e.explanation)}`;
+  const out = [`## ${s.title}`, '', `${esc(e.source)}. **Claim**: ${esc(e.claim)}${explanation}${e.warning ? ` **Its warning**: ${esc(e.warning)}` : ''}${e.requirement ? ` **Requirement**: ${esc(e.requirement)}.` : ''}`, ''];
+  const answer = seedAnswers(doc).find((a) => a.id === s.name);
+  if (answer) out.push(`**Answer: ${answer.answer}**${answer.control ? ` (the control: \`${answer.control}\`)` : ''} — ${answer.why}`, '');
   out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
   if (detail) out.push(...parameterTable(doc, s));
   out.push(...publishedTable(doc, s));
@@ -145,7 +156,6 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
 export function experimentSections(doc, where, charts = {}) {
   const exps = experimentsOf(doc);
   if (!exps.length) return [];
-  if (where === 'report') return exps.flatMap((s) => experimentSection(doc, s, { charts }));
-  return ['## The published experiments, reproduced', '', 'Each one\'s figures beside ours, and its explanation tested by a control measured in the same run (the report has the parameters and every table).', '',
-    ...exps.flatMap((s) => [`### ${s.experiment.title}`, '', ...comparisons(doc, s), ...publishedTable(doc, s)])];
+  // The guide answers each experiment in a paragraph (seeds.js); the tables are the report's.
+  return where === 'report' ? exps.flatMap((s) => experimentSection(doc, s, { charts })) : [];
 }
