@@ -83,8 +83,8 @@ function faultSection(cells) {
   out.push(`Each drill kills one process with SIGKILL ${num(any.kills.length)} times under ${num(any.rate)} requests/s `
     + `(${Math.round((any.mix.postShare ?? 0) * 100)} % of them POST ${any.mix.post?.path ?? ''}, the rest GET ${any.mix.get}). `
     + 'The restart policy (or the cluster primary, for a worker) brings the process back, and the next kill waits until it serves again — '
-    + 'behind nginx, until nginx takes it back — so every topology gets the same kills, one at a time. '
-    + '*Back* is the time from the kill to a healthy process; *serving* adds the wait for nginx, which skips a failed server for its fail_timeout.', '');
+    + 'behind nginx, until nginx takes it back — so every topology gets the same kills, one at a time.', '',
+    '*Back* is the time from the kill to a healthy process; *serving* adds the wait for nginx, which skips a failed server for its fail_timeout.', '');
   for (const [n, group] of groups(cells)) {
     out.push(`**${groupTitle(n)}**`, '');
     out.push('| topology | killed | failed GETs | failed POSTs | back (median / max) | serving (median / max) | p99 | target: 0 failed GETs |');

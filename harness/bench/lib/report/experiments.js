@@ -9,15 +9,16 @@ const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
 const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
 const range = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : ''; };
+const bounds = (xs) => { const v = (xs ?? []).filter(Number.isFinite); return v.length > 1 ? [Math.min(...v), Math.max(...v)] : [undefined, undefined]; };
 
 export const experimentsOf = (doc) => doc.scenarios.filter((s) => s.experiment);
 const cellsOf = (doc, s) => doc.cells.filter((c) => c.scenario === s.name);
 
 // Our figure for a published one, by what the article measured.
 const OURS = {
-  rps: (c) => ({ value: c.rps?.median ?? c.effectiveRps, range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '', unit: 'req/s' }),
-  maxMs: (c) => ({ value: c.latencyMs?.max?.median, range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []), unit: 'ms (slowest response)' }),
-  firstMs: (c) => ({ value: median(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), unit: 'ms (first response)' }),
+  rps: (c) => ({ value: c.rps?.median ?? c.effectiveRps, range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '', bounds: bounds(c.rounds?.map((r) => r.rps)), unit: 'req/s' }),
+  maxMs: (c) => ({ value: c.latencyMs?.max?.median, range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []), bounds: bounds(c.rounds?.map((r) => r.latencyMs?.max)), unit: 'ms (slowest response)' }),
+  firstMs: (c) => ({ value: median(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])), unit: 'ms (first response)' }),
   failedShare: (c) => ({ value: c.requests ? c.errors / c.requests : null, range: '', unit: 'share of requests failed', pct: true }),
 };
 const FIELDS = [['effectiveRps', 'effective req/s', (c) => c.effectiveRps], ['errors', 'failed requests', (c) => c.errors], ['requests', 'requests', (c) => c.requests],
@@ -35,7 +36,9 @@ export function publishedRows(doc, s) {
       const metric = p.metric ?? 'rps';
       const published = p.runs ? median(p.runs) : p.value;
       const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
-      rows.push({ label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', ours: ours.value, range: ours.range, unit: ours.unit, pct: ours.pct, note: p.note, status: c?.status ?? 'not run' });
+      const [publishedMin, publishedMax] = bounds(p.runs);
+      const [oursMin, oursMax] = ours.bounds ?? [];
+      rows.push({ label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin, publishedMax, ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct, note: p.note, status: c?.status ?? 'not run' });
     } else {
       for (const [key, what, get] of FIELDS) {
         if (p[key] === undefined) continue;
@@ -130,10 +133,10 @@ const SHOW = {
       const req = kept.reduce((a, r) => a + r.requests, 0);
       const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
       const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
-      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(c.cpuPerRequestUs?.median, 0), fmt(median(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
+      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(median(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
     });
     return rows.length ? [`Context switches of the app processes (every thread, \`/proc/<pid>/task/*/status\`) and their thread counts${dropped ? ` (${dropped} round${dropped > 1 ? 's' : ''} left out, where a thread ended between the two readings and took its counts with it)` : ''}:`, '',
-      table(['variant', 'workload', 'req/s', 'CPU µs/request', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];
+      table(['variant', 'workload', 'req/s', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];
   },
 };
 
@@ -146,7 +149,7 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
   out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
   if (detail) out.push(...parameterTable(doc, s));
   out.push(...publishedTable(doc, s));
-  for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title}](${file})`, '');
+  for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
   out.push(...comparisons(doc, s));
   if (detail) for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
   return out;

@@ -24,10 +24,10 @@ function closedTable(cells, doc) {
   const paced = cells.some((c) => c.paced);
   const pacedCpu = (c) => (c.paced.cpuPerRequestUs?.median != null ? `, ${fmt(c.paced.cpuPerRequestUs.median, 1)} µs` : '');
   const pacedCol = (c) => (paced ? [c.paced ? `${fmt(c.paced.rate)} req/s: ${['p50', 'p99'].map((k) => fmt(c.paced.latencyMs[k]?.median, 2)).join(' / ')}${pacedCpu(c)} (${c.paced.rounds} rounds)${c.paced.held ? '' : ' ⚠ rate not held'}` : ''] : []);
-  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms, CPU/request'] : []), 'CPU µs/request (saturated)', doc.protocol?.memory ? 'memory MiB (own pages)' : 'memory MiB (PSS)', 'flags'],
+  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms, CPU/request'] : []), doc.protocol?.memory ? 'memory MiB (own pages)' : 'memory MiB (PSS)', 'flags'],
     cells.map((c) => (c.status === 'ok'
-      ? [`\`${c.id}\``, esc(c.topology.label), c.connections, `${c.rounds.length} × ${c.windowS} s`, range(c.rps), ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / '), ...pacedCol(c), range(c.cpuPerRequestUs, 1), range(c.memoryMiB), flags(c)]
-      : [`\`${c.id}\``, esc(c.topology.label), '', '', `**${c.status}**: ${esc(c.error)}`, '', ...(paced ? [''] : []), '', '', ''])));
+      ? [`\`${c.id}\``, esc(c.topology.label), c.connections, `${c.rounds.length} × ${c.windowS} s`, range(c.rps), ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / '), ...pacedCol(c), range(c.memoryMiB), flags(c)]
+      : [`\`${c.id}\``, esc(c.topology.label), '', '', `**${c.status}**: ${esc(c.error)}`, '', ...(paced ? [''] : []), '', ''])));
 }
 
 function openTable(cells) {
@@ -65,7 +65,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
       const grid = verdictTable(doc, { scenario: s.name, budget });
       if (grid.length) out.push(`**${budget} CPU budget**`, '', ...grid, '');
     }
-    for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title}](${file})`, '');
+    for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
     const closed = cells.filter((c) => c.kind === 'closed');
     if (closed.length) out.push(closedTable(closed, doc), '', roundsDetails(closed), '');
     const open = cells.filter((c) => c.kind === 'openloop');
