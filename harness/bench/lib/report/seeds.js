@@ -21,7 +21,7 @@ const RULES = {
       answer: same ? 'refuted' : 'confirmed',
       control: ctrl.id,
       why: same
-        ? `with every replica at the same 500 ms delay, ten replicas against one read ${said(doc, ctrl)}: the headline ${fmtX(claim.ratio)} comes from the one instance's unlucky draw of delay, since a server that only waits is bound by connections ÷ delay, not by replicas.`
+        ? `with every replica at the same 500 ms delay, ten replicas against one read ${said(doc, ctrl)}: the headline ${fmtX(claim.ratio)} comes from the draw of delays (one instance that drew 500 ms, against ten replicas some of which drew 0 ms and got the connections under least_conn), since a server that only waits is bound by connections ÷ delay, not by replicas.`
         : `with every replica at the same 500 ms delay ten replicas still differ from one: ${said(doc, ctrl)}.`,
     };
   },
@@ -34,7 +34,7 @@ const RULES = {
     return {
       answer,
       control: ctrl.id,
-      why: `one process against four cluster workers in the same 0.4-CPU container reads ${said(doc, ctrl)} (the write-up: ${fmtX(published(doc, ctrl.id))}), and the headline four containers against the cluster ${said(doc, head)}${l === 'cant-tell' ? ': the intervals cross the ±${fmt(ruleOf(doc).margin * 100)}% line, so this machine cannot settle it' : ''}. The write-up gives no explanation; the CFS-quota one tested by the throttling table is this repository's, not the article's.`,
+      why: `one process against four cluster workers in the same 0.4-CPU container reads ${said(doc, ctrl)} (the write-up: ${fmtX(published(doc, ctrl.id))}), and the headline four containers against the cluster ${said(doc, head)}${l === 'cant-tell' ? `: the intervals cross the ±${fmt(ruleOf(doc).margin * 100)}% line, so this machine cannot settle it` : ''}. The write-up gives no explanation; the CFS-quota one tested by the throttling table is this repository's, not the article's.`,
     };
   },
   'exp-pi-loadbalancing': (doc) => {
@@ -67,7 +67,7 @@ const RULES = {
     return {
       answer: 'not testable on this machine',
       control: one.id,
-      why: `the claim needs cores to spread over and this run gave the app ${cores} CPU; there, at ${fmt(one.rate)} requests/s, one process already met the 500 ms requirement (${p99(one)}, not the article's 43,446 failures) and a cluster of 2 on the same CPU did not (${p99(cl)}).`,
+      why: `the claim needs cores to spread over and this run gave the app ${cores} CPU; there, asked for ${fmt(one.rate)} requests/s (it answered ${fmt(one.effectiveRps)}/s), one process already met the 500 ms requirement (${p99(one)}, not the article's 43,446 failures) and a cluster of 2 on the same CPU did not (${p99(cl)}).`,
     };
   },
   'exp-aspnet-nginx': (doc) => {
