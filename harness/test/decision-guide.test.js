@@ -36,8 +36,11 @@ function schema3() {
   set('pi.b2.cluster.throughput', { label: 'wins', winner: 'express-cluster-2-nginx', ratio: 1.8, ci95: [1.6, 2.0] });
   set('pi.b2.replicas.throughput', { label: 'cant-tell', winner: null, ratio: 1.3, ci95: [0.95, 1.7] });
   set('light.b2.cluster.throughput', { label: 'equal', winner: null, ratio: 1.02, ci95: [0.95, 1.08], generator: { share: 0.2, bound: true } });
-  const control = { ...b1.find((v) => v.id === 'pi.b1.cluster.throughput'), comparison: 'b1.cluster-control', id: 'pi.b1.cluster-control.throughput', label: 'wins', winner: 'express-cluster-2-nginx', ratio: 3, ci95: [2.5, 3.5] };
-  doc.verdicts = [...b1, ...b2, control, ...doc.verdicts.filter((v) => !doc.workloads[v.workload])];
+  // At 1 CPU the cluster of 2 is kept only as a labelled control; here it even "wins" on pi.
+  const control = (v) => (v.comparison === 'b1.cluster' ? { ...v, comparison: 'b1.cluster-control', id: v.id.replace('.b1.cluster.', '.b1.cluster-control.') } : v);
+  const b1c = b1.map(control);
+  Object.assign(b1c.find((v) => v.id === 'pi.b1.cluster-control.throughput'), { label: 'wins', winner: 'express-cluster-2-nginx', ratio: 3, ci95: [2.5, 3.5] });
+  doc.verdicts = [...b1c, ...b2, ...doc.verdicts.filter((v) => !doc.workloads[v.workload])];
   doc.scaling = [{ sample: 'node-cluster', strategy: 'cluster', topology: 'express-cluster-2-nginx', budget: 2, rps: 1540, efficiency: 0.9, ci95: [0.8, 0.97] }];
   doc.skipped = [{ strategy: 'pm2', why: 'PM2 is not installed (/work/x/node_modules/.bin/pm2 missing)' }];
   return doc;
@@ -77,8 +80,9 @@ test('schema 3: labels, budgets, the generator\'s share, a control, scaling and 
   assert.match(flow, /pi_cN_deploy\["<b>Express cluster of 2 behind nginx \(a rollout needs 2\+ processes\)<\/b><br\/>Express cluster of 2 ÷ Express 1 process: Express cluster of 2 wins ×1\.80 \(×1\.60–×2\.00\)"\]/);
   assert.match(flow, /click pi_cN_deploy "#v-pi-b2-cluster-throughput"/);
   assert.equal(recommend(doc, 'pi', 1, 'deploy').verdict.budget, 1);
-  // The control is never a recommendation.
-  assert.doesNotMatch(flow, /cluster-control/);
+  // The control is evidence for the baseline (memory at 1 CPU), never a recommendation of its own side.
+  assert.match(flow, /pi_c1_memory\["<b>Express 1 process \(nothing measured better\)<\/b>[^\]]*"\]\n  click pi_c1_memory "#v-pi-b1-cluster-control-memory"/);
+  assert.doesNotMatch(flow, /pi_c1_\w+\["<b>Express cluster of 2/);
   assert.match(guide, /### 2 CPU budget/);
   assert.match(guide, /\| <a id="v-light-b2-cluster-throughput"><\/a>`light\.b2\.cluster\.throughput` \| 2 \| equal \| ×1\.02 \| ×0\.95–×1\.08 \| 20% ⚠ over its limit \|/);
   assert.match(guide, /\| <a id="v-pi-b2-replicas-throughput"><\/a>`pi\.b2\.replicas\.throughput` \| 2 \| can't tell \|/);

@@ -33,18 +33,21 @@ export function quote(doc, v) {
   return `${name(doc, v.a)} ÷ ${name(doc, v.b)}: ${labelText(doc, v)} ${fmtX(v.ratio)} (${fmtCi(v.ci95)})${bound}`;
 }
 
-const find = (vs, group, metric) => vs.find((v) => groupOf(v) === group && v.metric === metric);
+// A question, or its labelled control (the cluster of 2 on one CPU) where the question itself is absent.
+const find = (vs, group, metric) => vs.find((v) => groupOf(v) === group && v.metric === metric)
+  ?? vs.find((v) => groupOf(v) === `${group}-control` && v.metric === metric);
 // How strongly a verdict favours its first side (the strategy) over its baseline: the order of choice.
+// A control is evidence only: it can keep the baseline, never make its own side the recommendation.
 const score = (doc, v) => {
   const l = labelOf(v, doc);
   if (l === null || v.suspect) return -Infinity;
-  if (l === 'wins') return v.winner === v.a ? 3 : 0;
+  if (l === 'wins') return v.winner === v.a ? (isControl(v) ? 1.5 : 3) : 0;
   return l === 'equal' ? 2 : 1;
 };
 
 /** One recommendation: { text, verdict } for a workload, budget and constraint. */
 export function recommend(doc, workload, budget, constraint) {
-  const vs = mainVerdicts(doc).filter((v) => v.workload === workload && budgetOf(v, doc) === budget && !isControl(v));
+  const vs = mainVerdicts(doc).filter((v) => v.workload === workload && budgetOf(v, doc) === budget);
   const [, , metric] = CONSTRAINTS.find(([id]) => id === constraint);
   const nodeMeasured = NODE_GROUPS.some((g) => { const v = find(vs, g, metric); return v && labelOf(v, doc) !== null; });
   // Where no Node topology was measured (no database server for it), the .NET side still answers.
@@ -63,7 +66,7 @@ export function recommend(doc, workload, budget, constraint) {
   }
   if (constraint === 'deploy') {
     // A rollout without downtime needs a second process: the best multi-process strategy by throughput.
-    const pick = best(options);
+    const pick = best(options.filter((v) => !isControl(v))) ?? best(options);
     return { text: `${prefix}${name(doc, pick.a)} behind nginx (a rollout needs 2+ processes)`, verdict: pick };
   }
   const pick = best(options);
