@@ -148,8 +148,8 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
   if (answer) out.push(`**Answer: ${answer.answer}**${answer.control ? ` (the control: \`${answer.control}\`)` : ''} — ${answer.why}`, '');
   out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
   if (detail) out.push(...parameterTable(doc, s));
-  out.push(...publishedTable(doc, s));
   for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
+  out.push(...publishedTable(doc, s));
   out.push(...comparisons(doc, s));
   if (detail) for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
   return out;

@@ -105,9 +105,10 @@ function generatorText(v) {
   return `${fmt(g.share * 100)}%${g.bound ? ' ⚠ over its limit' : ''}`;
 }
 
-function everyVerdict(doc) {
+function everyVerdict(doc, { reportLink }) {
   const vs = doc.verdicts;
-  const out = ['## Every verdict', ''];
+  const charts = reportLink.includes('/') ? reportLink.slice(0, reportLink.lastIndexOf('/') + 1) : '';
+  const out = ['## Every verdict', '', `![Every verdict's ratio and interval, one panel per question](${charts}verdicts.svg)`, ''];
   for (const b of budgetsOf(doc)) {
     const grid = verdictTable(doc, { budget: b });
     if (grid.length) out.push(`### ${b} CPU budget`, '', ...grid, '');
@@ -150,7 +151,7 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
     ...extraSections(doc, 'guide'),
     ...notMeasured(doc),
     ...method(doc, { reportLink }),
-    ...everyVerdict(doc),
+    ...everyVerdict(doc, { reportLink }),
     '## Glossary', '',
     ...GLOSSARY.flatMap(([term, text]) => [`**${term}.** ${text}`, '']),
   ];

@@ -61,11 +61,12 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
     const cells = doc.cells.filter((c) => c.scenario === s.name);
     const verdicts = doc.verdicts.filter((v) => v.cells?.some((id) => cells.some((c) => c.id === id)));
     out.push(`## ${s.title}`, '', `Scenario \`${s.name}\` — run alone with \`make bench SCENARIO=${s.name}\`. ${s.description}`, '');
+    // The charts first: a reader sees the picture before the tables.
+    for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
     for (const budget of verdicts.length ? budgetsOf(doc) : []) {
       const grid = verdictTable(doc, { scenario: s.name, budget });
       if (grid.length) out.push(`**${budget} CPU budget**`, '', ...grid, '');
     }
-    for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
     const closed = cells.filter((c) => c.kind === 'closed');
     if (closed.length) out.push(closedTable(closed, doc), '', roundsDetails(closed), '');
     const open = cells.filter((c) => c.kind === 'openloop');

@@ -8,7 +8,7 @@ const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
 const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => (c.paced?.cpuPerRequestUs ?? c.cpuPerRequestUs)?.median, memory: (c) => c.memoryMiB?.median };
-export const GROUP_TITLE = { cluster: 'cluster', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
+export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
 const columnTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
 const metricTitle = (doc, m, vs, cellById) => {
