@@ -139,7 +139,7 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
     ...header(doc, { resultsLink, reportLink }),
     ...warnings(doc),
     '## Decide', '',
-    'Follow your workload, your core count and what constrains you; each box names the verdict it rests on (click it, or use the table under the chart).', '',
+    'Follow your workload, your core count and what constrains you. Each box quotes the verdict it rests on; the table under the chart links each one to its row (GitHub does not follow links inside a chart).', '',
     ...mermaid, '',
     ...flowTable(doc, rows), '',
     ...coresNote(doc),
