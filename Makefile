@@ -16,7 +16,8 @@ DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 .PHONY: help setup githooks system-packages secrets test bench up down ps kill term hup restart reload clean
 
 help:
-	@echo "make bench [FULL=1] [BUDGETS=1,2] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
+	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
+	@echo "           [BUDGETS=1,2] [PRICE_VCPU_HOUR=x PRICE_GIB_HOUR=y]  CPU budgets to measure; your prices (the guide adds money)"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
@@ -70,7 +71,7 @@ test: setup
 	node harness/bin/test-all.js
 
 bench: setup
-	node harness/bench/cli.js $(if $(FULL),--full) $(if $(BUDGETS),--budgets $(BUDGETS)) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL))
+	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR))
 
 # ---- the local runner -------------------------------------------------------------------------
 up: setup

@@ -16,6 +16,8 @@ import { judge } from './lib/judge.js';
 import { loadSpread, describeSpread } from './lib/repeatability.js';
 import { writeOutputs } from './lib/output.js';
 import { summaryTable } from './lib/report/table.js';
+import { parsePrices, withPrices } from './lib/report/cost.js';
+import { sanitizeDoc } from './lib/report/sanitize.js';
 import { pacedToolName } from './lib/tools/index.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { progress } from './lib/progress.js';
@@ -59,6 +61,8 @@ const program = new Command()
   .option('--label <text>', 'label for this run in the report')
   .option('--run-dir <dir>', 'where the topologies\' run folders and logs go (default: .run/bench-topologies/<time>)')
   .option('--list', 'print the plan and its estimated time, then exit', false)
+  .option('--price-vcpu-hour <price>', 'your price of one vCPU-hour: the guide adds money per million requests (no default)', positive('--price-vcpu-hour'))
+  .option('--price-gib-hour <price>', 'your price of one GiB-hour of memory (no default)', positive('--price-gib-hour'))
   .option('--from <results.json>', 'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts and guide')
   // Misuse gets one line (the help is one --help away).
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (bench --help lists the options)\n`) });
@@ -77,6 +81,7 @@ async function rerender(opts) {
   // From the measured cells, by the current rule and the current spreads over repeated runs.
   doc.protocol.betweenRuns = describeSpread(loadSpread());
   doc = judge(doc);
+  withPrices(sanitizeDoc(doc), parsePrices(opts)); // no machine paths or log lines in the docs; prices are the reader's
   const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
@@ -175,6 +180,7 @@ async function main() {
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)
+  withPrices(sanitizeDoc(doc), parsePrices(opts));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
   console.log(summaryTable(doc));
   console.log(`\nwrote ${files.join(', ')}`);

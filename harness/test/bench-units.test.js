@@ -427,7 +427,7 @@ test('quotes: a path into results.json, rendered in its format; a path a full ru
   const text = 'a <!-- q cells[pi:x].rps.median int -->999<!-- /q --> b <!-- q verdicts[pi.cluster.throughput] verdict -->old<!-- /q --> c <!-- q verdicts[pi.cluster.throughput].ci95 ci -->?<!-- /q -->';
   const r = refresh(text, doc);
   assert.deepEqual(r.problems, []);
-  assert.equal(r.text, 'a <!-- q cells[pi:x].rps.median int -->1,235<!-- /q --> b <!-- q verdicts[pi.cluster.throughput] verdict -->tie: X ÷ Y = ×0.93 (95%: ×0.90–×0.96)<!-- /q --> c <!-- q verdicts[pi.cluster.throughput].ci95 ci -->×0.90–×0.96<!-- /q -->');
+  assert.equal(r.text, 'a <!-- q cells[pi:x].rps.median int -->1,235<!-- /q --> b <!-- q verdicts[pi.cluster.throughput] verdict -->can\'t tell: X ÷ Y = ×0.93 (95%: ×0.90–×0.96)<!-- /q --> c <!-- q verdicts[pi.cluster.throughput].ci95 ci -->×0.90–×0.96<!-- /q -->');
   const bad = refresh('<!-- q cells[gone].rps.median int -->5<!-- /q -->', { ...doc, mode: 'full' });
   assert.deepEqual(bad.problems, ['"cells[gone].rps.median" is not in results.json'], 'a full run asks every question: a missing path is an error');
   const quick = refresh('<!-- q cells[gone].rps.median int -->5<!-- /q -->', { ...doc, mode: 'quick' });

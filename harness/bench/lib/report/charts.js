@@ -2,6 +2,8 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
+import { labelOf, LABEL_TEXT, groupOf, budgetOf, budgetsOf, mainVerdicts } from './labels.js';
+import { sideName, GROUP_TITLE } from './verdict-table.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -15,27 +17,40 @@ export async function toSvg(spec) {
   }
 }
 
-const base = (title, values) => ({ title, data: { values }, config: { font: 'sans-serif', view: { stroke: null }, axis: { labelLimit: 340 } } });
+// Every chart's caption says when and where it was measured; axis labels are never cut.
+const caption = (doc) => {
+  const m = doc?.meta?.machine;
+  return doc ? `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB · ${doc.meta.machine.os}` : '';
+};
+const base = (title, values, doc) => ({ title: { text: title, subtitle: caption(doc), anchor: 'start' }, data: { values }, config: { font: 'sans-serif', view: { stroke: null }, axis: { labelLimit: 0 }, header: { labelLimit: 0 }, legend: { labelLimit: 0 } } });
 
-const OUTCOME_COLORS = { domain: ['first wins', 'second wins', 'tie', 'suspect'], range: ['#2ca02c', '#d62728', '#7f7f7f', '#ff7f0e'] };
+const OUTCOME = ['the compared side wins', 'the baseline wins', 'equal', "can't tell", 'suspect'];
+const OUTCOME_COLORS = { domain: OUTCOME, range: ['#2ca02c', '#d62728', '#7f7f7f', '#bcbd22', '#ff7f0e'] };
+const outcomeOf = (doc, v) => {
+  if (v.suspect) return 'suspect';
+  const l = labelOf(v, doc);
+  if (l === 'wins') return v.winner === v.a ? OUTCOME[0] : OUTCOME[1];
+  return l === 'equal' ? 'equal' : "can't tell";
+};
 
-/** Every verdict: its ratio and 95% interval on a log scale, parity marked; one panel per metric. */
+/** Every verdict: its ratio and 95% interval on a log scale, parity marked; one panel per question group, its baseline named. */
 export function verdictSpec(doc) {
-  const values = doc.verdicts.filter((v) => v.measured && v.ci95).map((v) => ({
-    question: `${doc.workloads[v.workload]?.title ?? v.workload} · ${v.column}`,
-    metric: doc.metrics[v.metric]?.title ?? v.metric,
-    ratio: v.ratio, lo: v.ci95[0], hi: v.ci95[1],
-    outcome: v.suspect ? 'suspect' : v.winner === 'tie' ? 'tie' : v.winner === v.a ? 'first wins' : 'second wins',
+  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const several = budgetsOf(doc).length > 1;
+  const values = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.ci95).map((v) => ({
+    group: `${GROUP_TITLE[groupOf(v)] ?? groupOf(v)}: ${sideName(topo(v.a))} ÷ ${sideName(topo(v.b))} (the baseline)${several ? `, ${budgetOf(v, doc)} CPU` : ''}`,
+    question: `${doc.workloads[v.workload]?.title ?? v.workload} · ${doc.metrics[v.metric]?.title ?? v.metric}`,
+    ratio: v.ratio, lo: v.ci95[0], hi: v.ci95[1], label: LABEL_TEXT[labelOf(v, doc)],
+    outcome: outcomeOf(doc, v),
   }));
   if (values.length === 0) return null;
-  const x = { type: 'quantitative', scale: { type: 'log' }, title: 'ratio (first ÷ second), 95% interval' };
+  const x = { type: 'quantitative', scale: { type: 'log' }, title: 'ratio to the baseline, 95% interval (1 = parity)' };
   return {
-    ...base('Verdicts: each comparison\'s ratio with its 95% interval (1 = parity)', values),
-    facet: { field: 'metric', type: 'nominal', title: null },
-    columns: 2,
-    resolve: { scale: { x: 'independent' } },
+    ...base('Verdicts: each question\'s ratio with its 95% interval, one panel per question', values, doc),
+    facet: { row: { field: 'group', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.group))], header: { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top', labelFontWeight: 'bold' } } },
+    resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {
-      width: 260,
+      width: 380,
       layer: [
         { mark: { type: 'rule', color: '#999', strokeDash: [4, 3] }, encoding: { x: { datum: 1, ...x } } },
         { mark: { type: 'rule' }, encoding: { y: { field: 'question', type: 'nominal', title: null, sort: null }, x: { field: 'lo', ...x }, x2: { field: 'hi' }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS, title: null, legend: { orient: 'bottom' } } } },
@@ -53,7 +68,7 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
   }).filter((v) => Number.isFinite(v.median));
   if (values.length === 0) return null;
   return {
-    ...base(title, values),
+    ...base(title, values, doc),
     facet: { field: 'workload', type: 'nominal', title: null },
     columns: 2,
     resolve: { scale: { x: 'independent', y: 'independent' } },
@@ -75,7 +90,7 @@ export function openloopSpec(doc) {
   ]);
   if (values.length === 0) return null;
   return {
-    ...base('Open loop: highest fixed rate sustained (p99 < 500 ms, rate met, no failure)', values),
+    ...base('Open loop: highest fixed rate sustained (p99 < 500 ms, rate met, no failure)', values, doc),
     width: 420,
     encoding: {
       y: { field: 'topology', type: 'nominal', title: null, sort: null },
@@ -87,29 +102,29 @@ export function openloopSpec(doc) {
   };
 }
 
-/** An experiment's published figures beside ours, one panel per kind of figure. */
+/** An experiment's published figures beside ours, one panel per kind of figure; lines: ours over rounds, theirs over runs. */
 export function publishedSpec(doc, s) {
+  const scale = (r, v) => (Number.isFinite(v) ? (r.pct ? 100 * v : v) : undefined);
   const values = publishedRows(doc, s).filter((r) => typeof r.published === 'number' && Number.isFinite(r.ours)).flatMap((r) => [
-    { variant: r.label, figure: r.unit || r.what, source: 'published', value: r.pct ? 100 * r.published : r.published },
-    { variant: r.label, figure: r.unit || r.what, source: 'ours (this machine)', value: r.pct ? 100 * r.ours : r.ours },
+    { variant: r.label, figure: r.unit || r.what, source: 'published', value: scale(r, r.published), lo: scale(r, r.publishedMin), hi: scale(r, r.publishedMax) },
+    { variant: r.label, figure: r.unit || r.what, source: `ours (${doc.startedAt.slice(0, 10)})`, value: scale(r, r.ours), lo: scale(r, r.oursMin), hi: scale(r, r.oursMax) },
   ]);
   if (values.length === 0) return null;
   return {
-    ...base(`Published beside ours: ${s.experiment.title}`, values),
-    facet: { field: 'figure', type: 'nominal', title: null },
-    columns: 1,
+    ...base(`Published beside ours: ${s.experiment.title}`, values, doc),
+    facet: { row: { field: 'figure', type: 'nominal', title: null, header: { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top' } } },
     resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {
       width: 420,
       encoding: {
         y: { field: 'variant', type: 'nominal', title: null, sort: null },
         yOffset: { field: 'source' },
-        x: { field: 'value', type: 'quantitative', title: null },
         color: { field: 'source', type: 'nominal', title: null, legend: { orient: 'bottom' } },
       },
       layer: [
-        { mark: { type: 'bar', tooltip: true } },
-        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: { text: { field: 'value', type: 'quantitative', format: ',.0f' } } },
+        { mark: { type: 'bar', tooltip: true }, encoding: { x: { field: 'value', type: 'quantitative', stack: null, title: 'median; line: range over rounds (ours) or runs (published)' } } },
+        { mark: { type: 'rule', color: '#333' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
+        { mark: { type: 'text', align: 'left', dx: 3, dy: -4, fontSize: 10 }, encoding: { x: { field: 'value', type: 'quantitative', stack: null }, text: { field: 'value', type: 'quantitative', format: ',.0f' } } },
       ],
     },
   };
@@ -121,7 +136,7 @@ export function timelineSpec(doc, s) {
     .flatMap((c) => c.rounds[0].timeline.map(([status, ms], i) => ({ variant: c.topology.label, answer: i + 1, ms, failed: status < 200 || status >= 300 })));
   if (values.length === 0) return null;
   return {
-    ...base('Response time of each request, in the order the answers came back (first round)', values),
+    ...base('Response time of each request, in the order the answers came back (first round)', values, doc),
     width: 460,
     height: 260,
     mark: { type: 'line', point: true, tooltip: true },
@@ -147,7 +162,8 @@ export function charts(doc) {
     add(`${prefix}p99.svg`, s.name, paced
       ? cellSpec(doc, s.name, { title: 'p99 latency at a fixed rate per workload (median ms; line: min–max over rounds)', pick: (c) => c.paced?.latencyMs?.p99, unit: 'ms' })
       : cellSpec(doc, s.name, { title: 'p99 latency (median ms; line: min–max over rounds)', pick: (c) => c.latencyMs?.p99, unit: 'ms' }));
-    add(`${prefix}cpu-per-request.svg`, s.name, cellSpec(doc, s.name, { title: 'CPU time per request of the whole topology (µs)', pick: (c) => c.cpuPerRequestUs, unit: 'µs' }));
+    // CPU per request only as measured at a fixed rate below capacity: a saturated figure includes the queue's churn.
+    if (paced) add(`${prefix}cpu-per-request.svg`, s.name, cellSpec(doc, s.name, { title: 'CPU time per request at a fixed rate below capacity, whole topology (median µs; line: min–max over rounds)', pick: (c) => c.paced?.cpuPerRequestUs, unit: 'µs' }));
     add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: doc.protocol.memory ? 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)' : 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
   }
   add('openloop.svg', 'openloop', openloopSpec(doc));

@@ -61,8 +61,8 @@ function lostRequests(cells) {
   }
   if (seen((d) => postErrors(d, 'ECONNRESET') || (d.get.errors?.ECONNRESET ?? 0) > 0)) {
     lines.push('- **ECONNRESET**: the connection the request travelled on was closed under it — by a killed process, or by a server '
-      + 'closing an idle keep-alive connection as the request arrived (nginx before 1.27.4 does so on every reload, '
-      + '`keepalive_min_timeout` fixes it). The client resends a GET on a new connection (counted as retried) but cannot resend a POST.');
+      + 'closing an idle keep-alive connection as the request arrived (nginx closes them on a reload; 1.27.4 added '
+      + '`keepalive_min_timeout` to hold them a moment, which the reference config leaves unset because the local runner\'s older nginx rejects it). The client resends a GET on a new connection (counted as retried) but cannot resend a POST.');
   }
   if (seen((d) => (d.get.errors?.ECONNREFUSED ?? 0) + (d.post.errors?.ECONNREFUSED ?? 0) > 0)) {
     lines.push('- **ECONNREFUSED**: nothing listened — one process without a proxy, between its death and its restart. Every request fails until it is back.');
@@ -83,8 +83,8 @@ function faultSection(cells) {
   out.push(`Each drill kills one process with SIGKILL ${num(any.kills.length)} times under ${num(any.rate)} requests/s `
     + `(${Math.round((any.mix.postShare ?? 0) * 100)} % of them POST ${any.mix.post?.path ?? ''}, the rest GET ${any.mix.get}). `
     + 'The restart policy (or the cluster primary, for a worker) brings the process back, and the next kill waits until it serves again — '
-    + 'behind nginx, until nginx takes it back — so every topology gets the same kills, one at a time. '
-    + '*Back* is the time from the kill to a healthy process; *serving* adds the wait for nginx, which skips a failed server for its fail_timeout.', '');
+    + 'behind nginx, until nginx takes it back — so every topology gets the same kills, one at a time.', '',
+    '*Back* is the time from the kill to a healthy process; *serving* adds the wait for nginx, which skips a failed server for its fail_timeout.', '');
   for (const [n, group] of groups(cells)) {
     out.push(`**${groupTitle(n)}**`, '');
     out.push('| topology | killed | failed GETs | failed POSTs | back (median / max) | serving (median / max) | p99 | target: 0 failed GETs |');

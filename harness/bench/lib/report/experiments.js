@@ -2,20 +2,23 @@
 // the published figures beside ours, the original's explanation and the control that tests it.
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
 import { fmt, fmtX, fmtCi, verdictSentence, median } from './format.js';
+import { OWN_EXPLANATION, seedAnswers } from './seeds.js';
+import { cleanText } from './sanitize.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
-const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
 const range = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : ''; };
+const bounds = (xs) => { const v = (xs ?? []).filter(Number.isFinite); return v.length > 1 ? [Math.min(...v), Math.max(...v)] : [undefined, undefined]; };
 
 export const experimentsOf = (doc) => doc.scenarios.filter((s) => s.experiment);
 const cellsOf = (doc, s) => doc.cells.filter((c) => c.scenario === s.name);
 
 // Our figure for a published one, by what the article measured.
 const OURS = {
-  rps: (c) => ({ value: c.rps?.median ?? c.effectiveRps, range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '', unit: 'req/s' }),
-  maxMs: (c) => ({ value: c.latencyMs?.max?.median, range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []), unit: 'ms (slowest response)' }),
-  firstMs: (c) => ({ value: median(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), unit: 'ms (first response)' }),
+  rps: (c) => ({ value: c.rps?.median ?? c.effectiveRps, range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '', bounds: bounds(c.rounds?.map((r) => r.rps)), unit: 'req/s' }),
+  maxMs: (c) => ({ value: c.latencyMs?.max?.median, range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []), bounds: bounds(c.rounds?.map((r) => r.latencyMs?.max)), unit: 'ms (slowest response)' }),
+  firstMs: (c) => ({ value: median(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])), unit: 'ms (first response)' }),
   failedShare: (c) => ({ value: c.requests ? c.errors / c.requests : null, range: '', unit: 'share of requests failed', pct: true }),
 };
 const FIELDS = [['effectiveRps', 'effective req/s', (c) => c.effectiveRps], ['errors', 'failed requests', (c) => c.errors], ['requests', 'requests', (c) => c.requests],
@@ -33,7 +36,9 @@ export function publishedRows(doc, s) {
       const metric = p.metric ?? 'rps';
       const published = p.runs ? median(p.runs) : p.value;
       const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
-      rows.push({ label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', ours: ours.value, range: ours.range, unit: ours.unit, pct: ours.pct, note: p.note, status: c?.status ?? 'not run' });
+      const [publishedMin, publishedMax] = bounds(p.runs);
+      const [oursMin, oursMax] = ours.bounds ?? [];
+      rows.push({ label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin, publishedMax, ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct, note: p.note, status: c?.status ?? 'not run' });
     } else {
       for (const [key, what, get] of FIELDS) {
         if (p[key] === undefined) continue;
@@ -119,23 +124,32 @@ const SHOW = {
       any ? `The machine: ephemeral ports ${any.sockets.ephemeralPorts}, tcp_tw_reuse ${any.sockets.tcpTwReuse}, somaxconn ${any.sockets.somaxconn} (Node's listen backlog is 511).` : '', ''] : [];
   },
   scheduling: (doc, s) => {
+    let dropped = 0;
     const rows = cellsOf(doc, s).filter((c) => c.status === 'ok').map((c) => {
-      const cs = c.rounds.reduce((a, r) => a + (r.contextSwitches?.voluntary ?? 0) + (r.contextSwitches?.involuntary ?? 0), 0);
-      const inv = c.rounds.reduce((a, r) => a + (r.contextSwitches?.involuntary ?? 0), 0);
-      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(c.cpuPerRequestUs?.median, 0), fmt(median(c.rounds.map((r) => r.appThreads))), c.requests ? fmt(cs / c.requests, 2) : 'n/a', c.requests ? fmt(inv / c.requests, 3) : 'n/a'];
+      // A round whose counts went down lost a thread between the two readings (its counts left
+      // with it): its difference is not the round's switches, so it is left out, and said so.
+      const kept = c.rounds.filter((r) => r.contextSwitches && r.requests > 0 && r.contextSwitches.voluntary >= 0 && r.contextSwitches.involuntary >= 0);
+      dropped += c.rounds.filter((r) => r.contextSwitches).length - kept.length;
+      const req = kept.reduce((a, r) => a + r.requests, 0);
+      const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
+      const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
+      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(median(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
     });
-    return rows.length ? ['Context switches of the app processes (every thread, `/proc/<pid>/task/*/status`) and their thread counts:', '',
-      table(['variant', 'workload', 'req/s', 'CPU µs/request', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];
+    return rows.length ? [`Context switches of the app processes (every thread, \`/proc/<pid>/task/*/status\`) and their thread counts${dropped ? ` (${dropped} round${dropped > 1 ? 's' : ''} left out, where a thread ended between the two readings and took its counts with it)` : ''}:`, '',
+      table(['variant', 'workload', 'req/s', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];
   },
 };
 
 export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
   const e = s.experiment;
-  const out = [`## ${s.title}`, '', `${esc(e.source)}. **Claim**: ${esc(e.claim)}${e.explanation ? ` **Its explanation**: ${esc(e.explanation)}` : ''}${e.warning ? ` **Its warning**: ${esc(e.warning)}` : ''}${e.requirement ? ` **Requirement**: ${esc(e.requirement)}.` : ''}`, ''];
+  const explanation = !e.explanation ? '' : OWN_EXPLANATION.has(s.name) ? ` **Explanation tested here** (the article gives none; this one is the repository's): ${esc(e.explanation)}` : ` **Its explanation**: ${esc(e.explanation)}`;
+  const out = [`## ${s.title}`, '', `${esc(e.source)}. **Claim**: ${esc(e.claim)}${explanation}${e.warning ? ` **Its warning**: ${esc(e.warning)}` : ''}${e.requirement ? ` **Requirement**: ${esc(e.requirement)}.` : ''}`, ''];
+  const answer = seedAnswers(doc).find((a) => a.id === s.name);
+  if (answer) out.push(`**Answer: ${answer.answer}**${answer.control ? ` (the control: \`${answer.control}\`)` : ''} — ${answer.why}`, '');
   out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
   if (detail) out.push(...parameterTable(doc, s));
+  for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
   out.push(...publishedTable(doc, s));
-  for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title}](${file})`, '');
   out.push(...comparisons(doc, s));
   if (detail) for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
   return out;
@@ -145,7 +159,6 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
 export function experimentSections(doc, where, charts = {}) {
   const exps = experimentsOf(doc);
   if (!exps.length) return [];
-  if (where === 'report') return exps.flatMap((s) => experimentSection(doc, s, { charts }));
-  return ['## The published experiments, reproduced', '', 'Each one\'s figures beside ours, and its explanation tested by a control measured in the same run (the report has the parameters and every table).', '',
-    ...exps.flatMap((s) => [`### ${s.experiment.title}`, '', ...comparisons(doc, s), ...publishedTable(doc, s)])];
+  // The guide answers each experiment in a paragraph (seeds.js); the tables are the report's.
+  return where === 'report' ? exps.flatMap((s) => experimentSection(doc, s, { charts })) : [];
 }

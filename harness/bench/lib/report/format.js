@@ -1,3 +1,6 @@
+import { labelOf as verdictLabel, LABEL_TEXT } from './labels.js';
+import { shortReason, cleanText } from './sanitize.js';
+
 // Number and verdict formatting for the report, the guide and quoted docs: a missing number
 // prints as "n/a", never as NaN.
 export function fmt(x, digits = 0) {
@@ -21,14 +24,15 @@ export function labelOf(doc, topologyId) {
 }
 
 /**
- * A verdict in words: "<winner> wins: <a> ÷ <b> = ×1.45 (95%: ×1.30–×1.62)", "tie: <a> ÷ <b> =
- * ×1.04 (95%: ×0.95–×1.13)", or why there is none.
+ * A verdict in words: "<winner> wins: <a> ÷ <b> = ×1.45 (95%: ×1.30–×1.62)", "equal: …",
+ * "can't tell: …", or why there is none.
  */
 export function verdictSentence(doc, v) {
-  if (!v.measured) return `not measured (${v.reasons[0] ?? 'missing'})`;
-  if (v.suspect) return `suspect, kept out: ${v.reasons.join('; ')}`;
+  const label = verdictLabel(v, doc);
+  if (label === null) return `not measured (${shortReason(v.reasons?.[0] ?? 'missing')})`;
+  if (v.suspect) return `suspect, kept out: ${v.reasons.map(cleanText).join('; ')}`;
   const ratio = `${labelOf(doc, v.a)} ÷ ${labelOf(doc, v.b)} = ${fmtX(v.ratio)} (95%: ${fmtCi(v.ci95)})`;
-  return v.winner === 'tie' ? `tie: ${ratio}` : `${labelOf(doc, v.winner)} wins: ${ratio}`;
+  return label === 'wins' ? `${labelOf(doc, v.winner)} wins: ${ratio}` : `${LABEL_TEXT[label]}: ${ratio}`;
 }
 
 /** The lower median of the finite values (one of them, not between two), or null. */

@@ -1,72 +1,160 @@
-// docs/decision-guide.md: opens with the one-page verdict table, then what each answer means.
-// Rendered from results.json alone; the prose is fixed, every number and every winner is the run's.
-import { fmt, fmtX, verdictSentence, latencyRoundsText } from './format.js';
+// docs/decision-guide.md: opens with the decision flow (a Mermaid flowchart from the verdicts),
+// then why each strategy wins or loses, what a million requests cost, the published experiments'
+// answers, how it was measured, every verdict, and a glossary. From results.json alone.
+import { fmt, fmtX, fmtCi } from './format.js';
 import { verdictTable } from './verdict-table.js';
-import { methodLines, machineLine } from './method.js';
+import { decisionFlow, flowTable, anchorOf, labelText } from './flowchart.js';
+import { labelOf, budgetOf, budgetsOf, ruleOf, mainVerdicts } from './labels.js';
+import { costTable, priceNote } from './cost.js';
+import { seedSection } from './seeds.js';
+import { shortReason, cleanText } from './sanitize.js';
 import { extraSections } from './sections.js';
+import { slugOf } from './slug.js';
 
-const WHY = {
-  cluster: (b) => `The same Express app, behind nginx, with the same ${b} CPU. A cluster adds event loops, not CPU: on a budget of one CPU its workers take turns on the same core, so it can at best match one process on CPU-bound work and pays for the extra processes in memory and context switches. With a budget of several CPUs (a bigger machine, or \`make bench --budget\`), one Node process still uses about one of them, and that is where the cluster wins.`,
-  replicas: (b) => `The same Express app and the same ${b} CPU, split over replicas (each with its share as a quota, as Docker's \`cpus:\` applies it), nginx in front of both sides. Replicas buy isolation and rolling restarts; on one host they add no CPU, and each replica's quota is smaller, so a burst on one replica is throttled sooner.`,
-  dotnet: (b) => `One process each behind the same nginx, ${b} CPU each: a runtime comparison (Kestrel + minimal API vs Express), not a scaling one. A .NET process already spreads its work over every CPU of its budget through the thread pool.`,
-  'dotnet-replicas': (b) => `The same ${b} CPU as one .NET process or as replicas behind nginx: the question the ASP.NET experiment asked. The thread pool already uses the budget; replicas add processes that compete for it.`,
-};
+const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+// Plain reasons, one per strategy; the figures are in the flow and the tables, not repeated here.
+const WHY = [
+  ['One process', 'One Node process runs your JavaScript on one thread. It is the cheapest in memory and the simplest to run; where nothing measured beats it, keep it. It cannot be replaced without a gap: a crash or a deploy drops requests unless a second process is there to take them.'],
+  ['Cluster', 'The cluster module forks workers that share one listening port. On two or more cores they compute at the same time, which is where a cluster pays. On one core they take turns on it: no more CPU, and every worker carries its own heap.'],
+  ['Replicas behind nginx', 'Separate processes, each with its own slice of the CPU, and nginx spreading requests over them. They buy isolation and rolling restarts: a new replica starts and is checked before an old one stops. On one host they add no CPU, and a small slice per replica is throttled sooner in a burst.'],
+  ['.NET thread pool', 'One ASP.NET Core process already spreads requests over every core it is given, through its thread pool: it needs no cluster. Replicas of it split the same cores between processes that each keep a pool, a JIT and a heap.'],
+];
+
+const GLOSSARY = [
+  ['CFS quota', 'Linux caps a group of processes at so much CPU time per period (100 ms): a quota of one CPU allows 100 ms of it per period, shared by every thread of the group. Once it is spent, every thread waits for the next period, which is called being throttled. Docker\'s `cpus:` sets such a quota.'],
+  ['PSS', 'Proportional set size: a process\'s memory with each page it shares divided among the processes sharing it, so the processes of one topology add up without counting a shared page twice.'],
+  ['Coordinated omission', 'A load generator that waits for each answer before sending the next stops sending while the server stalls, so a stall shows as one slow request instead of every request that should have been sent. The paced generator times each request from when it was due, which avoids that.'],
+  ['Slices', 'Each measured window is cut into one-second slices taken in turn with the other topologies of the round, so a pause of the shared machine lands on every topology alike instead of on one.'],
+  ['Held rate', 'A window at a fixed rate counts only if the generator really sent at that rate. One that fell behind measured a lighter load than asked, so it is flagged.'],
+];
+
+function header(doc, { resultsLink, reportLink }) {
+  const m = doc.meta.machine;
+  const { margin } = ruleOf(doc);
+  const pct = `${fmt(margin * 100)}%`;
+  return [
+    '# When clustering, replicas or thread pools win', '',
+    `> From [results.json](${resultsLink}): a ${doc.mode} run started ${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}). `
+      + `Run \`make bench\` and this page is rewritten with your machine's figures. Every chart: [report.md](${reportLink}).`, '',
+    `Each answer rests on a verdict: **wins** when the whole 95% interval lies beyond a ${pct} difference, **equal** when it lies within ±${pct}, **can't tell** when it crosses that line.`, '',
+  ];
+}
+
+function warnings(doc) {
+  const out = [];
+  if (!doc.isolation.pinned) out.push(`> ⚠ **Unpinned run**: ${cleanText(doc.isolation.reason)}. The load generator competed with the servers for CPU.`, '');
+  if (doc.box?.busy) out.push(`> ⚠ **Busy machine**: ${cleanText(doc.box.busyWhy)}. Expect wider intervals.`, '');
+  return out;
+}
+
+function coresNote(doc) {
+  const budgets = budgetsOf(doc);
+  const largest = budgets[budgets.length - 1];
+  if (largest === 1) return ['Two or more cores were not measured by this run: every topology had one CPU. Measure them with `make bench BUDGETS=1,2`.', ''];
+  return [`More than ${largest} cores were not measured: the answers for 2+ cores are those at ${largest} CPUs, the largest budget this machine could give.`, ''];
+}
+
+function why(doc) {
+  const out = ['## Why each strategy wins or loses', ''];
+  for (const [title, text] of WHY) out.push(`**${title}.** ${text}`, '');
+  for (const s of doc.skipped ?? []) out.push(`**${esc(s.strategy)}** was not run here: ${cleanText(s.why)}.`, '');
+  return out;
+}
+
+function cost(doc) {
+  const table = costTable(doc);
+  if (!table.length) return [];
+  return ['## What a million requests cost', '',
+    'CPU is the whole topology\'s CPU per request at a fixed rate below capacity, nginx included: its microseconds per request are its core-seconds per million. Memory is the whole topology\'s, held for as long as a million requests take at its measured capacity.', '',
+    priceNote(doc), '', ...table, ''];
+}
+
+function notMeasured(doc) {
+  const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null);
+  const out = [];
+  const mongo = missing.filter((v) => shortReason(v.reasons?.[0]) === 'no MongoDB server could be had');
+  if (mongo.length) out.push('Not measured here, because no MongoDB server could be had: the Node side of the database-bound workload (`make setup` downloads MongoDB where the network allows; else set `MONGOD_BIN`, see [node-cluster/README.md](../node-cluster/README.md#where-mongod-comes-from)).', '');
+  const other = new Map();
+  for (const v of missing.filter((x) => !mongo.includes(x))) {
+    const why = shortReason(v.reasons?.[0] ?? 'missing');
+    other.set(why, [...(other.get(why) ?? []), v.id]);
+  }
+  for (const [why, ids] of other) out.push(`Not measured (${ids.length} verdicts, e.g. [\`${ids[0]}\`](#${anchorOf(ids[0])})): ${why}.`, '');
+  const suspect = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.suspect);
+  if (suspect.length) out.push(`Kept out as suspect (${suspect.length}): ${suspect.map((v) => `[\`${v.id}\`](#${anchorOf(v.id)})`).join(', ')}; the reasons are in the table below.`, '');
+  return out.length ? ['## Not measured here', '', ...out] : [];
+}
+
+function method(doc, { reportLink }) {
+  const iso = doc.isolation;
+  const pr = doc.protocol;
+  const budgets = budgetsOf(doc);
+  const { confidence, margin } = ruleOf(doc);
+  return ['## How it was measured', '',
+    `- Every topology of a question got the same CPU budget (${budgets.map((b) => `${b} CPU`).join(', ')}), enforced as a CFS quota on the whole topology, nginx included.`,
+    `- The load generator ran ${iso.pinned ? `on CPU ${iso.generatorCpus}, the topologies on CPU ${iso.sutCpus}` : 'on the same CPUs as the topologies (unpinned)'}; where it shared CPUs, its share of the machine is given per verdict.`,
+    `- ${pr.rounds} interleaved rounds of ${pr.windowS} s per cell${pr.sliceS ? `, taken in ${pr.sliceS} s slices` : ''}. Throughput is saturated; p99 and CPU per request are taken at a fixed rate below every side's capacity.`,
+    `- A verdict is the ratio of medians with its ${fmt(confidence * 100)}% interval, judged against a ${fmt(margin * 100)}% margin.`,
+    `- Machine, versions, ceilings and the exact command: [report.md](${reportLink}#${slugOf('How it was measured')}).`, ''];
+}
+
+function generatorText(v) {
+  const g = v.generator;
+  if (!g) return '—';
+  return `${fmt(g.share * 100)}%${g.bound ? ' ⚠ over its limit' : ''}`;
+}
+
+function everyVerdict(doc, { reportLink }) {
+  const vs = doc.verdicts;
+  const charts = reportLink.includes('/') ? reportLink.slice(0, reportLink.lastIndexOf('/') + 1) : '';
+  const out = ['## Every verdict', '', `![Every verdict's ratio and interval, one panel per question](${charts}verdicts.svg)`, ''];
+  for (const b of budgetsOf(doc)) {
+    const grid = verdictTable(doc, { budget: b });
+    if (grid.length) out.push(`### ${b} CPU budget`, '', ...grid, '');
+  }
+  out.push('Each row: the first topology ÷ the second; throughput higher is better, the rest lower is better.', '');
+  // The generator's share exists where it shared CPUs with the topologies (schema 3); else no column.
+  const gen = vs.some((v) => v.generator);
+  out.push(`| verdict | budget | label | ratio | 95% interval |${gen ? ' generator share |' : ''} note |`, `| --- | --- | --- | --- | --- |${gen ? ' --- |' : ''} --- |`);
+  for (const v of vs) {
+    const l = labelOf(v, doc);
+    const note = l === null ? shortReason(v.reasons?.[0] ?? 'not measured') : v.suspect ? `suspect: ${v.reasons.map(cleanText).join('; ')}` : v.floorKnown === false ? 'spread between runs unknown' : '';
+    out.push(`| <a id="${anchorOf(v.id)}"></a>\`${v.id}\` | ${budgetOf(v, doc)} | ${labelText(doc, v)} | ${l === null ? '—' : fmtX(v.ratio)} | ${l === null ? '—' : fmtCi(v.ci95)} |${gen ? ` ${generatorText(v)} |` : ''} ${esc(note)} |`);
+  }
+  return [...out, ''];
+}
+
+function scaling(doc) {
+  if (!doc.scaling?.length) return [];
+  return ['## How throughput grew with cores', '',
+    'Efficiency is throughput at a budget ÷ (the budget × the same app\'s one process at 1 CPU): 1 means every added core paid in full.', '',
+    '| sample | strategy | budget | req/s | efficiency (95%) |', '| --- | --- | --- | --- | --- |',
+    ...doc.scaling.map((s) => `| ${esc(s.sample)} | ${esc(s.strategy)} | ${s.budget} | ${fmt(s.rps)} | ${fmt(s.efficiency, 2)}${Array.isArray(s.ci95) ? ` (${fmt(s.ci95[0], 2)}–${fmt(s.ci95[1], 2)})` : ''} |`), ''];
+}
 
 export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink = 'results/results.json' } = {}) {
-  const lines = [];
-  const p = (...l) => lines.push(...l);
-  const iso = doc.isolation;
-  const b = iso.budgetCpus;
-  p('# When clustering, replicas or thread pools win', '');
-  p(`> Written by \`make bench\` from [results.json](${resultsLink}) — **${doc.label}**. ${machineLine(doc)} `
-    + `Every number below comes from that run; run \`make bench\` on your machine and this page is rewritten with yours. Every table and chart: [report.md](${reportLink}).`, '');
-  if (!iso.pinned) p(`> ⚠ **Unpinned run**: ${iso.reason}. The load generator competed with the servers for CPU; every figure is flagged.`, '');
-  if (doc.box?.busy) p(`> ⚠ **Busy machine**: ${doc.box.busyWhy}. Expect wider intervals and more ties.`, '');
-
-  p('## The verdicts, on the same CPU budget', '');
-  p(`Every topology got the same budget: **${b} CPU** (a CFS quota on the whole topology, nginx included, pinned to CPU ${iso.sutCpus}), `
-    + `with the load generator on CPU ${iso.generatorCpus} of its own. Each cell names the winner, then the ratio of the column's topology to its baseline `
-    + `and its 95% interval over ${doc.protocol.rounds} interleaved rounds of ${doc.protocol.windowS} s${doc.protocol.sliceS ? ` (each taken in ${doc.protocol.sliceS} s slices in turn with the other cells)` : ''}`
-    + Object.entries(doc.protocol.roundsByWorkload ?? {}).map(([w, n]) => ` (${doc.workloads[w]?.title ?? w}: ${n}, as it swings more from window to window)`).join('')
-    + (doc.protocol.latency ? ` (${/CPU-per-request/.test(doc.protocol.latency.rule) ? 'p99 and CPU per request' : 'p99'}: over the last rounds — ${latencyRoundsText(doc.protocol.latency, (w) => doc.workloads[w]?.title ?? w)} — at a fixed rate per workload below every side's capacity${doc.protocol.latency.sliceS ? `, in slices of ${doc.protocol.latency.sliceS} s taken in turn with the other cells${/typical second/.test(doc.protocol.latency.interval ?? '') ? ', the p99 that of a typical second (the median slice\'s)' : ''}` : ''}, since at saturation a p99 is the queue's)` : '')
-    + (doc.protocol.betweenRuns ? `, and never narrower than what the same question moved by over ${doc.protocol.betweenRuns.runs} ${doc.protocol.betweenRuns.mode === 'full' ? 'full' : 'default'} runs on this machine (the state of a shared machine outlasts a run's rounds)` : '')
-    + `. Throughput: higher is better; p99, CPU per request and memory: lower is better. `
-    + (/whole/.test(doc.protocol.verdictRule ?? '') ? `**tie** means the interval reaches within ${doc.protocol.minDifference * 100}% of parity: no difference of ${doc.protocol.minDifference * 100}% or more is sure.` : `**tie** means the interval includes parity or the difference is under ${doc.protocol.minDifference * 100}%.`), '');
-  p(...verdictTable(doc), '');
-
-  p('## What the verdicts say', '');
-  const byComparison = new Map();
-  for (const v of doc.verdicts) {
-    if (!WHY[v.comparison]) continue;
-    if (!byComparison.has(v.comparison)) byComparison.set(v.comparison, []);
-    byComparison.get(v.comparison).push(v);
-  }
-  for (const [comparison, vs] of byComparison) {
-    p(`### ${vs[0].column[0].toUpperCase()}${vs[0].column.slice(1)}`, '', WHY[comparison](b), '');
-    for (const v of vs.filter((x) => x.metric === 'throughput' || x.metric === 'memory')) {
-      p(`- ${doc.workloads[v.workload]?.title ?? v.workload}, ${doc.metrics[v.metric].title}: ${verdictSentence(doc, v)}.`);
-    }
-    const limit = vs.find((v) => v.limit)?.limit;
-    if (limit) p('', `Physical limit on throughput: ${fmtX(limit.ratio)} (${limit.why}); a ratio above it is a fault in the measurement and is kept out.`);
-    p('');
-  }
-
-  const suspect = doc.verdicts.filter((v) => v.measured && v.suspect);
-  const missing = doc.verdicts.filter((v) => !v.measured);
-  if (suspect.length || missing.length) {
-    p('## Kept out of the verdicts', '');
-    for (const v of suspect) p(`- ${v.question}: ${v.reasons.join('; ')}.`);
-    const reasons = new Map();
-    for (const v of missing) reasons.set(v.reasons[0] ?? 'not measured', [...(reasons.get(v.reasons[0] ?? 'not measured') ?? []), v.id]);
-    for (const [why, ids] of reasons) p(`- Not measured (${ids.length} verdicts, e.g. \`${ids[0]}\`): ${why}.`);
-    p('');
-  }
-
-  p(...extraSections(doc, 'guide'));
-
-  p('## How this was measured', '');
-  p(...methodLines(doc), '');
-  p(`Raw data, every round of every cell: [results.json](${resultsLink}). Tables and charts: [report.md](${reportLink}). Two runs compare with a script over \`verdicts\` (id, winner, ratio, ci95, suspect).`, '');
+  const { mermaid, rows } = decisionFlow(doc);
+  const lines = [
+    ...header(doc, { resultsLink, reportLink }),
+    ...warnings(doc),
+    '## Decide', '',
+    'Follow your workload, your core count and what constrains you. Each box quotes the verdict it rests on; the table under the chart links each one to its row (GitHub does not follow links inside a chart).', '',
+    ...mermaid, '',
+    ...flowTable(doc, rows), '',
+    ...coresNote(doc),
+    ...why(doc),
+    ...cost(doc),
+    ...scaling(doc),
+    '## The published experiments, answered', '',
+    ...seedSection(doc, { anchor: (id) => (doc.verdicts.some((v) => v.id === id) ? `#${anchorOf(id)}` : `${reportLink}#${slugOf(doc.scenarios.find((s) => id.startsWith(`${s.name}:`))?.title ?? '')}`) }),
+    ...extraSections(doc, 'guide'),
+    ...notMeasured(doc),
+    ...method(doc, { reportLink }),
+    ...everyVerdict(doc, { reportLink }),
+    '## Glossary', '',
+    ...GLOSSARY.flatMap(([term, text]) => [`**${term}.** ${text}`, '']),
+  ];
   return lines.join('\n');
 }
 

@@ -1,6 +1,14 @@
 // How a run was measured, in words, from results.json: machine, isolation, protocol, box.
 import { fmt } from './format.js';
 import { slicesBySpeed } from './core-speed.js';
+import { cleanText } from './sanitize.js';
+import { ruleOf } from './labels.js';
+
+/** The labels' rule in words, from the margin results.json names. */
+export function ruleText(doc) {
+  const m = `${fmt(ruleOf(doc).margin * 100)}%`;
+  return `A verdict **wins** when its whole interval lies beyond a ${m} difference, is **equal** when it lies within ±${m}, and **can't tell** when it crosses that line.`;
+}
 
 export function machineLine(doc) {
   const m = doc.meta.machine;
@@ -13,15 +21,15 @@ export function methodLines(doc) {
   const lim = iso.cpuLimits;
   const ceil = Object.entries(doc.ceilings ?? {}).map(([t, c]) => `${t} ${fmt(c.rps)} req/s`).join(', ');
   return [
-    `- **Isolation**: ${iso.pinned ? `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism}), every topology — app, nginx, database — pinned to CPU ${iso.sutCpus}` : `unpinned (${iso.reason})`}; the topologies run at the highest CPU weight and the generator at nice ${iso.generatorNice}, so other load on the machine yields to them; `
-      + `a budget of ${iso.budgetCpus} CPU per topology (${lim?.enforced ? `${lim.mechanism}; replicas split it as per-instance quotas` : `quotas NOT enforced: ${lim?.reason ?? 'unknown'}`}).`,
+    `- **Isolation**: ${iso.pinned ? `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism}), every topology — app, nginx, database — pinned to CPU ${iso.sutCpus}` : `unpinned (${cleanText(iso.reason)})`}; the topologies run at the highest CPU weight and the generator at nice ${iso.generatorNice}, so other load on the machine yields to them; `
+      + `a budget of ${iso.budgetCpus} CPU per topology (${lim?.enforced ? `${lim.mechanism}; replicas split it as per-instance quotas` : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`}).`,
     `- **Windows and rounds**: ${pr.warmupS} s of warm-up per cell, then ${pr.rounds} rounds${Object.entries(pr.roundsByWorkload ?? {}).map(([w, n]) => ` (${w}: ${n})`).join('')}; in each round every cell gets ${pr.rewarmS} s of warm-up and a ${pr.windowS} s window, ${pr.order}${pr.slicing ? `; ${pr.slicing}` : ''}.`,
     ...(pr.latency ? [`- **Latency**: ${pr.latency.rule}; ${pr.latency.windowS ?? pr.windowS} s per window, ${pr.latency.sliceS ? 'after' : 'before'} that round's closed-loop window${pr.latency.interval ? `; interval: ${pr.latency.interval}` : ''}.`] : []),
-    `- **Statistics**: per cell, the median over rounds and the spread (min–max); per comparison, ${pr.interval} (${pr.confidence * 100}%)${pr.betweenRuns ? `; ${pr.betweenRuns.text}` : ''}. ${pr.verdictRule}`,
+    `- **Statistics**: per cell, the median over rounds and the spread (min–max); per comparison, ${pr.interval} (${pr.confidence * 100}%)${pr.betweenRuns ? `; ${pr.betweenRuns.text}` : ''}. ${ruleText(doc)}`,
     `- **Cost**: CPU time per request of the whole topology (${lim?.enforced ? 'cgroup CPU accounting' : 'the processes\' utime+stime'}, nginx included when the path goes through it) over each window${/CPU-per-request/.test(pr.latency?.rule ?? '') ? ' (the CPU verdicts: over the slices at a fixed rate, see Latency)' : ''}; ${pr.memory ?? 'resident memory as the proportional set size (PSS) of every process after each window'}.`,
     `- **Generator**: ${doc.tool} (closed loop, ${iso.generatorThreads} thread${iso.generatorThreads > 1 ? 's' : ''}); ${doc.protocol.latency || doc.protocol.openLoop?.tool === 'paced' ? 'latency at a fixed rate and the open loop: the paced generator (open loop, each latency from the intended send time, so no coordinated omission); the experiments\' fixed counts and rates: ' : ''}${doc.pacedTool}${doc.protocol.latency ? ', as their articles' : ' for fixed rates (latency corrected for coordinated omission)'}. Ceiling against a bare nginx with the same pinning: ${ceil}; a cell above ${pr.generatorBoundAt * 100}% of it is flagged generator-bound.`,
-    `- **Box**: load average ${doc.box.loadBefore.join(' / ')} before and ${doc.box.loadAfter.join(' / ')} after; ${doc.box.stealPct === null ? 'steal unknown' : `${fmt(doc.box.stealPct, 1)}% of CPU time stolen by the hypervisor`}${coreSpeedText(doc)}${doc.box.busy ? ` — **busy: ${doc.box.busyWhy}**` : ''}.`,
-    `- **Versions**: ${Object.entries(doc.meta.versions).map(([k, v]) => `${k} ${v ?? 'n/a'}`).join(', ')}; git ${doc.meta.git.commit.slice(0, 12)}${doc.meta.git.dirty ? ' (with uncommitted changes)' : ''}. Command: \`node harness/bench/cli.js${doc.argv ? ` ${doc.argv}` : ''}\`.`,
+    `- **Box**: load average ${doc.box.loadBefore.join(' / ')} before and ${doc.box.loadAfter.join(' / ')} after; ${doc.box.stealPct === null ? 'steal unknown' : `${fmt(doc.box.stealPct, 1)}% of CPU time stolen by the hypervisor`}${coreSpeedText(doc)}${doc.box.busy ? ` — **busy: ${cleanText(doc.box.busyWhy)}**` : ''}.`,
+    `- **Versions**: ${Object.entries(doc.meta.versions).map(([k, v]) => `${k} ${v ?? 'n/a'}`).join(', ')}; git ${doc.meta.git.commit.slice(0, 12)}${doc.meta.git.dirty ? ' (with uncommitted changes)' : ''}. Command: \`node harness/bench/cli.js${doc.argv ? ` ${cleanText(doc.argv)}` : ''}\`.`,
   ];
 }
 

@@ -1,33 +1,38 @@
 // The one-page verdict table: rows are workload × metric, columns the questions (cluster, replicas
-// behind nginx, .NET, .NET replicas), with the baseline's own figure first. From results.json alone.
+// behind nginx, .NET, .NET replicas ...) at one CPU budget, with the baseline's own figure first.
+// From results.json alone.
 import { fmt, fmtX, fmtCi } from './format.js';
+import { labelOf, budgetOf, budgetsOf, groupOf, mainVerdicts } from './labels.js';
 
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
 const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => (c.paced?.cpuPerRequestUs ?? c.cpuPerRequestUs)?.median, memory: (c) => c.memoryMiB?.median };
+export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
+const columnTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
 const metricTitle = (doc, m, vs, cellById) => {
-  const rate = vs.find((v) => v?.latencyAt === 'fixed rate') ? vs.map((v) => v && cellById.get(v.cells[1])?.paced?.rate).find(Number.isFinite) : null;
+  const rate = vs.find((v) => v?.latencyAt === 'fixed rate') ? vs.map((v) => v && cellById.get(v.cells?.[1])?.paced?.rate).find(Number.isFinite) : null;
   return rate ? `${doc.metrics[m].title} at ${fmt(rate)} req/s` : doc.metrics[m].title;
 };
 
-/** Short names of the two sides of a verdict: "cluster of 2" vs "1 process". */
+/** Short names of the two sides of a verdict: "Express cluster of 2" vs "Express 1 process". */
 export function sideName(t) {
   if (!t) return '?';
   const who = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' }[t.framework] ?? t.framework;
-  const shape = t.strategy === 'cluster' ? `cluster of ${t.workers}` : t.strategy === 'replicas' ? `${t.instances} replicas` : '1 process';
+  const shape = { cluster: `cluster of ${t.workers}`, replicas: `${t.instances} replicas`, reuseport: `${t.instances} processes on one port (reusePort)`, pm2: `PM2 cluster of ${t.workers}` }[t.strategy] ?? '1 process';
   return `${who} ${shape}`;
 }
 
 export function verdictCell(doc, v) {
   if (!v) return '—';
-  if (!v.measured) return `not measured${v.reasons[0]?.includes('no database') ? ' (no database here)' : ''}`;
+  const label = labelOf(v, doc);
+  if (label === null) return 'not measured';
   const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
   const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
   if (v.suspect) return `⚠ suspect ${interval}`;
-  if (v.winner === 'tie') return `tie ${interval}`;
-  return `**${esc(sideName(topo(v.winner)))}** ${interval}`;
+  if (label === 'wins') return `**${esc(sideName(topo(v.winner)))}** wins ${interval}`;
+  return `${label === 'equal' ? 'equal' : "can't tell"} ${interval}`;
 }
 
 /** The scenario the verdict table shows: `verdicts`, else the first one that has verdicts. */
@@ -36,11 +41,11 @@ export function mainScenario(doc) {
   return has('verdicts') ? 'verdicts' : doc.scenarios.map((s) => s.name).find(has) ?? 'verdicts';
 }
 
-/** Markdown lines of the verdict table of one scenario's verdicts. */
-export function verdictTable(doc, { scenario = mainScenario(doc) } = {}) {
-  const verdicts = doc.verdicts.filter((v) => doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)));
+/** Markdown lines of the verdict table of one scenario's verdicts at one budget (default: the smallest). */
+export function verdictTable(doc, { scenario = mainScenario(doc), budget = budgetsOf(doc)[0] } = {}) {
+  const verdicts = mainVerdicts(doc).filter((v) => budgetOf(v, doc) === budget && doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)));
   if (verdicts.length === 0) return [];
-  const columns = [...new Map(verdicts.map((v) => [v.comparison, v.column])).entries()];
+  const columns = [...new Map(verdicts.map((v) => [v.comparison, columnTitle(v)])).entries()];
   const workloads = [...new Set(verdicts.map((v) => v.workload))];
   const metrics = Object.keys(doc.metrics);
   const cellById = new Map(doc.cells.map((c) => [c.id, c]));
@@ -50,8 +55,8 @@ export function verdictTable(doc, { scenario = mainScenario(doc) } = {}) {
       const vs = columns.map(([comparison]) => verdicts.find((v) => v.workload === w && v.metric === m && v.comparison === comparison));
       if (vs.every((v) => !v)) continue;
       // The single-process figure this row compares against (Express, direct, where measured).
-      const baseline = vs.map((v) => v && cellById.get(v.cells[1])).find((c) => c?.status === 'ok' && c.topology.strategy === 'one process' && !c.topology.viaNginx)
-        ?? vs.map((v) => v && cellById.get(v.cells[1])).find((c) => c?.status === 'ok');
+      const baseline = vs.map((v) => v && cellById.get(v.cells?.[1])).find((c) => c?.status === 'ok' && c.topology.strategy === 'one process' && !c.topology.viaNginx)
+        ?? vs.map((v) => v && cellById.get(v.cells?.[1])).find((c) => c?.status === 'ok');
       const base = baseline ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}${baseline.topology.viaNginx ? ' + nginx' : ''})` : 'n/a';
       lines.push(row([m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '', metricTitle(doc, m, vs, cellById), base, ...vs.map((v) => verdictCell(doc, v))]));
     }
