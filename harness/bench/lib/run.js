@@ -7,7 +7,7 @@ import path from 'node:path';
 import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
-import { verify } from './verify.js';
+import { verify, everyProcessServes } from './verify.js';
 import { closedWindow, combineWindows, latencyBlock, sliceOrder, sliceSeed, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
@@ -214,6 +214,8 @@ function placement(d, iso) {
   return { cpuset: iso.sutCpus, budget: d.budget ?? iso.budgetCpus };
 }
 
+const readyProcesses = new WeakSet(); // deployments whose every process has answered
+
 // Verify a cell's answer, and record what an experiment needs to know of the started deployment.
 async function prepare(c, r, handle, balancers) {
   r.cpuLimits = handle.state.cpuLimits;
@@ -228,6 +230,11 @@ async function prepare(c, r, handle, balancers) {
       r.url = `${b.url}${c.path}`;
     } else {
       r.url = `${handle.url(c.topology)}${c.path}`;
+    }
+    // Several processes behind one port: each must serve before any load goes through nginx.
+    if (c.topology.workers > 1 && !readyProcesses.has(handle)) {
+      await everyProcessServes(`${handle.url({ ...c.topology, viaNginx: false })}/`, c.topology.workers);
+      readyProcesses.add(handle);
     }
     await verify(`${handle.url(c.topology)}${c.path}`, c.workload);
     if (c.recordDraw) r.draw = await handle.describeInstances();

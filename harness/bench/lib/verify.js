@@ -1,4 +1,5 @@
 // Check a response is right before timing: a benchmark of 404s or error pages measures nothing.
+import http from 'node:http';
 import { WORKLOADS } from './workloads.js';
 
 export class VerifyError extends Error {}
@@ -23,4 +24,39 @@ export async function verify(url, workload, { timeoutMs = 10000, attempts = 3 } 
     }
   }
   throw lastError;
+}
+
+/**
+ * Waits until each of a topology's `processes` behind one port has answered (its own pid in the body
+ * of GET /), each request on a connection of its own. A process manager that starts its processes
+ * one after another (PM2 with wait_ready) is healthy as soon as the first answers; the connections
+ * nginx opens then stay with that one (keepalive_requests 10000), and the topology would be measured
+ * as one process. Bounded in requests and time; throws naming how many answered.
+ */
+export async function everyProcessServes(url, processes, { timeoutMs = 30_000, maxRequests = 2000 } = {}) {
+  const seen = new Set();
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; i < maxRequests && Date.now() < deadline; i += 1) {
+    try {
+      const body = await getFresh(url);
+      if (body?.pid) seen.add(body.pid);
+      if (seen.size >= processes) return seen.size;
+    } catch { /* a process between restarts: ask again */ }
+    if (i % 20 === 19) await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new VerifyError(`only ${seen.size} of ${processes} processes answered GET ${url} within ${Math.round(timeoutMs / 1000)} s`);
+}
+
+// One GET on a new connection (no keep-alive: each may land on another process).
+function getFresh(url) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, headers: { connection: 'close' }, timeout: 5000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => { try { resolve(JSON.parse(text)); } catch (e) { reject(e); } });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
 }

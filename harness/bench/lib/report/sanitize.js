@@ -2,7 +2,8 @@
 // path of its checkout and the last line of a log. The docs get a short, repo-relative form.
 
 // Paths under the roots a checkout or a temporary folder lives in; routes such as /api/items are left alone.
-const ROOTS = 'work|tmp|root|home|Users|var|opt|srv|mnt|private';
+// Not /opt, /var, /etc or /run: the docs name paths inside the images (/opt/mssql-tools18, /run/secrets).
+const ROOTS = 'work|tmp|root|home|Users|mnt|private';
 const ABSOLUTE = new RegExp(`(?<![\\w.:/])/(?:${ROOTS})/(?:[\\w.@+-]+/)*[\\w.@+-]*`, 'g');
 const NO_DATABASE = /no database here|no mongod|MongoDB .*could not be (?:downloaded|had)/i;
 
