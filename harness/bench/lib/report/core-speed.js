@@ -1,6 +1,6 @@
 // What the probe on the topologies' CPU (box.coreSpeed, lib/core-speed.js) says of the saturated
 // slices, from results.json alone.
-import { median } from './format.js';
+import { lowerMedian } from '../stats.js';
 
 const round2 = (x) => Math.round(x * 100) / 100;
 
@@ -27,7 +27,7 @@ export function slicesBySpeed(doc) {
   for (const cell of doc.cells ?? []) {
     const slices = (cell.rounds ?? []).flatMap((r) => (r.sliceAt ?? []).map((at, i) => ({ at, rps: r.sliceRps?.[i], s: r.durationS && r.slices ? r.durationS / r.slices : 1 })));
     const rpss = slices.map((x) => x.rps).filter(Number.isFinite);
-    const mid = median(rpss);
+    const mid = lowerMedian(rpss);
     if (!mid) continue;
     const w = byWorkload.get(cell.workload) ?? { workload: cell.workload, fast: [], slow: [] };
     for (const x of slices) {

@@ -1,7 +1,8 @@
 // The published experiments in the report and the guide: what the original did and what ran here,
 // the published figures beside ours, the original's explanation and the control that tests it.
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
-import { fmt, fmtX, fmtCi, verdictSentence, median } from './format.js';
+import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+import { lowerMedian } from '../stats.js';
 import { OWN_EXPLANATION, seedAnswers } from './seeds.js';
 import { cleanText } from './sanitize.js';
 
@@ -18,7 +19,7 @@ const cellsOf = (doc, s) => doc.cells.filter((c) => c.scenario === s.name);
 const OURS = {
   rps: (c) => ({ value: c.rps?.median ?? c.effectiveRps, range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '', bounds: bounds(c.rounds?.map((r) => r.rps)), unit: 'req/s' }),
   maxMs: (c) => ({ value: c.latencyMs?.max?.median, range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []), bounds: bounds(c.rounds?.map((r) => r.latencyMs?.max)), unit: 'ms (slowest response)' }),
-  firstMs: (c) => ({ value: median(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])), unit: 'ms (first response)' }),
+  firstMs: (c) => ({ value: lowerMedian(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])), unit: 'ms (first response)' }),
   failedShare: (c) => ({ value: c.requests ? c.errors / c.requests : null, range: '', unit: 'share of requests failed', pct: true }),
 };
 const FIELDS = [['effectiveRps', 'effective req/s', (c) => c.effectiveRps], ['errors', 'failed requests', (c) => c.errors], ['requests', 'requests', (c) => c.requests],
@@ -34,7 +35,7 @@ export function publishedRows(doc, s) {
     const ok = c?.status === 'ok';
     if (p.metric && p.metric !== 'rps' || p.value !== undefined || p.runs) {
       const metric = p.metric ?? 'rps';
-      const published = p.runs ? median(p.runs) : p.value;
+      const published = p.runs ? lowerMedian(p.runs) : p.value;
       const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
       const [publishedMin, publishedMax] = bounds(p.runs);
       const [oursMin, oursMax] = ours.bounds ?? [];
@@ -108,7 +109,7 @@ const SHOW = {
   timeline: (doc, s) => {
     const rows = cellsOf(doc, s).filter((c) => c.status === 'ok' && c.rounds?.[0]?.timeline).map((c) => {
       const t = c.rounds[0].timeline.map(([, ms]) => ms);
-      return [esc(c.topology.label), fmt(t[0]), fmt(median(t)), fmt(Math.max(...t)), fmt(c.rounds[0].durationS, 1)];
+      return [esc(c.topology.label), fmt(t[0]), fmt(lowerMedian(t)), fmt(Math.max(...t)), fmt(c.rounds[0].durationS, 1)];
     });
     return rows.length ? ['Response times in the order the answers came back (first round; the chart shows every answer):', '', table(['variant', 'first ms', 'median ms', 'slowest ms', 'all 50 answered in s'], rows), ''] : [];
   },
@@ -133,7 +134,7 @@ const SHOW = {
       const req = kept.reduce((a, r) => a + r.requests, 0);
       const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
       const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
-      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(median(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
+      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(lowerMedian(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
     });
     return rows.length ? [`Context switches of the app processes (every thread, \`/proc/<pid>/task/*/status\`) and their thread counts${dropped ? ` (${dropped} round${dropped > 1 ? 's' : ''} left out, where a thread ended between the two readings and took its counts with it)` : ''}:`, '',
       table(['variant', 'workload', 'req/s', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];

@@ -34,6 +34,3 @@ export function verdictSentence(doc, v) {
   const ratio = `${labelOf(doc, v.a)} ÷ ${labelOf(doc, v.b)} = ${fmtX(v.ratio)} (95%: ${fmtCi(v.ci95)})`;
   return label === 'wins' ? `${labelOf(doc, v.winner)} wins: ${ratio}` : `${LABEL_TEXT[label]}: ${ratio}`;
 }
-
-/** The lower median of the finite values (one of them, not between two), or null. */
-export const median = (xs) => { const v = xs.filter(Number.isFinite).sort((a, b) => a - b); return v.length ? v[Math.floor((v.length - 1) / 2)] : null; };
