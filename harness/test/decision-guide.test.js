@@ -41,7 +41,7 @@ function schema3() {
   const b1c = b1.map(control);
   Object.assign(b1c.find((v) => v.id === 'pi.b1.cluster-control.throughput'), { label: 'wins', winner: 'express-cluster-2-nginx', ratio: 3, ci95: [2.5, 3.5] });
   doc.verdicts = [...b1c, ...b2, ...doc.verdicts.filter((v) => !doc.workloads[v.workload])];
-  doc.scaling = [{ sample: 'node-cluster', strategy: 'cluster', topology: 'express-cluster-2-nginx', budget: 2, rps: 1540, efficiency: 0.9, ci95: [0.8, 0.97] }];
+  doc.scaling = [{ workload: 'pi', sample: 'node-cluster', strategy: 'cluster', topology: 'express-cluster-2-nginx', budget: 2, rps: 1540, efficiency: 0.9, ci95: [0.8, 0.97] }];
   doc.skipped = [{ strategy: 'pm2', why: 'PM2 is not installed (/work/x/node_modules/.bin/pm2 missing)' }];
   return doc;
 }
@@ -80,14 +80,17 @@ test('schema 3: labels, budgets, the generator\'s share, a control, scaling and 
   assert.match(flow, /pi_cN_deploy\["<b>Express cluster of 2 behind nginx \(a rollout needs 2\+ processes\)<\/b><br\/>Express cluster of 2 ÷ Express 1 process: Express cluster of 2 wins ×1\.80 \(×1\.60–×2\.00\)"\]/);
   assert.match(flow, /click pi_cN_deploy "#v-pi-b2-cluster-throughput"/);
   assert.equal(recommend(doc, 'pi', 1, 'deploy').verdict.budget, 1);
+  // A rollout needs a second process: at 1 CPU the pick is a topology of 2 processes, never one process.
+  const deploy1 = recommend(doc, 'pi', 1, 'deploy').verdict;
+  assert.ok(doc.cells.find((c) => c.topology.id === deploy1.a).topology.processes >= 2, deploy1.id);
   // The control is evidence for the baseline (memory at 1 CPU), never a recommendation of its own side.
   assert.match(flow, /pi_c1_memory\["<b>Express 1 process \(nothing measured better\)<\/b>[^\]]*"\]\n  click pi_c1_memory "#v-pi-b1-cluster-control-memory"/);
   assert.doesNotMatch(flow, /pi_c1_\w+\["<b>Express cluster of 2/);
   assert.match(guide, /### 2 CPU budget/);
-  assert.match(guide, /\| <a id="v-light-b2-cluster-throughput"><\/a>`light\.b2\.cluster\.throughput` \| 2 \| equal \| ×1\.02 \| ×0\.95–×1\.08 \| 20% ⚠ over its limit \|/);
+  assert.match(guide, /\| <a id="v-light-b2-cluster-throughput"><\/a>`light\.b2\.cluster\.throughput` \| 2 \| equal \| ×1\.02 \| ×0\.95–×1\.08 \| 20% ⚠ over its 15% limit \|/);
   assert.match(guide, /\| <a id="v-pi-b2-replicas-throughput"><\/a>`pi\.b2\.replicas\.throughput` \| 2 \| can't tell \|/);
-  assert.match(guide, /\| node-cluster \| cluster \| 2 \| 1,540 \| 0\.90 \(0\.80–0\.97\) \|/);
-  assert.match(guide, /\*\*pm2\*\* was not run here: PM2 is not installed \(…\/pm2 missing\)\./);
+  assert.match(guide, /\| CPU-bound \(pi\) \| Express cluster of 2 \| 2 \| 1,540 \| 0\.90 \(0\.80–0\.97\) \|/);
+  assert.match(guide, /\*\*PM2\*\* was not run here: PM2 is not installed \(…\/pm2 missing\)\./);
   assert.doesNotMatch(guide, /\btie\b|\/work\//);
   const { rows } = decisionFlow(doc);
   assert.equal(rows.length, 8);

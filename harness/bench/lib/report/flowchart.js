@@ -2,7 +2,7 @@
 // Mermaid flowchart built from the verdicts alone. Each recommendation names the verdict it rests
 // on (label, ratio, interval) and links to that verdict's row in the guide.
 import { fmtX, fmtCi } from './format.js';
-import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, groupOf, isControl, mainVerdicts } from './labels.js';
+import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, groupOf, isControl, mainVerdicts, ruleOf } from './labels.js';
 import { sideName } from './verdict-table.js';
 
 export const WORKLOADS = [['light', 'light JSON'], ['pi', 'CPU-bound'], ['delay', 'waiting on I/O'], ['db', 'database-bound']];
@@ -19,6 +19,9 @@ export const anchorOf = (id) => `v-${String(id).replace(/[^\w-]+/g, '-')}`;
 
 const topo = (doc, id) => doc.cells.find((c) => c.topology.id === id)?.topology;
 const name = (doc, id) => sideName(topo(doc, id));
+const processesOf = (doc, id) => topo(doc, id)?.processes ?? 1;
+// The first side of a verdict, said to be the control where it is one.
+const sideA = (doc, v) => `${name(doc, v.a)}${isControl(v) ? ` on ${budgetOf(v, doc)} CPU (control)` : ''}`;
 
 /** "Express 1 process wins", "equal", "can't tell", "not measured". */
 export function labelText(doc, v) {
@@ -30,7 +33,7 @@ export function labelText(doc, v) {
 export function quote(doc, v) {
   if (labelOf(v, doc) === null) return `${name(doc, v.a)} vs ${name(doc, v.b)}: not measured`;
   const bound = v.generator?.bound ? ' ⚠ generator over its share' : '';
-  return `${name(doc, v.a)} ÷ ${name(doc, v.b)}: ${labelText(doc, v)} ${fmtX(v.ratio)} (${fmtCi(v.ci95)})${bound}`;
+  return `${sideA(doc, v)} ÷ ${name(doc, v.b)}: ${labelText(doc, v)} ${fmtX(v.ratio)} (${fmtCi(v.ci95)})${bound}`;
 }
 
 // A question, or its labelled control (the cluster of 2 on one CPU) where the question itself is absent.
@@ -45,29 +48,51 @@ const score = (doc, v) => {
   return l === 'equal' ? 2 : 1;
 };
 
+// .NET against the Node team's pick at the same budget, like for like: both verdicts share their
+// baseline (one Express process), so their ratio is .NET ÷ the pick, and the interval from the ends
+// of both intervals (wider than a paired one: it never claims more than the two verdicts do).
+function runtimeAgainst(doc, dotnet, pick, budget) {
+  const { margin } = ruleOf(doc);
+  const ratio = dotnet.ratio / pick.ratio;
+  const ci = Array.isArray(dotnet.ci95) && Array.isArray(pick.ci95) ? [dotnet.ci95[0] / pick.ci95[1], dotnet.ci95[1] / pick.ci95[0]] : null;
+  const label = !ci ? "can't tell"
+    : ci[0] > 1 + margin ? `${name(doc, dotnet.a)} wins`
+      : ci[1] < 1 / (1 + margin) ? `${name(doc, pick.a)} wins`
+        : ci[0] >= 1 / (1 + margin) && ci[1] <= 1 + margin ? 'equal' : "can't tell";
+  return `${name(doc, dotnet.a)} ÷ ${name(doc, pick.a)} at ${budget} CPU${budget > 1 ? 's' : ''}: ${fmtX(ratio)} (${fmtCi(ci)}, from both verdicts against ${name(doc, pick.b)}): ${label}`;
+}
+
 /** One recommendation: { text, verdict } for a workload, budget and constraint. */
 export function recommend(doc, workload, budget, constraint) {
   const vs = mainVerdicts(doc).filter((v) => v.workload === workload && budgetOf(v, doc) === budget);
   const [, , metric] = CONSTRAINTS.find(([id]) => id === constraint);
-  const nodeMeasured = NODE_GROUPS.some((g) => { const v = find(vs, g, metric); return v && labelOf(v, doc) !== null; });
+  const measured = (v) => v && labelOf(v, doc) !== null;
+  const nodeMeasured = NODE_GROUPS.some((g) => measured(find(vs, g, metric)));
   // Where no Node topology was measured (no database server for it), the .NET side still answers.
   const groups = nodeMeasured ? NODE_GROUPS : ['dotnet-replicas'];
   const prefix = nodeMeasured ? '' : 'Node: not measured. .NET: ';
-  const options = groups.map((g) => find(vs, g, metric)).filter(Boolean);
+  const options = groups.map((g) => find(vs, g, metric)).filter(measured);
   if (!options.length) return { text: 'not measured', verdict: null };
   const best = (list) => [...list].sort((x, y) => score(doc, y) - score(doc, x) || (x.better === 'higher' ? y.ratio - x.ratio : x.ratio - y.ratio))[0];
 
   if (constraint === 'runtime') {
     const node = best(options);
     const dotnet = find(vs, 'dotnet', metric);
-    const nodePick = score(doc, node) === 3 ? name(doc, node.a) : name(doc, node.b);
-    if (!dotnet || labelOf(dotnet, doc) === null) return { text: `${prefix}${nodePick}`, verdict: node };
+    const nodeWins = score(doc, node) === 3;
+    const nodePick = nodeWins ? name(doc, node.a) : name(doc, node.b);
+    if (!measured(dotnet)) return { text: `${prefix}${nodePick}`, verdict: node };
+    // The .NET verdict's baseline is the Node team's pick itself where nothing beat one process.
+    if (nodeMeasured && nodeWins) return { text: `Node team: ${nodePick}. ${runtimeAgainst(doc, dotnet, node, budget)}`, verdict: dotnet };
     return { text: `${nodeMeasured ? `Node team: ${nodePick}. ` : ''}Runtime: ${dotnet.winner && labelOf(dotnet, doc) === 'wins' ? `${name(doc, dotnet.winner)} is faster` : 'no clear difference'}`, verdict: dotnet };
   }
   if (constraint === 'deploy') {
-    // A rollout without downtime needs a second process: the best multi-process strategy by throughput.
-    const pick = best(options.filter((v) => !isControl(v))) ?? best(options);
-    return { text: `${prefix}${name(doc, pick.a)} behind nginx (a rollout needs 2+ processes)`, verdict: pick };
+    // A rollout without downtime needs a second process to take the traffic: only topologies of 2+
+    // processes answer (on 1 CPU: the cluster of 2 kept as a control, or replicas), the best by throughput.
+    const multi = vs.filter((v) => v.metric === metric && measured(v) && processesOf(doc, v.a) >= 2 && groups.some((g) => groupOf(v) === g || groupOf(v) === `${g}-control`));
+    if (!multi.length) return { text: `${prefix}not measured: a rollout needs 2+ processes, and none ran at ${budget} CPU${budget > 1 ? 's' : ''} here`, verdict: null };
+    const pick = best(multi.filter((v) => !isControl(v))) ?? best(multi);
+    const turns = processesOf(doc, pick.a) > budget ? `; on ${budget} CPU they take turns` : '';
+    return { text: `${prefix}${name(doc, pick.a)} behind nginx (a rollout needs 2+ processes${turns})`, verdict: pick };
   }
   const pick = best(options);
   if (score(doc, pick) === 3) return { text: `${prefix}${name(doc, pick.a)}`, verdict: pick };

@@ -2,9 +2,9 @@
 // then why each strategy wins or loses, what a million requests cost, the published experiments'
 // answers, how it was measured, every verdict, and a glossary. From results.json alone.
 import { fmt, fmtX, fmtCi } from './format.js';
-import { verdictTable } from './verdict-table.js';
+import { verdictTable, sideName } from './verdict-table.js';
 import { decisionFlow, flowTable, anchorOf, labelText } from './flowchart.js';
-import { labelOf, budgetOf, budgetsOf, ruleOf, mainVerdicts } from './labels.js';
+import { labelOf, budgetOf, budgetsOf, ruleOf, mainVerdicts, shownVerdicts, generatorOf, skippedOf, skippedStrategies, saturatedCpu } from './labels.js';
 import { costTable, priceNote } from './cost.js';
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
@@ -12,11 +12,14 @@ import { extraSections } from './sections.js';
 import { slugOf } from './slug.js';
 
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+const STRATEGY_TITLE = { reuseport: 'reusePort', pm2: 'PM2', cluster: 'Cluster', replicas: 'Replicas' };
 
 // Plain reasons, one per strategy; the figures are in the flow and the tables, not repeated here.
 const WHY = [
   ['One process', 'One Node process runs your JavaScript on one thread. It is the cheapest in memory and the simplest to run; where nothing measured beats it, keep it. It cannot be replaced without a gap: a crash or a deploy drops requests unless a second process is there to take them.'],
   ['Cluster', 'The cluster module forks workers that share one listening port. On two or more cores they compute at the same time, which is where a cluster pays. On one core they take turns on it: no more CPU, and every worker carries its own heap.'],
+  ['reusePort', 'Separate Node processes each open the same port with SO_REUSEPORT, and the kernel spreads new connections over them: no primary process hands connections out. The spread is per connection, so a few long-lived connections can load one process more than another.'],
+  ['PM2', 'PM2\'s cluster mode runs the cluster module under a process manager: the same shared port, plus restarts, logs and a reload command. The manager is one more process holding memory.'],
   ['Replicas behind nginx', 'Separate processes, each with its own slice of the CPU, and nginx spreading requests over them. They buy isolation and rolling restarts: a new replica starts and is checked before an old one stops. On one host they add no CPU, and a small slice per replica is throttled sooner in a burst.'],
   ['.NET thread pool', 'One ASP.NET Core process already spreads requests over every core it is given, through its thread pool: it needs no cluster. Replicas of it split the same cores between processes that each keep a pool, a JIT and a heap.'],
 ];
@@ -58,7 +61,7 @@ function coresNote(doc) {
 function why(doc) {
   const out = ['## Why each strategy wins or loses', ''];
   for (const [title, text] of WHY) out.push(`**${title}.** ${text}`, '');
-  for (const s of doc.skipped ?? []) out.push(`**${esc(s.strategy)}** was not run here: ${cleanText(s.why)}.`, '');
+  for (const s of skippedStrategies(doc)) out.push(`**${esc(STRATEGY_TITLE[s.strategy] ?? s.strategy)}** was not run here: ${cleanText(s.why)}. Its verdicts are left out of the tables below.`, '');
   return out;
 }
 
@@ -71,7 +74,7 @@ function cost(doc) {
 }
 
 function notMeasured(doc) {
-  const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null);
+  const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null && !skippedOf(v, doc));
   const out = [];
   const mongo = missing.filter((v) => shortReason(v.reasons?.[0]) === 'no MongoDB server could be had');
   if (mongo.length) out.push('Not measured here, because no MongoDB server could be had: the Node side of the database-bound workload (`make setup` downloads MongoDB where the network allows; else set `MONGOD_BIN`, see [node-cluster/README.md](../node-cluster/README.md#where-mongod-comes-from)).', '');
@@ -99,14 +102,29 @@ function method(doc, { reportLink }) {
     `- Machine, versions, ceilings and the exact command: [report.md](${reportLink}#${slugOf('How it was measured')}).`, ''];
 }
 
-function generatorText(v) {
-  const g = v.generator;
-  if (!g) return '—';
-  return `${fmt(g.share * 100)}%${g.bound ? ' ⚠ over its limit' : ''}`;
+// Beside a verdict whose topologies shared the generator's CPUs: its share of the machine, flagged
+// over the limit; where it had a CPU of its own it took none of theirs.
+function generatorText(v, doc) {
+  const g = generatorOf(v);
+  if (!g) return v.generator ? '— (its own CPU)' : '—';
+  const limit = g.limit ?? doc.protocol?.generatorShareLimit;
+  return `${fmt(g.share * 100)}%${g.bound ? ` ⚠ over its ${Number.isFinite(limit) ? `${fmt(limit * 100)}% ` : ''}limit` : ''}`;
+}
+
+function noteOf(doc, v) {
+  const l = labelOf(v, doc);
+  const notes = [];
+  // Our words, not v.control's: the page says "equal", never "tie".
+  if (saturatedCpu(v)) notes.push('CPU per request at saturation, the published experiment\'s own measure');
+  if (v.control) notes.push(`control: ${doc.cells.find((c) => c.topology.id === v.a)?.topology.processes ?? 'more'} processes sharing ${budgetOf(v, doc)} CPU, so at best equal to one process`);
+  if (l === null) notes.push(shortReason(v.reasons?.[0] ?? 'not measured'));
+  else if (v.suspect) notes.push(`suspect: ${v.reasons.map(cleanText).join('; ')}`);
+  else if (v.floorKnown === false) notes.push('spread between runs unknown');
+  return notes.join('; ');
 }
 
 function everyVerdict(doc, { reportLink }) {
-  const vs = doc.verdicts;
+  const vs = shownVerdicts(doc).filter((v) => !skippedOf(v, doc));
   const charts = reportLink.includes('/') ? reportLink.slice(0, reportLink.lastIndexOf('/') + 1) : '';
   const out = ['## Every verdict', '', `![Every verdict's ratio and interval, one panel per question](${charts}verdicts.svg)`, ''];
   for (const b of budgetsOf(doc)) {
@@ -119,18 +137,29 @@ function everyVerdict(doc, { reportLink }) {
   out.push(`| verdict | budget | label | ratio | 95% interval |${gen ? ' generator share |' : ''} note |`, `| --- | --- | --- | --- | --- |${gen ? ' --- |' : ''} --- |`);
   for (const v of vs) {
     const l = labelOf(v, doc);
-    const note = l === null ? shortReason(v.reasons?.[0] ?? 'not measured') : v.suspect ? `suspect: ${v.reasons.map(cleanText).join('; ')}` : v.floorKnown === false ? 'spread between runs unknown' : '';
-    out.push(`| <a id="${anchorOf(v.id)}"></a>\`${v.id}\` | ${budgetOf(v, doc)} | ${labelText(doc, v)} | ${l === null ? '—' : fmtX(v.ratio)} | ${l === null ? '—' : fmtCi(v.ci95)} |${gen ? ` ${generatorText(v)} |` : ''} ${esc(note)} |`);
+    out.push(`| <a id="${anchorOf(v.id)}"></a>\`${v.id}\` | ${budgetOf(v, doc)} | ${labelText(doc, v)} | ${l === null ? '—' : fmtX(v.ratio)} | ${l === null ? '—' : fmtCi(v.ci95)} |${gen ? ` ${generatorText(v, doc)} |` : ''} ${esc(noteOf(doc, v))} |`);
   }
   return [...out, ''];
 }
 
 function scaling(doc) {
-  if (!doc.scaling?.length) return [];
+  const order = Object.keys(doc.workloads ?? {});
+  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const rows = (doc.scaling ?? []).filter((s) => s.measured !== false && !skippedOf(s, doc))
+    .sort((x, y) => order.indexOf(x.workload) - order.indexOf(y.workload) || y.budget - x.budget);
+  if (!rows.length) return [];
+  // A topology of more processes than CPUs (the 1-CPU control) is said to be one.
+  const name = (s) => `${sideName(topo(s.topology))}${s.processes > s.budget ? ` on ${s.budget} CPU (control)` : ''}`;
+  const eff = (s) => (s.suspect ? `⚠ suspect ${fmt(s.efficiency, 2)}${s.why ? `: ${esc(cleanText(s.why))}` : ''}` : `${fmt(s.efficiency, 2)}${Array.isArray(s.ci95) ? ` (${fmt(s.ci95[0], 2)}–${fmt(s.ci95[1], 2)})` : ''}`);
   return ['## How throughput grew with cores', '',
-    'Efficiency is throughput at a budget ÷ (the budget × the same app\'s one process at 1 CPU): 1 means every added core paid in full.', '',
-    '| sample | strategy | budget | req/s | efficiency (95%) |', '| --- | --- | --- | --- | --- |',
-    ...doc.scaling.map((s) => `| ${esc(s.sample)} | ${esc(s.strategy)} | ${s.budget} | ${fmt(s.rps)} | ${fmt(s.efficiency, 2)}${Array.isArray(s.ci95) ? ` (${fmt(s.ci95[0], 2)}–${fmt(s.ci95[1], 2)})` : ''} |`), ''];
+    'Efficiency is throughput at a budget ÷ (the budget × the same app\'s one process at 1 CPU): 1 means every added core paid in full; at 1 CPU it is what the strategy\'s manager costs.', '',
+    '| workload | topology | CPU budget | req/s | efficiency (95%) |', '| --- | --- | --- | --- | --- |',
+    ...rows.map((s) => `| ${esc(doc.workloads?.[s.workload]?.title ?? s.workload)} | ${esc(name(s))} | ${s.budget} | ${fmt(s.rps)} | ${eff(s)} |`), ''];
+}
+
+function seeds(doc, reportLink) {
+  const lines = seedSection(doc, { anchor: (id) => (doc.verdicts.some((v) => v.id === id) ? `#${anchorOf(id)}` : `${reportLink}#${slugOf(doc.scenarios.find((s) => id.startsWith(`${s.name}:`))?.title ?? '')}`) });
+  return lines.length ? ['## The published experiments, answered', '', ...lines] : [];
 }
 
 export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink = 'results/results.json' } = {}) {
@@ -146,8 +175,7 @@ export function renderGuide(doc, { reportLink = 'results/report.md', resultsLink
     ...why(doc),
     ...cost(doc),
     ...scaling(doc),
-    '## The published experiments, answered', '',
-    ...seedSection(doc, { anchor: (id) => (doc.verdicts.some((v) => v.id === id) ? `#${anchorOf(id)}` : `${reportLink}#${slugOf(doc.scenarios.find((s) => id.startsWith(`${s.name}:`))?.title ?? '')}`) }),
+    ...seeds(doc, reportLink),
     ...extraSections(doc, 'guide'),
     ...notMeasured(doc),
     ...method(doc, { reportLink }),

@@ -23,7 +23,8 @@ export const budgetOf = (v, doc) => v.budget ?? doc.isolation?.budgetCpus ?? 1;
 
 /** Every budget the run measured, smallest first. */
 export function budgetsOf(doc) {
-  const bs = doc.protocol?.budgets ?? [...new Set(doc.verdicts.map((v) => budgetOf(v, doc)))];
+  // Schema 2 kept no list: the budgets of the main questions (an experiment may have had its own).
+  const bs = doc.protocol?.budgets ?? [...new Set(mainVerdicts(doc).map((v) => budgetOf(v, doc)))];
   return [...bs].sort((a, b) => a - b);
 }
 
@@ -34,10 +35,29 @@ export const groupOf = (v) => String(v.comparison ?? '').replace(/^b\d+(\.\d+)?\
 export const isControl = (v) => /control/.test(String(v.comparison ?? ''));
 
 /** The load generator's share of the machine during the question, or null where it had CPUs of its own. */
-export const generatorOf = (v) => v.generator ?? null;
+export const generatorOf = (v) => (v.generator && v.generator.shared !== false ? v.generator : null);
+
+/**
+ * The strategies this machine could not run: doc.skipped, less any with a cell that ran (a strategy's
+ * database cells skipped for want of MongoDB don't make the strategy itself unrunnable).
+ */
+export const skippedStrategies = (doc) => (doc.skipped ?? []).filter((s) => !doc.cells.some((c) => c.status === 'ok' && c.topology?.strategy === s.strategy));
+
+/** The skipped strategy a verdict belongs to, or null: its verdicts are said once, not one by one. */
+export const skippedOf = (v, doc) => skippedStrategies(doc).find((s) => s.strategy === (v.strategy ?? groupOf(v))) ?? null;
+
+// CPU per request is shown only as measured at a fixed rate below capacity: a saturated figure is
+// the inverse of the throughput plus the queue's churn. A published experiment keeps the article's
+// own (saturated) measure, which its answer rests on; the guide says so beside it.
+export const isExperiment = (v) => String(v.id).startsWith('exp-');
+export const saturatedCpu = (v) => v.metric === 'cpu' && v.latencyAt !== 'fixed rate';
+const shown = (v) => !saturatedCpu(v) || isExperiment(v);
+
+/** Every verdict a page may show (the published experiments' too). */
+export const shownVerdicts = (doc) => doc.verdicts.filter(shown);
 
 /** Where the margin and confidence come from, for the prose. */
 export const ruleOf = (doc) => ({ confidence: doc.protocol?.rule?.confidence ?? doc.protocol?.confidence ?? 0.95, margin: marginOf(doc) });
 
 /** Verdicts of the main questions (not the published experiments'). */
-export const mainVerdicts = (doc) => doc.verdicts.filter((v) => doc.workloads?.[v.workload] && !String(v.id).startsWith('exp-'));
+export const mainVerdicts = (doc) => shownVerdicts(doc).filter((v) => doc.workloads?.[v.workload] && !isExperiment(v));

@@ -3,7 +3,7 @@
 import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
 import { methodLines, machineLine } from './method.js';
 import { verdictTable } from './verdict-table.js';
-import { budgetsOf } from './labels.js';
+import { budgetsOf, shownVerdicts } from './labels.js';
 import { cleanText, shortReason } from './sanitize.js';
 import { extraSections } from './sections.js';
 
@@ -59,7 +59,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md' }
   out.push('## How it was measured', '', ...methodLines(doc), '');
   for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     const cells = doc.cells.filter((c) => c.scenario === s.name);
-    const verdicts = doc.verdicts.filter((v) => v.cells?.some((id) => cells.some((c) => c.id === id)));
+    const verdicts = shownVerdicts(doc).filter((v) => v.cells?.some((id) => cells.some((c) => c.id === id)));
     out.push(`## ${s.title}`, '', `Scenario \`${s.name}\` — run alone with \`make bench SCENARIO=${s.name}\`. ${s.description}`, '');
     // The charts first: a reader sees the picture before the tables.
     for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');

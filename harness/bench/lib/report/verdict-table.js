@@ -1,26 +1,39 @@
-// The one-page verdict table: rows are workload × metric, columns the questions (cluster, replicas
-// behind nginx, .NET, .NET replicas ...) at one CPU budget, with the baseline's own figure first.
-// From results.json alone.
+// The one-page verdict table: rows are workload × metric, columns the strategies asked at one CPU
+// budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
+// baseline), with the baseline's own figure first. From results.json alone.
 import { fmt, fmtX, fmtCi } from './format.js';
-import { labelOf, budgetOf, budgetsOf, groupOf, mainVerdicts } from './labels.js';
+import { labelOf, budgetOf, budgetsOf, groupOf, isControl, skippedOf, mainVerdicts } from './labels.js';
 
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
-const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => (c.paced?.cpuPerRequestUs ?? c.cpuPerRequestUs)?.median, memory: (c) => c.memoryMiB?.median };
-export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
-const columnTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
+// CPU per request only as measured at a fixed rate below capacity (cell.paced), never the saturated figure.
+const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => c.paced?.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
+export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster of 2 on 1 CPU (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
+/** "cluster", "cluster of 2 on 1 CPU (control)": what a verdict's strategy is called in headers and charts. */
+export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? `${v.column ?? groupOf(v)}${isControl(v) ? ' (control)' : ''}`;
+const topoOf = (doc, id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+/** "cluster: Express cluster of 2 ÷ Express 1 process": the strategy and the baseline it is judged against. */
+const columnTitle = (doc, v) => `${strategyTitle(v)}: ${sideName(topoOf(doc, v.a))} ÷ ${sideName(topoOf(doc, v.b))}`;
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
 const metricTitle = (doc, m, vs, cellById) => {
   const rate = vs.find((v) => v?.latencyAt === 'fixed rate') ? vs.map((v) => v && cellById.get(v.cells?.[1])?.paced?.rate).find(Number.isFinite) : null;
   return rate ? `${doc.metrics[m].title} at ${fmt(rate)} req/s` : doc.metrics[m].title;
 };
 
-/** Short names of the two sides of a verdict: "Express cluster of 2" vs "Express 1 process". */
+const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Short names of the two sides of a verdict: "Express cluster of 2" vs "Express 1 process"; one of a kind reads as one. */
 export function sideName(t) {
   if (!t) return '?';
   const who = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' }[t.framework] ?? t.framework;
-  const shape = { cluster: `cluster of ${t.workers}`, replicas: `${t.instances} replicas`, reuseport: `${t.instances} processes on one port (reusePort)`, pm2: `PM2 cluster of ${t.workers}` }[t.strategy] ?? '1 process';
+  const n = t.processes ?? Math.max(t.workers ?? 1, t.instances ?? 1);
+  const shape = {
+    cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
+    replicas: count(t.instances, 'replica'),
+    reuseport: count(n, 'reusePort process', 'reusePort processes'),
+    pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
+  }[t.strategy] ?? '1 process';
   return `${who} ${shape}`;
 }
 
@@ -43,9 +56,10 @@ export function mainScenario(doc) {
 
 /** Markdown lines of the verdict table of one scenario's verdicts at one budget (default: the smallest). */
 export function verdictTable(doc, { scenario = mainScenario(doc), budget = budgetsOf(doc)[0] } = {}) {
-  const verdicts = mainVerdicts(doc).filter((v) => budgetOf(v, doc) === budget && doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)));
+  // A strategy this machine could not run gets no column: the guide says once why.
+  const verdicts = mainVerdicts(doc).filter((v) => budgetOf(v, doc) === budget && !skippedOf(v, doc) && doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)));
   if (verdicts.length === 0) return [];
-  const columns = [...new Map(verdicts.map((v) => [v.comparison, columnTitle(v)])).entries()];
+  const columns = [...new Map(verdicts.map((v) => [v.comparison, columnTitle(doc, v)])).entries()];
   const workloads = [...new Set(verdicts.map((v) => v.workload))];
   const metrics = Object.keys(doc.metrics);
   const cellById = new Map(doc.cells.map((c) => [c.id, c]));
