@@ -146,6 +146,8 @@ test('report, charts and guide from a synthetic run at two budgets: a verdict ta
     assert.doesNotMatch(guide, /`\w+\.b\d\.reuseport\.\w+`/);
     assert.match(guide, /Not measured here, because no MongoDB server could be had/);
 
+    // Where each budget ran: apart from the generator at 1 CPU, sharing the machine with it at 2.
+    for (const text of [guide, report]) assert.match(text, /at 1 CPU pinned to CPU 1, apart from the generator; at 2 CPUs on every CPU of the machine, shared with the generator/);
     // Decide: at 1 core a rollout's 2 processes are the control's; at 2+ cores the largest budget.
     const flow = /```mermaid\n([\s\S]*?)```/.exec(guide)[1];
     assert.match(flow, /pi_c1_deploy\["<b>Express cluster of 2 behind nginx[^"]*<\/b><br\/>Express cluster of 2 on 1 CPU \(control\) ÷ Express 1 process: (equal|can't tell) /);

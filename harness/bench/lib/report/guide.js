@@ -10,6 +10,7 @@ import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { extraSections } from './sections.js';
 import { slugOf } from './slug.js';
+import { placementText } from './method.js';
 
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const STRATEGY_TITLE = { reuseport: 'reusePort', pm2: 'PM2', cluster: 'Cluster', replicas: 'Replicas' };
@@ -90,13 +91,12 @@ function notMeasured(doc) {
 }
 
 function method(doc, { reportLink }) {
-  const iso = doc.isolation;
   const pr = doc.protocol;
   const budgets = budgetsOf(doc);
   const { confidence, margin } = ruleOf(doc);
   return ['## How it was measured', '',
     `- Every topology of a question got the same CPU budget (${budgets.map((b) => `${b} CPU`).join(', ')}), enforced as a CFS quota on the whole topology, nginx included.`,
-    `- The load generator ran ${iso.pinned ? `on CPU ${iso.generatorCpus}, the topologies on CPU ${iso.sutCpus}` : 'on the same CPUs as the topologies (unpinned)'}; where it shared CPUs, its share of the machine is given per verdict.`,
+    `- Placement: ${placementText(doc)}.`,
     `- ${pr.rounds} interleaved rounds of ${pr.windowS} s per cell${pr.sliceS ? `, taken in ${pr.sliceS} s slices` : ''}. Throughput is saturated; p99 and CPU per request are taken at a fixed rate below every side's capacity.`,
     `- A verdict is the ratio of medians with its ${fmt(confidence * 100)}% interval, judged against a ${fmt(margin * 100)}% margin.`,
     `- Machine, versions, ceilings and the exact command: [report.md](${reportLink}#${slugOf('How it was measured')}).`, ''];

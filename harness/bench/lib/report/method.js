@@ -2,7 +2,7 @@
 import { fmt } from './format.js';
 import { slicesBySpeed } from './core-speed.js';
 import { cleanText } from './sanitize.js';
-import { ruleOf } from './labels.js';
+import { ruleOf, budgetsOf } from './labels.js';
 
 /** The labels' rule in words, from the margin results.json names. */
 export function ruleText(doc) {
@@ -15,14 +15,29 @@ export function machineLine(doc) {
   return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; ${doc.mode} mode, started ${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC; load average ${doc.box.loadBefore.join(' / ')} before, ${doc.box.loadAfter.join(' / ')} after${doc.box.stealPct !== null ? `, ${fmt(doc.box.stealPct, 1)}% CPU steal during the run` : ''}.`;
 }
 
+/**
+ * Where the generator and the topologies ran, per budget: "the load generator pinned to CPU 0; at
+ * 1 CPU the topologies pinned to CPU 1, apart from it; at 2 CPUs on every CPU, shared with it …".
+ */
+export function placementText(doc) {
+  const iso = doc.isolation;
+  if (!iso.pinned) return `unpinned (${cleanText(iso.reason)})`;
+  const places = doc.protocol?.placements ?? iso.budgets ?? [{ budget: iso.budgetCpus, cpuset: 'sut' }];
+  const at = (p) => (p.cpuset === 'all'
+    ? `at ${p.budget} CPU${p.budget > 1 ? 's' : ''} on every CPU of the machine, shared with the generator, whose share of the machine is given beside each verdict`
+    : `at ${p.budget} CPU${p.budget > 1 ? 's' : ''} pinned to CPU ${iso.sutCpus}, apart from the generator`);
+  const sorted = [...places].sort((a, b) => a.budget - b.budget);
+  return `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism}); every topology — app, nginx, database — ${sorted.map(at).join('; ')}`;
+}
+
 export function methodLines(doc) {
   const iso = doc.isolation;
   const pr = doc.protocol;
   const lim = iso.cpuLimits;
   const ceil = Object.entries(doc.ceilings ?? {}).map(([t, c]) => `${t} ${fmt(c.rps)} req/s`).join(', ');
   return [
-    `- **Isolation**: ${iso.pinned ? `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism}), every topology — app, nginx, database — pinned to CPU ${iso.sutCpus}` : `unpinned (${cleanText(iso.reason)})`}; the topologies run at the highest CPU weight and the generator at nice ${iso.generatorNice}, so other load on the machine yields to them; `
-      + `a budget of ${iso.budgetCpus} CPU per topology (${lim?.enforced ? `${lim.mechanism}; replicas split it as per-instance quotas` : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`}).`,
+    `- **Isolation**: ${placementText(doc)}; the topologies run at the highest CPU weight and the generator at nice ${iso.generatorNice}, so other load on the machine yields to them; `
+      + `a budget of ${budgetsOf(doc).join(' or ')} CPU per topology (${lim?.enforced ? `${lim.mechanism}; replicas split it as per-instance quotas` : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`}).`,
     `- **Windows and rounds**: ${pr.warmupS} s of warm-up per cell, then ${pr.rounds} rounds${Object.entries(pr.roundsByWorkload ?? {}).map(([w, n]) => ` (${w}: ${n})`).join('')}; in each round every cell gets ${pr.rewarmS} s of warm-up and a ${pr.windowS} s window, ${pr.order}${pr.slicing ? `; ${pr.slicing}` : ''}.`,
     ...(pr.latency ? [`- **Latency**: ${pr.latency.rule}; ${pr.latency.windowS ?? pr.windowS} s per window, ${pr.latency.sliceS ? 'after' : 'before'} that round's closed-loop window${pr.latency.interval ? `; interval: ${pr.latency.interval}` : ''}.`] : []),
     `- **Statistics**: per cell, the median over rounds and the spread (min–max); per comparison, ${pr.interval} (${pr.confidence * 100}%)${pr.betweenRuns ? `; ${pr.betweenRuns.text}` : ''}. ${ruleText(doc)}`,
