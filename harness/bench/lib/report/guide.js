@@ -4,7 +4,7 @@
 import { fmt, fmtX, fmtCi } from './format.js';
 import { verdictTable, sideName } from './verdict-table.js';
 import { decisionFlow, flowTable, anchorOf, labelText } from './flowchart.js';
-import { labelOf, budgetOf, budgetsOf, ruleOf, mainVerdicts, shownVerdicts, generatorOf, skippedOf, skippedStrategies, saturatedCpu } from './labels.js';
+import { labelOf, budgetOf, budgetsOf, ruleOf, mainVerdicts, shownVerdicts, generatorOf, skippedOf, skippedStrategies, saturatedCpu, isControlTopology } from './labels.js';
 import { costTable, priceNote } from './cost.js';
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
@@ -148,8 +148,8 @@ function scaling(doc) {
   const rows = (doc.scaling ?? []).filter((s) => s.measured !== false && !skippedOf(s, doc))
     .sort((x, y) => order.indexOf(x.workload) - order.indexOf(y.workload) || y.budget - x.budget);
   if (!rows.length) return [];
-  // A topology of more processes than CPUs (the 1-CPU control) is said to be one.
-  const name = (s) => `${sideName(topo(s.topology))}${s.processes > s.budget ? ` on ${s.budget} CPU (control)` : ''}`;
+  // The cluster of 2 on 1 CPU is said to be the control it is.
+  const name = (s) => `${sideName(topo(s.topology))}${isControlTopology(doc, s.topology) ? ` on ${s.budget} CPU (control)` : ''}`;
   const eff = (s) => (s.suspect ? `⚠ suspect ${fmt(s.efficiency, 2)}${s.why ? `: ${esc(cleanText(s.why))}` : ''}` : `${fmt(s.efficiency, 2)}${Array.isArray(s.ci95) ? ` (${fmt(s.ci95[0], 2)}–${fmt(s.ci95[1], 2)})` : ''}`);
   return ['## How throughput grew with cores', '',
     'Efficiency is throughput at a budget ÷ (the budget × the same app\'s one process at 1 CPU): 1 means every added core paid in full; at 1 CPU it is what the strategy\'s manager costs.', '',
