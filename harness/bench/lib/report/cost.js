@@ -50,7 +50,7 @@ export function costTable(doc, { scenario = 'verdicts' } = {}) {
     const k = costOf(c, prices);
     if (!k) continue;
     const t = c.topology;
-    lines.push(`| ${[doc.workloads[c.workload]?.title ?? c.workload, `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}${isControlTopology(doc, t.id) ? ' (control)' : ''}`, t.budgetCpus ?? c.budgetCpus ?? '', k.coreSeconds === null ? 'not measured' : fmt(k.coreSeconds, 0),
+    lines.push(`| ${[doc.workloads[c.workload]?.title ?? c.workload, `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}${isControlTopology(doc, t.id, t.budgetCpus ?? c.budgetCpus) ? ' (control)' : ''}`, t.budgetCpus ?? c.budgetCpus ?? '', k.coreSeconds === null ? 'not measured' : fmt(k.coreSeconds, 0),
       k.gib === null ? 'n/a' : `${fmt(k.gib, 3)} (${fmt(k.perInstanceGib, 3)})`, k.gibHours === null ? 'n/a' : fmt(k.gibHours, 4), ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : [])].join(' | ')} |`);
   }
   return lines;

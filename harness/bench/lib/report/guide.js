@@ -149,7 +149,7 @@ function scaling(doc) {
     .sort((x, y) => order.indexOf(x.workload) - order.indexOf(y.workload) || y.budget - x.budget);
   if (!rows.length) return [];
   // The cluster of 2 on 1 CPU is said to be the control it is.
-  const name = (s) => `${sideName(topo(s.topology))}${isControlTopology(doc, s.topology) ? ` on ${s.budget} CPU (control)` : ''}`;
+  const name = (s) => `${sideName(topo(s.topology))}${isControlTopology(doc, s.topology, s.budget) ? ` on ${s.budget} CPU (control)` : ''}`;
   const eff = (s) => (s.suspect ? `⚠ suspect ${fmt(s.efficiency, 2)}${s.why ? `: ${esc(cleanText(s.why))}` : ''}` : `${fmt(s.efficiency, 2)}${Array.isArray(s.ci95) ? ` (${fmt(s.ci95[0], 2)}–${fmt(s.ci95[1], 2)})` : ''}`);
   return ['## How throughput grew with cores', '',
     'Efficiency is throughput at a budget ÷ (the budget × the same app\'s one process at 1 CPU): 1 means every added core paid in full; at 1 CPU it is what the strategy\'s manager costs.', '',

@@ -34,8 +34,8 @@ export const groupOf = (v) => String(v.comparison ?? '').replace(/^b\d+(\.\d+)?\
 /** The control questions (a cluster of 2 on a 1-CPU budget): kept, labelled, never a recommendation. */
 export const isControl = (v) => /control/.test(String(v.comparison ?? ''));
 
-/** A topology kept only as a control (the first side of a control question). */
-export const isControlTopology = (doc, id) => doc.verdicts.some((v) => isControl(v) && v.a === id);
+/** A topology kept only as a control at a budget (the first side of a control question there). */
+export const isControlTopology = (doc, id, budget) => doc.verdicts.some((v) => isControl(v) && v.a === id && budgetOf(v, doc) === budget);
 
 /** The load generator's share of the machine during the question, or null where it had CPUs of its own. */
 export const generatorOf = (v) => (v.generator && v.generator.shared !== false ? v.generator : null);
