@@ -1,61 +1,18 @@
 // Test helpers: start the primary as a child process, read its JSON log lines, send HTTP
-// requests to 127.0.0.1, and clean up every process started (by pid).
+// requests to 127.0.0.1, and clean up every process started (by pid). The process, port and
+// polling helpers are the harness runner's, as for the tests that run this sample through it.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../harness/runner/ports.js';
+import { childPids, isAlive } from '../../harness/runner/processes.js';
+import { waitFor } from '../../harness/runner/poll.js';
+
+export { childPids, freePort, isAlive, waitFor };
 
 export const SAMPLE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const PRIMARY = fileURLToPath(new URL('../src/primary.js', import.meta.url));
-
-export const sleep = (ms) => new Promise((r) => { setTimeout(r, ms); });
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-// Polls `predicate` until it returns a truthy value (returned) or `timeoutMs` passes (throws).
-export async function waitFor(predicate, { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
-
-export function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-// Child pids of `pid`, from /proc (field 4 of /proc/<pid>/stat is the parent pid).
-export function childPids(pid) {
-  const out = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z') out.push(Number(entry));
-    } catch { /* gone */ }
-  }
-  return out;
-}
 
 // Starts `node src/primary.js` with `env`; returns a handle with its logs and helpers.
 export async function startPrimary(env = {}, { waitReady = true } = {}) {
@@ -102,7 +59,7 @@ export async function startPrimary(env = {}, { waitReady = true } = {}) {
     // Kills the primary and every worker it ever forked that is still alive.
     async cleanup() {
       for (const pid of [...handle.workerPids(), child.pid]) {
-        if (pidAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+        if (isAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
       }
       await Promise.race([exited, sleep(2_000)]);
     },
@@ -112,6 +69,10 @@ export async function startPrimary(env = {}, { waitReady = true } = {}) {
 }
 
 // One HTTP request; resolves { status, body, headers } or rejects on a network error.
+/**
+ * @param {number} port @param {string} path
+ * @param {{ method?: string, body?: unknown, headers?: Record<string, string>, agent?: import('node:http').Agent, timeoutMs?: number }} [options]
+ */
 export function request(port, path, { method = 'GET', body, headers = {}, agent, timeoutMs = 10_000 } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : (typeof body === 'string' ? body : JSON.stringify(body));
