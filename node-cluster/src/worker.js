@@ -34,7 +34,7 @@ export function startWorker(config = loadConfig()) {
   connect(config.mongodbUri, { maxPoolSize: config.maxPoolSize, username: config.mongodbUsername, password: config.mongodbPassword });
 
   server.listen(config.port, config.host, () => {
-    log('worker listening', { port: server.address().port, worker: cluster.worker?.id ?? null });
+    log('worker listening', { port: (/** @type {import('node:net').AddressInfo} */ (server.address())).port, worker: cluster.worker?.id ?? null });
   });
 
   const exit = async (code) => {
@@ -75,7 +75,7 @@ export function startWorker(config = loadConfig()) {
     }, Math.min(config.idleGraceMs, config.drainMs)).unref();
   }
 
-  process.on('message', (msg) => { if (msg?.cmd === 'shutdown') shutdown('primary'); });
+  process.on('message', (/** @type {{ cmd?: string }} */ msg) => { if (msg?.cmd === 'shutdown') shutdown('primary'); });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGHUP means "rolling restart" to the primary; a worker that gets it too (a signal sent to
