@@ -12,8 +12,9 @@ export default [
     languageOptions: { ecmaVersion: 'latest', sourceType: 'module', globals: globals.node },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
-      // `catch { }` and `_`-prefixed names mark what is left unused on purpose.
-      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // `_`-prefixed names mark what is left unused on purpose, and so does `const { a, ...rest } = o`
+      // (a dropped from a copy); a caught error need not be used.
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
