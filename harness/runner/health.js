@@ -35,10 +35,10 @@ export function checkOnce(port, healthcheck) {
   return healthcheck.kind === 'http' ? httpOk(port, healthcheck.path, timeout) : tcpOpen(port, timeout);
 }
 
-// Waits until the instance is healthy. `exited()` (may be async) returns an exit description once
-// the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
-// returning true stops the wait (the run is being taken down).
 /**
+ * Waits until the instance is healthy. `exited()` (may be async) returns an exit description once
+ * the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
+ * returning true stops the wait (the run is being taken down).
  * @param {{ port: number, healthcheck: object, exited: () => unknown, label: string, cancelled?: () => boolean, budgetMs?: number }} options
  */
 export async function waitHealthy({ port, healthcheck, exited, label, cancelled = () => false, budgetMs }) {
