@@ -71,7 +71,7 @@ function toolsOf(plan, tool, paced) {
 
 async function rerender(opts) {
   let doc;
-  try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
+  try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`, { cause: e }); }
   if (doc.schema !== SCHEMA || !Array.isArray(doc.cells)) throw new Error(`--from ${opts.from}: not a results file of this benchmark (schema ${SCHEMA})`);
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   // From the measured cells, by the current rule and the current spreads over repeated runs.
@@ -109,8 +109,8 @@ async function main() {
   let plan;
   if (opts.matrix) {
     let spec;
-    try { spec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`); }
-    plan = matrixPlan(spec, { full: opts.full, budget: iso.budgetCpus, processes: iso.processes, overrides });
+    try { spec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }
+    plan = matrixPlan(spec, { full: opts.full, budget: iso.budgetCpus, overrides });
   } else {
     plan = buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: iso.budgetCpus, processes: iso.processes, overrides });
   }
@@ -175,7 +175,7 @@ async function main() {
     label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
-  doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)
+  /** @type {Record<string, any>} */ (doc.protocol).generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });
   console.log(summaryTable(doc));
   console.log(`\nwrote ${files.join(', ')}`);

@@ -25,6 +25,7 @@ export function splitCpus(cpus) {
  * to every CPU left to the system under test and must fit there; `processes` is how many
  * processes the scaled topologies use (at least 2, one per CPU of the budget).
  */
+/** @param {{ budget?: number }} [options] @param {number[]} [cpus] */
 export function planIsolation({ budget } = {}, cpus = availableCpus()) {
   const split = splitCpus(cpus);
   const room = split.shared ? cpus.length : split.sut.length;
@@ -42,7 +43,10 @@ export function planIsolation({ budget } = {}, cpus = availableCpus()) {
   };
 }
 
-/** Pins this process to the generator's CPUs. Returns the isolation record kept in the results. */
+/**
+ * Pins this process to the generator's CPUs. Returns the isolation record kept in the results.
+ * @returns {{ record: { pinned: boolean, reason?: string, mechanism?: string, [field: string]: any }, release: () => void }}
+ */
 export function pinGenerator(iso, { pin = pinProcess } = {}) {
   const base = {
     generatorCpus: iso.generatorCpus, sutCpus: iso.sutCpus, budgetCpus: iso.budgetCpus, generatorThreads: iso.generatorThreads,

@@ -114,6 +114,8 @@ export function flagOpenLoop(cells) {
 /**
  * The verdict of each comparison. Returns entries { id, question, workload, comparison, metric,
  * a, b, better, winner (a topology id, or 'tie'), ratio, ci95, suspect, reasons, rounds, limit }.
+ * @param {any[]} comparisons @param {any[]} cells
+ * @param {{ isolation?: { pinned: boolean }, checks?: object[], floors?: object }} [options]
  */
 export function computeVerdicts(comparisons, cells, { isolation, checks = [], floors = {} } = {}) {
   const byId = new Map(cells.map((c) => [c.id, c]));
