@@ -26,10 +26,8 @@ function fakeRounds(c, rounds) {
 function fakeDoc() {
   const p = plan({ full: true, budget: 1, processes: 2 });
   const cells = [];
-  let k = 0;
   for (const s of p.scenarios) {
     for (const c of s.cells) {
-      k += 1;
       const rec = { ...c, cpuLimits: { enforced: true, mechanism: 'cgroup v1 cpu.cfs_quota_us', pinning: { enforced: true, cpus: '1' } } };
       if (c.needsDb && c.topology.sample === 'node-cluster') { cells.push({ ...rec, status: 'skipped', error: 'no database here: mongod not found', rounds: [] }); continue; }
       // The cluster's open-loop rate is above its closed-loop capacity: flagged, not hidden.

@@ -247,6 +247,7 @@ function paramsOf(mode, overrides) {
 /**
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
+ * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, processes?: number, overrides?: object }} [options]
  */
 export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {} } = {}) {
   const mode = full ? 'full' : 'quick';
@@ -278,6 +279,7 @@ export function plan({ full = false, scenario, sample, budget, budgets, processe
  * { "sample", "strategy", "n"?, "viaNginx"?, "lb"?, "env"?, "id"?, "label"? }, "kind"?, "connections"? } ],
  * "compare"?: [ { "a": <cell index>, "b": <cell index>, "metrics"?: [...] } ] } ] }
  */
+/** @param {object} spec @param {{ full?: boolean, budget?: number, overrides?: object }} [options] */
 export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);
