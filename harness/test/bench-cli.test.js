@@ -247,7 +247,9 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   assert.equal(r3.code, 2);
   assert.match(r3.stderr, /^bench: error: unknown sample 'no-such-sample': expected one of /);
   assert.equal(r3.stderr.trim().split('\n').length, 1, r3.stderr);
-  for (const [bad, why] of [['0', /'0' is not a whole number of CPUs/], ['two', /'two' is not a whole number/], ['1,64', /64 CPUs is more than this machine has/]]) {
+  /** @type {[string, RegExp][]} */
+  const budgets = [['0', /'0' is not a whole number of CPUs/], ['two', /'two' is not a whole number/], ['1,64', /64 CPUs is more than this machine has/]];
+  for (const [bad, why] of budgets) {
     const r = await runCli(['--budgets', bad, '--list']);
     assert.equal(r.code, 2, `--budgets ${bad}`);
     assert.match(r.stderr, why);

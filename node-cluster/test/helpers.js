@@ -29,6 +29,7 @@ export function startPrimary(env = {}, { waitReady = true } = {}) {
 }
 
 // Starts `sh scripts/start.sh` (PROCESS_MANAGER in `env`); waits for the log line `ready` if given.
+/** @param {Record<string, string>} [env] @param {{ ready?: string }} [options] */
 export function startScript(env = {}, { ready } = {}) {
   return startProgram(['sh', START], env, { ready });
 }

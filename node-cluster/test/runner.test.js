@@ -104,7 +104,7 @@ test('PROCESS_MANAGER=reuseport: two processes behind nginx, make reload replace
   const { runDir, topo, app } = await start({ PROCESS_MANAGER: 'reuseport', WORKERS: '2' });
   const before = await waitForChildren(app.pid, 2);
   await waitListening(app, 2);
-  const nginxPort = new URL(topo.url).port;
+  const nginxPort = Number(new URL(topo.url).port);
   assert.deepEqual([...await servingPids(nginxPort, 2)].sort(), before.sort());
   const r = await reload({ runDir, sample: 'node-cluster', service: 'app' });
   assert.equal(r.strategy, 'signal');
