@@ -20,6 +20,7 @@ help:
 	@echo "           [BUDGETS=1,2] [PRICE_VCPU_HOUR=x PRICE_GIB_HOUR=y]  CPU budgets to measure; your prices (the guide adds money)"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
+	@echo "        [PROCESS_MANAGER=cluster|reuseport|pm2]                  node-cluster: what runs its processes"
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
 	@echo "make reload SAMPLE=<dir> [SERVICE=app]                          replace the instances one at a time"
 
@@ -75,7 +76,7 @@ bench: setup
 
 # ---- the local runner -------------------------------------------------------------------------
 up: setup
-	$(LAB) up $(SAMPLE) $(if $(REPLICAS),--replicas $(REPLICAS)) $(if $(WORKERS),--workers $(WORKERS)) $(if $(CPUS),--cpus $(CPUS)) $(if $(LB),--lb $(LB)) $(if $(HTTP_PORT),--port $(HTTP_PORT))
+	$(if $(PROCESS_MANAGER),PROCESS_MANAGER=$(PROCESS_MANAGER)) $(LAB) up $(SAMPLE) $(if $(REPLICAS),--replicas $(REPLICAS)) $(if $(WORKERS),--workers $(WORKERS)) $(if $(CPUS),--cpus $(CPUS)) $(if $(LB),--lb $(LB)) $(if $(HTTP_PORT),--port $(HTTP_PORT))
 
 ps:
 	@$(LAB) ps

@@ -25,8 +25,10 @@ if (!process[HUP]) {
   process[HUP] = true;
   process.on('SIGHUP', () => {
     log('SIGHUP: pm2 reload app');
+    // "rolling restart aborted" is what the local runner's `make reload` watches for, as with
+    // the cluster primary.
     spawn(process.execPath, [require.resolve('pm2/bin/pm2'), 'reload', 'app'], { stdio: 'ignore' })
-      .on('exit', (code) => log('pm2 reload app finished', { code }));
+      .on('exit', (code) => log(code === 0 ? 'pm2 reload app done' : 'rolling restart aborted: pm2 reload app failed', { code }));
   });
 }
 

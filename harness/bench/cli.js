@@ -75,7 +75,7 @@ function toolsOf(plan, tool, paced) {
 
 async function rerender(opts) {
   let doc;
-  try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`); }
+  try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new Error(`--from ${opts.from}: ${e.message}`, { cause: e }); }
   if (![2, SCHEMA].includes(doc.schema) || !Array.isArray(doc.cells)) throw new Error(`--from ${opts.from}: not a results file of this benchmark (schema 2 or ${SCHEMA})`);
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   // From the measured cells, by the current rule and the current spreads over repeated runs.
@@ -112,8 +112,8 @@ async function main() {
   let plan;
   if (opts.matrix) {
     let spec;
-    try { spec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`); }
-    plan = matrixPlan(spec, { full: opts.full, budget: iso.budgetCpus, processes: iso.processes, overrides });
+    try { spec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }
+    plan = matrixPlan(spec, { full: opts.full, budget: iso.budgetCpus, overrides });
   } else {
     plan = buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: iso.budgetCpus, budgets: iso.budgets, processes: iso.processes, overrides });
   }
@@ -158,7 +158,7 @@ async function main() {
   const pinned = pinGenerator(iso);
   release = pinned.release;
   const isolation = pinned.record;
-  if (!isolation.pinned) ui.log(`NOT pinned: ${isolation.reason}; every result is flagged`);
+  if (!isolation.pinned) ui.log(`NOT pinned: ${'reason' in isolation ? isolation.reason : 'unknown'}; every result is flagged`);
   const runBase = path.resolve(opts.runDir ?? path.join(REPO, '.run', 'bench-topologies', stamp));
   let cells;
   let ceilings;

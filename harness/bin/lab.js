@@ -5,6 +5,7 @@ import Table from 'cli-table3';
 import { up, down, ps, signal, restart, reload, readState, DEFAULT_RUN_DIR } from '../runner/index.js';
 
 const program = new Command('lab').description('Run a sample\'s compose topology as local processes on 127.0.0.1');
+/** @type {[string, string, string]} */
 const runDirOption = ['--run-dir <dir>', 'where state and logs live', DEFAULT_RUN_DIR];
 const say = (line) => console.log(`  ${line}`);
 

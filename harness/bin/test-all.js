@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `make test`: runs every suite (runner and config checks, each sample's tests, the .NET tests),
-// streams their output, and closes with one line summing them all: "N passed, N failed".
+// `make test`: runs every suite (ESLint and tsc --checkJs, runner and config checks, each sample's
+// tests, the .NET tests), streams their output, and closes with one line summing them all:
+// "N passed, N failed".
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -37,7 +38,16 @@ const dotnetSuite = () => ({
   },
 });
 
-const suites = [nodeSuite('harness', 'harness')];
+// ESLint and TypeScript's checker (harness/bin/lint.js): each check counts as one test.
+const staticSuite = () => ({
+  name: 'static',
+  cwd: REPO_ROOT,
+  command: process.execPath,
+  args: [path.join(REPO_ROOT, 'harness', 'bin', 'lint.js'), '--summary', path.join(results, 'static.json')],
+  count: () => ({ ...JSON.parse(fs.readFileSync(path.join(results, 'static.json'), 'utf8')), skipped: 0 }),
+});
+
+const suites = [staticSuite(), nodeSuite('harness', 'harness')];
 for (const sample of ['node-replicas', 'node-cluster']) {
   if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push(nodeSuite(sample, sample));
 }

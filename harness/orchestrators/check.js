@@ -49,6 +49,7 @@ function copies(sample, sampleDir, desc, root) {
 // Renders and checks every kustomization of the sample. Returns { problems, rendered } where
 // rendered maps each kustomization folder (relative to the sample) to its objects. `only` limits
 // the rendering to some kustomization folders; `swarm: false` and `copies: false` skip those parts.
+/** @param {string} sample @param {{ root?: string, only?: string[], swarm?: boolean, copies?: boolean }} [options] */
 export async function checkSample(sample, { root = REPO_ROOT, only, swarm = true, copies: withCopies = true } = {}) {
   const desc = SAMPLES[sample];
   if (!desc) throw new Error(`no orchestrator description for '${sample}': add it to harness/orchestrators/samples.js`);

@@ -92,6 +92,7 @@ const PRIORITY = { 1: ['cpu.shares', 262144], 2: ['cpu.weight', 10000] };
  * gives the run the highest CPU weight, so other load on the machine disturbs it less.
  * Returns { dirs } for processes that belong to the run but to no instance.
  */
+/** @param {string} runId @param {{ cpuset?: string, budget?: number, priority?: boolean }} [options] */
 export function createRunGroups(runId, { cpuset, budget, priority = false } = {}) {
   const v = version();
   if (v === 0) throw new Error('no cgroup filesystem found');
@@ -134,6 +135,7 @@ function prioritise(dirs, v) {
 
 // One group per instance, inside the run's groups. Returns { dirs: [the instance's own groups],
 // procs: [cgroup.procs files to join: its own groups and the run's cpuset, which all instances share] }.
+/** @param {string} runId @param {string} instanceName @param {{ cpus?: number, memoryBytes?: number }} limits */
 export function createGroup(runId, instanceName, { cpus, memoryBytes }) {
   const v = version();
   if (v === 0) throw new Error('no cgroup filesystem found');
@@ -174,6 +176,7 @@ export function createGroup(runId, instanceName, { cpus, memoryBytes }) {
 }
 
 // Whether quotas (and, if asked, a cpuset) can be enforced here; probed by creating and removing groups.
+/** @param {string} runId @param {{ cpuset?: string }} [options] */
 export function probe(runId, { cpuset } = {}) {
   const v = version();
   const accounting = v === 2 ? 'cgroup v2 cpu.stat' : v1('cpuacct') ? 'cgroup v1 cpuacct.usage' : 'proc utime+stime';
@@ -182,6 +185,7 @@ export function probe(runId, { cpuset } = {}) {
   }
   try {
     const group = createGroup(runId, 'probe', { cpus: 1 });
+    /** @type {{ enforced: boolean, cpus: string | null, reason?: string, mechanism?: string }} */
     let pinning = { enforced: false, cpus: null, reason: 'not asked' };
     if (cpuset) {
       try {

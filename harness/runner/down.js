@@ -6,8 +6,7 @@ import { isAlive } from './processes.js';
 import { DEFAULT_RUN_DIR, readState, updateState } from './state.js';
 import { starting } from './up.js';
 import { teardown } from './teardown.js';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
 
 async function cancelOtherProcess(runDir, { timeoutMs = 120_000 } = {}) {
   const state = readState(runDir);

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
+import { waitFor } from './poll.js';
 
 function tcpOpen(port, timeoutMs) {
   return new Promise((resolve) => {
@@ -27,11 +28,7 @@ function httpOk(port, path, timeoutMs) {
 
 // Resolves once something accepts TCP on 127.0.0.1:port; rejects after timeoutMs.
 export async function waitTcp(port, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await tcpOpen(port, 1000))) {
-    if (Date.now() > deadline) throw new Error(`nothing listening on 127.0.0.1:${port} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(() => tcpOpen(port, 1000), { what: `something listening on 127.0.0.1:${port}`, timeoutMs });
 }
 
 export function checkOnce(port, healthcheck) {
@@ -39,7 +36,7 @@ export function checkOnce(port, healthcheck) {
   return healthcheck.kind === 'http' ? httpOk(port, healthcheck.path, timeout) : tcpOpen(port, timeout);
 }
 
-/** The last non-empty line a process wrote to its log (what it said before it died), or null. */
+/** The last non-empty line a process wrote to its log (what it said before it died), or null. @param {string} [file] */
 export function lastLine(file) {
   if (!file) return null;
   try {
@@ -48,9 +45,13 @@ export function lastLine(file) {
   } catch { return null; }
 }
 
-// Waits until the instance is healthy. `exited()` (may be async) returns an exit description once
-// the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
-// returning true stops the wait (the run is being taken down).
+/**
+ * Waits until the instance is healthy. `exited()` (may be async) returns an exit description once
+ * the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
+ * returning true stops the wait (the run is being taken down); `log`, the instance's log file,
+ * gives the error the last line the process wrote.
+ * @param {{ port: number, healthcheck: object, exited: () => unknown, label: string, log?: string, cancelled?: () => boolean, budgetMs?: number }} options
+ */
 export async function waitHealthy({ port, healthcheck, exited, label, log, cancelled = () => false, budgetMs }) {
   const budget = budgetMs ?? Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
   const deadline = Date.now() + budget;

@@ -6,6 +6,7 @@ import { readmissionMs } from './nginx.js';
 import { isAlive, sendSignal, childPids } from './processes.js';
 import { DEFAULT_RUN_DIR, readState, findInstance } from './state.js';
 import { call } from './supervisor-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 function statusOf(entry, inst) {
   if (isAlive(inst.pid)) return 'running';
@@ -30,6 +31,7 @@ export function ps(opts = {}) {
 
 // kill -9 reaches the whole instance (as when a container dies); other signals go to its main
 // process. To the restart policy this is a crash or an exit of the process, not a stop on purpose.
+/** @param {{ runDir?: string, service: string, index: number, signal?: string | number }} options */
 export async function signal({ runDir = DEFAULT_RUN_DIR, service, index, signal: sig = 'SIGKILL' }) {
   const state = readState(path.resolve(runDir));
   const { inst } = findInstance(state, service, index);
@@ -71,8 +73,6 @@ export function proxiesOf(state, service) {
     .filter(([, entry]) => proxied && entry.spec?.local?.nginx && entry.instances.length)
     .map(([name, entry]) => ({ name, entry, inst: entry.instances[0] }));
 }
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Waits until an instance that died serves again: its current process — another one than

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { childPids, isAlive } from './processes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const SYSTEM_NGINX_DIR = '/etc/nginx';
 const NOBODY = 65534;
@@ -137,11 +138,9 @@ export function testConfig(rendered, runDir) {
   try {
     return execFileSync(nginxBinary(), [...nginxArgs(rendered, runDir), '-t'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
-    throw new Error(`nginx -t failed: ${(err.stderr || err.message).trim().split('\n').filter((l) => /emerg|error/.test(l)).join('; ') || err.stderr}`);
+    throw new Error(`nginx -t failed: ${(err.stderr || err.message).trim().split('\n').filter((l) => /emerg|error/.test(l)).join('; ') || err.stderr}`, { cause: err });
   }
 }
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * `nginx -s reload` for the master `pid`, waited on: resolves once new workers run the new

@@ -7,7 +7,7 @@ function listenOnce(port) {
     const server = net.createServer();
     server.once('error', reject);
     server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
-      const { port: bound } = server.address();
+      const { port: bound } = /** @type {import('node:net').AddressInfo} */ (server.address());
       server.close(() => resolve(bound));
     });
   });
@@ -42,8 +42,8 @@ export async function ensureFree(port, hint) {
   try {
     await listenOnce(port);
   } catch (err) {
-    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} is already in use: ${hint}`);
-    if (err.code === 'EACCES') throw new Error(`port ${port} needs privileges: ${hint}`);
+    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} is already in use: ${hint}`, { cause: err });
+    if (err.code === 'EACCES') throw new Error(`port ${port} needs privileges: ${hint}`, { cause: err });
     throw err;
   }
 }

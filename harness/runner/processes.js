@@ -2,6 +2,8 @@
 // container), so a kill reaches its children too (nginx workers, cluster workers).
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from './poll.js';
 
 // Joins the cgroups before exec, so the program never runs a moment outside its quota. bash, not
 // sh: dash drops environment variables whose names are not shell identifiers, such as .NET's
@@ -45,6 +47,7 @@ function lastLogLine(file) {
   }
 }
 
+/** Whether `pid` runs (a zombie counts as dead). */
 export function isAlive(pid) {
   if (!pid) return false;
   try {
@@ -69,15 +72,9 @@ export function sendSignal(pid, signal, { group = false } = {}) {
   try { process.kill(group ? -pid : pid, signal); return true; } catch { return false; }
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
+/** Whether `pid` exited within `ms`. */
 export async function waitGone(pid, ms) {
-  const deadline = Date.now() + ms;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
-  return true;
+  return waitFor(() => !isAlive(pid), { timeoutMs: ms }).then(() => true, () => false);
 }
 
 // The compose stop sequence: stop signal, `stop_grace_period`, then SIGKILL — for the whole group.
@@ -95,10 +92,31 @@ export async function stopInstance(pid, { signal = 'SIGTERM', graceMs = 10_000 }
   }
 }
 
-// Processes an instance started itself (nginx workers, cluster workers).
+/**
+ * Every live process that belongs to a run: the runner gives each instance LAB_RUN_DIR in its
+ * environment; nginx rewrites its own (process title), so it and the supervisor are found by the
+ * run folder on their command line. `marker`: also any process with that text in its environment.
+ * @param {string} runDir @param {{ marker?: string }} [options] @returns {number[]}
+ */
+export function runProcesses(runDir, { marker } = {}) {
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const environ = fs.readFileSync(`/proc/${name}/environ`, 'latin1');
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, 'latin1');
+      const ours = environ.includes(`LAB_RUN_DIR=${runDir}\0`) || (marker && environ.includes(marker)) || cmdline.includes(runDir);
+      if (ours && isAlive(Number(name))) found.push(Number(name));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return found;
+}
+
+/** The live processes `pid` started itself (nginx workers, cluster workers), zombies left out. */
 export function childPids(pid) {
   try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number).sort((a, b) => a - b);
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+      .filter(isAlive).sort((a, b) => a - b);
   } catch {
     return [];
   }

@@ -22,8 +22,7 @@ import { instanceSpec, portsOf } from './spec.js';
 import { call } from './supervisor-client.js';
 import { loadTopology } from './compose.js';
 import { restart, proxiesOf } from './instances.js';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
 
 class RunGone extends Error {}
 
@@ -67,7 +66,7 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
     });
   } catch (err) {
     await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
-    throw new Error(`reload stopped at ${inst.name}: ${err.message}; the old instances keep serving`);
+    throw new Error(`reload stopped at ${inst.name}: ${err.message}; the old instances keep serving`, { cause: err });
   }
   const upstream = portsOf(state);
   upstream[service] = entry.instances.map((i) => (i.index === index ? port : i.port));
@@ -77,8 +76,9 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
   } catch (err) {
     await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
     await switchProxies(readState(runDir) ?? state, proxies, portsOf(state)).catch(() => {});
-    throw new Error(`reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`);
+    throw new Error(`reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`, { cause: err });
   }
+  /** @type {{ pid: number, port: number } | undefined} */
   let old;
   updateState(runDir, (s) => {
     const rec = s.services[service].instances.find((i) => i.index === index);
@@ -140,6 +140,7 @@ function strategyOf(state, service) {
  * steps: [{ instance, from, to, startedAt (epoch ms), tookMs }], tookMs }. Throws one line for bad
  * input or a step that failed (the steps done so far stay done).
  */
+/** @param {{ runDir?: string, sample?: string, service?: string, log?: (line: string) => void }} [options] */
 export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app', log = () => {} } = {}) {
   runDir = path.resolve(runDir);
   const wanted = sample ? resolveSample(sample).name : undefined;
@@ -151,6 +152,7 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app'
   if (!entry) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
   if (entry.skipped) throw new Error(`${service} does not run locally (${entry.skipped})`);
   if (entry.oneshot) throw new Error(`${service} is a one-shot job: there is nothing running to reload`);
+  /** @type {{ pid: number, service: string, startedAt: string } | undefined} */
   let busy;
   updateState(runDir, (s) => {
     if (s.reload && isAlive(s.reload.pid)) { busy = s.reload; return false; }

@@ -29,7 +29,7 @@ function mounts(doc, serviceName, dir) {
 
 /**
  * Environment values with /run/secrets/<target> replaced by the local secret files.
- * @param {{dir: string, sample: string, vars?: object}} topology  from compose.js loadTopology
+ * @param {{dir: string, sample?: string, vars?: object}} topology  from compose.js loadTopology
  * @param {string} serviceName
  * @param {Record<string, string>} env  the instance's environment
  * @returns {Record<string, string>} the variables that changed
@@ -38,6 +38,7 @@ export function localSecrets(topology, serviceName, env) {
   const referenced = Object.entries(env).filter(([, v]) => String(v).includes(`${MOUNT_DIR}/`));
   if (!referenced.length) return {};
   const listed = mounts(composeDoc(topology), serviceName, topology.dir);
+  /** @type {Record<string, string>} */
   const changed = {};
   for (const [key, value] of referenced) {
     changed[key] = String(value).replace(/\/run\/secrets\/[\w.-]+/g, (mount) => {

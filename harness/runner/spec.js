@@ -39,7 +39,7 @@ export function fillPlaceholders(text, ctx) {
 
 // `mongo:27017` in a value means "that service" in compose; locally it is a loopback port.
 function rewriteServiceAddresses(value, ports) {
-  return String(value).replace(/(^|[^\w.-])([\w-]+):(\d+)(?!\d)/g, (whole, lead, host, port) =>
+  return String(value).replace(/(^|[^\w.-])([\w-]+):(\d+)(?!\d)/g, (whole, lead, host) =>
     (ports[host]?.length ? `${lead}127.0.0.1:${ports[host][0]}` : whole));
 }
 
@@ -76,6 +76,7 @@ export async function assignPorts(topology, order) {
 export function instanceSpec(sample, svc, index, ctx, runDir) {
   const name = `${sample.sample}-${svc.name}-${index}`;
   const fill = (v) => fillPlaceholders(v, ctx);
+  /** @type {Record<string, string>} */
   const env = {};
   for (const [k, v] of Object.entries(svc.environment)) env[k] = rewriteServiceAddresses(v, ctx.ports);
   for (const [k, v] of Object.entries(svc.local.environment)) {

@@ -50,7 +50,7 @@ function withLock(runDir, fn) {
       // An empty file is a holder between create and write, or one that died right there.
       const stale = holder ? !alive(holder) : Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 2000;
       if (stale) { fs.rmSync(file, { force: true }); continue; }
-      if (Date.now() > deadline) throw new Error(`${file} is held by pid ${holder}: remove it if that process is not a runner`);
+      if (Date.now() > deadline) throw new Error(`${file} is held by pid ${holder}: remove it if that process is not a runner`, { cause: err });
       pause(5);
     }
   }

@@ -20,7 +20,7 @@ export function call(runDir, cmd, args = {}, { timeoutMs = 60_000 } = {}) {
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(`${JSON.stringify({ cmd, ...args })}\n`));
     socket.on('data', (chunk) => { buffer += chunk; });
-    socket.once('error', (err) => {
+    socket.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       clearTimeout(timer);
       reject(new SupervisorUnreachable(`the run's supervisor is not running (${err.code ?? err.message}): \`make down\`, then \`make up\` again`));
     });
@@ -54,7 +54,7 @@ export async function startSupervisor(runDir) {
       if (exited || Date.now() > deadline) {
         const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-3).join(' | ');
         child.kill('SIGKILL');
-        throw new Error(`the run's supervisor did not start (${exited ?? err.message}): ${tail}`);
+        throw new Error(`the run's supervisor did not start (${exited ?? err.message}): ${tail}`, { cause: err });
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -90,12 +90,14 @@ async function start(runDir, opts, control) {
         const [cmd, ...args] = svc.local.build.map((v) => fillPlaceholders(v, { ...baseCtx, port: '', index: '', data: '' }));
         await runJob(cmd, args, { cwd: topology.dir, env: { ...process.env, PATH: toolPath() }, logFile: path.join(runDir, 'logs', `${name}-build.log`), label: `${name} build`, cancelled });
       }
+      /** @type {Record<string, any>[]} */
       const started = [];
       for (let index = 1; index <= svc.replicas; index += 1) {
         check();
         const port = ports[name][index - 1];
         const data = path.join(runDir, 'data', `${name}-${index}`);
         fs.mkdirSync(data, { recursive: true });
+        /** @type {Record<string, any>} */
         const inst = { index, port, url: `http://127.0.0.1:${port}`, ...instanceSpec(topology, svc, index, { ...baseCtx, port, index, data }, runDir), restarts: 0 };
         if (svc.local.nginx) inst.listen = listen[name];
         inst.log = path.join(runDir, 'logs', `${inst.name}.log`);

@@ -14,7 +14,7 @@ function descendants(pid) {
 }
 
 // utime + stime + cutime + cstime (children it has reaped), in ns.
-function procCpuNs(pid) {
+export function procCpuNs(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

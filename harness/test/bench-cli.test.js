@@ -9,25 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { sliceOrder, sliceSeed } from '../bench/lib/measure.js';
+import { runProcesses } from '../runner/processes.js';
 
 const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const CLI = path.join(HARNESS, 'bench', 'cli.js');
 const NODE = process.execPath;
 
-// Every process the CLI starts inherits a marker in its environment; nginx overwrites its own
-// environment (process title), so it is found by its run folder on the command line instead.
-function leftovers({ marker, runDir }) {
-  const found = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').includes(marker)
-        || fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').includes(`${runDir}/`)) found.push(Number(name));
-    } catch { /* gone or not ours */ }
-  }
-  return found;
-}
-
+/** @param {string[]} args @param {{ env?: object, timeoutMs?: number, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options] */
 function runCli(args, { env = {}, timeoutMs = 120_000, onStderr } = {}) {
   const marker = `BENCH_TEST_MARK=${crypto.randomUUID()}`;
   const [k, v] = marker.split('=');
@@ -47,7 +35,8 @@ function runCli(args, { env = {}, timeoutMs = 120_000, onStderr } = {}) {
 }
 
 function assertNoLeftovers(run) {
-  const pids = leftovers(run);
+  // Every process the CLI starts inherits the marker in its environment.
+  const pids = runProcesses(run.runDir, { marker: run.marker });
   for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
   assert.deepEqual(pids, [], 'no process started by the benchmark is still running');
 }
@@ -258,7 +247,9 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   assert.equal(r3.code, 2);
   assert.match(r3.stderr, /^bench: error: unknown sample 'no-such-sample': expected one of /);
   assert.equal(r3.stderr.trim().split('\n').length, 1, r3.stderr);
-  for (const [bad, why] of [['0', /'0' is not a whole number of CPUs/], ['two', /'two' is not a whole number/], ['1,64', /64 CPUs is more than this machine has/]]) {
+  /** @type {[string, RegExp][]} */
+  const budgets = [['0', /'0' is not a whole number of CPUs/], ['two', /'two' is not a whole number/], ['1,64', /64 CPUs is more than this machine has/]];
+  for (const [bad, why] of budgets) {
     const r = await runCli(['--budgets', bad, '--list']);
     assert.equal(r.code, 2, `--budgets ${bad}`);
     assert.match(r.stderr, why);

@@ -10,7 +10,7 @@ import { latencyBlock, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 function serve(handler) {
   return new Promise((resolve) => {
     const server = http.createServer(handler);
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/` }));
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(/** @type {import('node:net').AddressInfo} */ (server.address())).port}/` }));
   });
 }
 

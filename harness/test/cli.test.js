@@ -34,9 +34,9 @@ test('missing nginx binary', () => assertCleanFailure(lab(['up', FIXTURE, '--por
 
 test('a published port already taken', async () => {
   const holder = net.createServer();
-  await new Promise((r) => holder.listen(0, '127.0.0.1', r));
+  await new Promise((r) => { holder.listen(0, '127.0.0.1', () => r(undefined)); });
   try {
-    const { port } = holder.address();
+    const { port } = /** @type {import('node:net').AddressInfo} */ (holder.address());
     const res = lab(['up', FIXTURE, '--port', String(port)]);
     assertCleanFailure(res, new RegExp(`^error: port ${port} is already in use: pick another with HTTP_PORT=`));
   } finally {

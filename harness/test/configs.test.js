@@ -67,6 +67,6 @@ for (const sample of samples) {
 
 test('proxy/haproxy.cfg, the HAProxy equivalent, is valid', (t) => {
   const res = spawnSync('haproxy', ['-c', '-f', path.join(PROXY, 'haproxy.cfg')], { encoding: 'utf8', timeout: 30_000 });
-  if (res.error?.code === 'ENOENT') { t.skip('haproxy is not installed'); return; }
+  if (/** @type {NodeJS.ErrnoException} */ (res.error)?.code === 'ENOENT') { t.skip('haproxy is not installed'); return; }
   assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
 });

@@ -65,7 +65,7 @@ test('the committed guide: every branch links a row that exists, no "tie", no pa
   for (const a of clicks) assert.ok(anchors.has(a), a);
   assert.doesNotMatch(guide, /\btie\b/i);
   const prose = guide.replace(/```[\s\S]*?```/g, '').split(/\n\s*\n|\n(?=- )/).filter((p) => !/^\s*\|/.test(p) && !/^#/.test(p.trim()));
-  const long = prose.map((p) => [p.trim().split(/\s+/).length, p.trim().slice(0, 80)]).filter(([n]) => n > 80);
+  const long = prose.map((p) => /** @type {[number, string]} */ ([p.trim().split(/\s+/).length, p.trim().slice(0, 80)])).filter(([n]) => n > 80);
   assert.deepEqual(long, []);
   assert.equal(guide.match(/Not measured here, because no MongoDB server could be had/g)?.length, 1);
 });
@@ -84,7 +84,7 @@ test('schema 3: labels, budgets, the generator\'s share, a control, scaling and 
   const deploy1 = recommend(doc, 'pi', 1, 'deploy').verdict;
   assert.ok(doc.cells.find((c) => c.topology.id === deploy1.a).topology.processes >= 2, deploy1.id);
   // The control is evidence for the baseline (memory at 1 CPU), never a recommendation of its own side.
-  assert.match(flow, /pi_c1_memory\["<b>Express 1 process \(nothing measured better\)<\/b>[^\]]*"\]\n  click pi_c1_memory "#v-pi-b1-cluster-control-memory"/);
+  assert.match(flow, /pi_c1_memory\["<b>Express 1 process \(nothing measured better\)<\/b>[^\]]*"\]\n {2}click pi_c1_memory "#v-pi-b1-cluster-control-memory"/);
   assert.doesNotMatch(flow, /pi_c1_\w+\["<b>Express cluster of 2/);
   assert.match(guide, /### 2 CPU budget/);
   assert.match(guide, /\| <a id="v-light-b2-cluster-throughput"><\/a>`light\.b2\.cluster\.throughput` \| 2 \| equal \| ×1\.02 \| ×0\.95–×1\.08 \| 20% ⚠ over its 15% limit \|/);

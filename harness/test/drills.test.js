@@ -9,8 +9,8 @@ import { startLoad, summarise } from '../bench/lib/drills/load.js';
 import { faultDrill } from '../bench/lib/drills/fault.js';
 import { rolloutDrill } from '../bench/lib/drills/rollout.js';
 import { tempRunDir, runProcesses, waitFor } from './helpers.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const MIX = { get: '/', post: { path: '/echo', body: JSON.stringify({ order: 1, items: ['a'] }), contentType: 'application/json' }, postShare: 0.2 };
 
 async function replicas(t, n = 2) {

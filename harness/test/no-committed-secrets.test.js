@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { REPO_ROOT } from '../runner/compose.js';
 
 const SKIP = [/(^|\/)package-lock\.json$/, /(^|\/)packages\.lock\.json$/, /^docs\/results\//, /\.(svg|png|jpg|ico)$/];
+/** @type {[RegExp, string][]} */
 const TOKENS = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'a private key'],
   [/\bAKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],

@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { spawn, spawnSync } from 'node:child_process';
 import { up, down, REPO_ROOT } from '../runner/index.js';
 import { groupAlive, sendSignal, waitGone } from '../runner/processes.js';
+import { waitFor } from '../runner/poll.js';
 import { SAMPLES } from '../orchestrators/samples.js';
 import { render } from '../orchestrators/kustomize.js';
 import { appProbes, cpus } from '../orchestrators/k8s-checks.js';
@@ -86,7 +87,7 @@ async function runPrimary(env, until) {
     if (!(await waitGone(child.pid, 20_000))) sendSignal(child.pid, 'SIGKILL', { group: true });
     await waitGone(child.pid, 5_000);
     // Workers finish exiting a moment after their primary: give the group as long.
-    for (const until = Date.now() + 5_000; groupAlive(child.pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => !groupAlive(child.pid), { timeoutMs: 5_000 }).catch(() => {});
   }
   assert.equal(groupAlive(child.pid), false, 'primary and workers are gone');
   return { lines, stderr: Buffer.concat(stderr).toString() };
@@ -101,6 +102,7 @@ for (const dir of SAMPLES['node-cluster'].deployable) {
     const container = deployment.spec.template.spec.containers.find((c) => c.name === desc.app.container);
     const expected = Math.ceil(cpus(container.resources.limits.cpu));
     // Loopback, a free port, and a database address nothing listens on: only the start-up matters.
+    /** @type {Record<string, string>} */
     const env = { ...podEnv(container, manifests), PORT: '0', HOST: '127.0.0.1', MONGODB_URI: 'mongodb://127.0.0.1:9/items' };
     assert.equal(env[desc.app.workers.env], String(expected), `${desc.app.workers.env} from the downward API`);
     const clustering = env.CLUSTERING_ENABLED !== 'false';

@@ -76,7 +76,7 @@ test('a release that never gets healthy stops the rollout at its first instance;
   const failFile = path.join(tempRunDir('failfile'), 'broken-release');
   const { runDir, state } = await start(t, { REPLICAS: '2', FAIL_START_FILE: failFile });
   fs.writeFileSync(failFile, '');
-  await assert.rejects(reload({ runDir }), (err) => {
+  await assert.rejects(reload({ runDir }), (/** @type {Error} */ err) => {
     assert.match(err.message, /^reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
     return true;
   });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { up, down, ps, signal, restart, readState } from '../runner/index.js';
+import { procCpuNs } from '../runner/usage.js';
 import { FIXTURE, tempRunDir, pidsOf, alivePids, getJson, runProcesses, waitFor } from './helpers.js';
 
 const nginxStarted = (runDir) => fs.existsSync(path.join(runDir, 'logs', 'echo-nginx-1.log'));
@@ -23,7 +24,7 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
     // nginx buffers bodies over 16 kB in its temp folder, which its workers must be able to write.
     const posted = await fetch(state.url, { method: 'POST', body: 'x'.repeat(100_000), signal: AbortSignal.timeout(5000) });
     assert.equal(posted.status, 200);
-    assert.equal((await posted.json()).received, 100_000);
+    assert.equal(/** @type {{ received: number }} */ (await posted.json()).received, 100_000);
     const cgroups = state.services.app.instances[0].cgroup;
     if (state.cpuLimits.enforced) {
       assert.ok(fs.readFileSync(path.join(cgroups[0], 'cgroup.procs'), 'utf8').includes(String(direct.body.pid)));
@@ -90,14 +91,10 @@ test('a CPUS=0.25 quota holds a busy loop near a quarter of a core', async (t) =
   try {
     if (!state.cpuLimits.enforced) { t.skip(`CPU limits not enforceable here: ${state.cpuLimits.reason}`); return; }
     const { pid, url } = state.services.app.instances[0];
-    const ticks = () => {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').slice(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ');
-      return Number(stat[11]) + Number(stat[12]); // utime + stime, in clock ticks (100 Hz)
-    };
-    const before = ticks();
+    const before = procCpuNs(pid);
     const started = Date.now();
     await fetch(`${url}/spin`, { signal: AbortSignal.timeout(20_000) }); // 2 s of wall-clock busy loop
-    const share = ((ticks() - before) / 100) / ((Date.now() - started) / 1000);
+    const share = ((procCpuNs(pid) - before) / 1e9) / ((Date.now() - started) / 1000);
     t.diagnostic(`busy loop got ${(share * 100).toFixed(0)}% of a core under a 25% quota`);
     assert.ok(share > 0.1 && share < 0.4, `CPU share ${share.toFixed(2)} should be near 0.25`);
   } finally {

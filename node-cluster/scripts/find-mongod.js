@@ -27,13 +27,13 @@ function fromEnvVar(value) {
   const file = path.resolve(value);
   if (!fs.existsSync(file)) throw new Error(`MONGOD_BIN=${value} does not exist`);
   if (!isExecutableFile(file)) throw new Error(`MONGOD_BIN=${value} is not an executable file`);
-  return { path: file, source: 'MONGOD_BIN' };
+  return { path: file, source: /** @type {const} */ ('MONGOD_BIN') };
 }
 
 function fromPath(searchPath = '') {
   for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
     const file = path.join(dir, 'mongod');
-    if (isExecutableFile(file)) return { path: file, source: 'PATH' };
+    if (isExecutableFile(file)) return { path: file, source: /** @type {const} */ ('PATH') };
   }
   return undefined;
 }
@@ -53,9 +53,9 @@ async function fromMemoryServer() {
     throw new Error(`no mongod: MONGOD_BIN unset, none on PATH, and mongodb-memory-server-core is not installed (make setup); ${HOW_TO_GET_ONE}`);
   }
   try {
-    return { path: await MongoBinary.getPath({ version: MONGODB_VERSION }), source: 'mongodb-memory-server' };
+    return { path: await MongoBinary.getPath({ version: MONGODB_VERSION }), source: /** @type {const} */ ('mongodb-memory-server') };
   } catch (err) {
-    throw new Error(`no mongod: MONGOD_BIN unset, none on PATH, and MongoDB ${MONGODB_VERSION} could not be downloaded (${oneLine(err)}); ${HOW_TO_GET_ONE}`);
+    throw new Error(`no mongod: MONGOD_BIN unset, none on PATH, and MongoDB ${MONGODB_VERSION} could not be downloaded (${oneLine(err)}); ${HOW_TO_GET_ONE}`, { cause: err });
   }
 }
 

@@ -29,7 +29,7 @@ function checkDataDir(dir) {
     fs.writeFileSync(probe, '');
     fs.rmSync(probe);
   } catch (err) {
-    throw new Error(`data folder ${dir} is not writable (${err.code ?? err.message})`);
+    throw new Error(`data folder ${dir} is not writable (${err.code ?? err.message})`, { cause: err });
   }
 }
 
@@ -37,7 +37,7 @@ function checkPortFree(host, port) {
   if (!/^\d+$/.test(port ?? '')) throw new Error(`--port must be a port number (got '${port ?? ''}')`);
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
-    probe.once('error', (err) => reject(new Error(err.code === 'EADDRINUSE'
+    probe.once('error', (/** @type {NodeJS.ErrnoException} */ err) => reject(new Error(err.code === 'EADDRINUSE'
       ? `port ${port} on ${host} is already in use`
       : `cannot listen on ${host}:${port} (${err.code ?? err.message})`)));
     probe.listen(Number(port), host, () => probe.close(resolve));
@@ -69,8 +69,8 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
   process.stdout.write(`${line}\n`);
   firstError ??= errorOf(line);
 });
-for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-child.once('error', (err) => fail(`cannot run ${mongod.path} (${err.code ?? err.message})`));
+for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT', 'SIGHUP'])) process.on(signal, () => child.kill(signal));
+child.once('error', (/** @type {NodeJS.ErrnoException} */ err) => fail(`cannot run ${mongod.path} (${err.code ?? err.message})`));
 // 'close': after mongod has exited and its last log lines have been read.
 child.once('close', (code, signal) => {
   if (code === 0) process.exit(0);

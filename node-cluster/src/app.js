@@ -8,6 +8,9 @@ import { connectionState, isConnected } from './db.js';
 import { HttpError, toHttpError } from './errors.js';
 import { log } from './log.js';
 
+/**
+ * @param {{ bodyLimit?: string, instance?: string, piDefaultSamples?: number, piMaxSamples?: number, delayMaxMs?: number, state?: { draining: boolean } }} [options]
+ */
 export function createApp({
   bodyLimit = '16kb', instance, piDefaultSamples = 1_000_000, piMaxSamples = 10_000_000, delayMaxMs = 5_000,
   state = { draining: false },

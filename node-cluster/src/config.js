@@ -18,7 +18,7 @@ function secret(env, name) {
   try {
     return fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (err) {
-    throw new Error(`${name}_FILE=${file} cannot be read (${err.code ?? err.message})`);
+    throw new Error(`${name}_FILE=${file} cannot be read (${err.code ?? err.message})`, { cause: err });
   }
 }
 

@@ -22,6 +22,7 @@ function fail(message) {
 let lastId = 0;
 function forkServer() {
   const child = fork(SERVE, ['--reuse-port']);
+  /** @type {any} a cluster Worker's interface, on an EventEmitter */
   const worker = new EventEmitter();
   Object.assign(worker, {
     id: ++lastId,

@@ -39,7 +39,7 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
   connect(config.mongodbUri, { maxPoolSize: config.maxPoolSize, username: config.mongodbUsername, password: config.mongodbPassword });
 
   server.listen({ port: config.port, host: config.host, reusePort }, () => {
-    log('worker listening', { port: server.address().port, worker: cluster.worker?.id ?? null });
+    log('worker listening', { port: (/** @type {import('node:net').AddressInfo} */ (server.address())).port, worker: cluster.worker?.id ?? null });
     // Whoever started this process with an IPC channel learns that it accepts connections: the
     // reuseport launcher, PM2's wait_ready (the cluster primary ignores it).
     process.send?.('ready');
@@ -83,7 +83,7 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     }, Math.min(config.idleGraceMs, config.drainMs)).unref();
   }
 
-  process.on('message', (msg) => { if (msg?.cmd === 'shutdown') shutdown('primary'); });
+  process.on('message', (/** @type {{ cmd?: string }} */ msg) => { if (msg?.cmd === 'shutdown') shutdown('primary'); });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGHUP means "rolling restart" to the primary; a worker that gets it too (a signal sent to

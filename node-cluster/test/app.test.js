@@ -13,7 +13,7 @@ const state = { draining: false };
 before(async () => {
   server = http.createServer(createApp({ bodyLimit: '1kb', instance: 'test-instance', state }));
   await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
-  ({ port } = server.address());
+  ({ port } = /** @type {import('node:net').AddressInfo} */ (server.address()));
 });
 after(() => new Promise((resolve) => { server.close(resolve); }));
 
@@ -78,7 +78,7 @@ test('malformed JSON → 400, body over the limit → 413, both JSON without int
 });
 
 test('the API answers 503 at once while the database is away (no hanging)', async () => {
-  for (const [method, path, body] of [['GET', '/api/items'], ['GET', '/api/items/0123456789abcdef01234567'], ['POST', '/api/items', { name: 'x' }]]) {
+  for (const [method, path, body] of /** @type {[string, string, object?][]} */ ([['GET', '/api/items'], ['GET', '/api/items/0123456789abcdef01234567'], ['POST', '/api/items', { name: 'x' }]])) {
     const res = await request(port, path, { method, body, timeoutMs: 1_500 });
     assert.equal(res.status, 503, `${method} ${path}`);
     assert.equal(res.body.error, 'database unavailable');
@@ -103,13 +103,15 @@ test('POST /echo answers 201 with the parsed JSON body; bad bodies get their 4xx
   const ok = await request(port, '/echo', { method: 'POST', body: { order: 42, items: ['a', 'b'], note: 'café ☕' } });
   assert.equal(ok.status, 201, ok.text);
   assert.deepEqual(ok.body, { instance: 'test-instance', pid: process.pid, worker: null, echo: { order: 42, items: ['a', 'b'], note: 'café ☕' } });
-  for (const [name, opts, status] of [
+  /** @type {[string, { body: string, headers?: Record<string, string>, path?: string }, number][]} */
+  const cases = [
     ['malformed JSON', { body: '{"order":' }, 400],
     ['text/plain', { body: '{"a":1}', headers: { 'content-type': 'text/plain' } }, 415],
     ['no content type', { body: '{"a":1}', headers: { 'content-type': '' } }, 415],
     ['a query parameter', { body: '{}', path: '/echo?x=1' }, 400],
     ['above the body limit (1kb here)', { body: JSON.stringify({ pad: 'x'.repeat(2000) }) }, 413],
-  ]) {
+  ];
+  for (const [name, opts, status] of cases) {
     const res = await request(port, opts.path ?? '/echo', { method: 'POST', ...opts });
     assert.equal(res.status, status, `${name}: ${res.status} ${res.text}`);
     assert.equal(typeof res.body?.error, 'string', `${name}: ${res.text}`);

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { childPids, pidAlive, request, sleep, startPrimary, waitFor } from './helpers.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { childPids, isAlive, request, startPrimary, waitFor } from './helpers.js';
 
 let current;
 afterEach(async () => {
@@ -179,5 +180,5 @@ test('a bad WORKERS value stops the primary with a clear message', async () => {
   const { code } = await current.exited;
   assert.equal(code, 2);
   assert.match(current.stderr, /WORKERS must be a positive integer/);
-  assert.ok(!pidAlive(current.child.pid));
+  assert.ok(!isAlive(current.child.pid));
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
-import { pidAlive, startPrimary } from './helpers.js';
+import { isAlive, startPrimary } from './helpers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-config-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -30,5 +30,5 @@ test('a missing password file stops the primary at start-up with one line naming
   const { code } = await p.exited;
   assert.equal(code, 2);
   assert.equal(p.stderr, `MONGODB_PASSWORD_FILE=${missing} cannot be read (ENOENT)\n`);
-  assert.ok(!pidAlive(p.child.pid));
+  assert.ok(!isAlive(p.child.pid));
 });

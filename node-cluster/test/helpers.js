@@ -1,63 +1,22 @@
 // Test helpers: start the primary as a child process, read its JSON log lines, send HTTP
-// requests to 127.0.0.1, and clean up every process started (by pid).
+// requests to 127.0.0.1, and clean up every process started (by pid). The process, port and
+// polling helpers are the harness runner's, as for the tests that run this sample through it.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../harness/runner/ports.js';
+import { childPids, isAlive } from '../../harness/runner/processes.js';
+import { waitFor } from '../../harness/runner/poll.js';
+
+export { childPids, freePort, isAlive, waitFor, sleep };
+// The name this sample's tests used before the helpers were shared.
+export const pidAlive = isAlive;
 
 export const SAMPLE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const PRIMARY = fileURLToPath(new URL('../src/primary.js', import.meta.url));
 const START = fileURLToPath(new URL('../scripts/start.sh', import.meta.url));
-
-export const sleep = (ms) => new Promise((r) => { setTimeout(r, ms); });
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-// Polls `predicate` until it returns a truthy value (returned) or `timeoutMs` passes (throws).
-export async function waitFor(predicate, { timeoutMs = 10_000, intervalMs = 25, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
-
-export function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-// Child pids of `pid`, from /proc (field 4 of /proc/<pid>/stat is the parent pid).
-export function childPids(pid) {
-  const out = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid && fields[0] !== 'Z') out.push(Number(entry));
-    } catch { /* gone */ }
-  }
-  return out;
-}
 
 // Waits until `pid` has exactly `count` child processes; returns their pids.
 export function waitForChildren(pid, count, timeoutMs = 30_000) {
@@ -70,6 +29,7 @@ export function startPrimary(env = {}, { waitReady = true } = {}) {
 }
 
 // Starts `sh scripts/start.sh` (PROCESS_MANAGER in `env`); waits for the log line `ready` if given.
+/** @param {Record<string, string>} [env] @param {{ ready?: string }} [options] */
 export function startScript(env = {}, { ready } = {}) {
   return startProgram(['sh', START], env, { ready });
 }
@@ -119,7 +79,7 @@ async function startProgram([program, ...args], env, { ready }) {
     // Kills the primary and every worker it ever forked (or has now) that is still alive.
     async cleanup() {
       for (const pid of [...handle.workerPids(), ...childPids(child.pid), child.pid]) {
-        if (pidAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+        if (isAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
       }
       await Promise.race([exited, sleep(2_000)]);
     },
@@ -129,6 +89,10 @@ async function startProgram([program, ...args], env, { ready }) {
 }
 
 // One HTTP request; resolves { status, body, headers } or rejects on a network error.
+/**
+ * @param {number} port @param {string} path
+ * @param {{ method?: string, body?: unknown, headers?: Record<string, string>, agent?: import('node:http').Agent, timeoutMs?: number }} [options]
+ */
 export function request(port, path, { method = 'GET', body, headers = {}, agent, timeoutMs = 10_000 } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : (typeof body === 'string' ? body : JSON.stringify(body));

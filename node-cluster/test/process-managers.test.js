@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childPids, pidAlive, request, sleep, startScript, waitForChildren } from './helpers.js';
+import { childPids, pidAlive, request, sleep, startScript, waitFor, waitForChildren } from './helpers.js';
 
 let current;
 const tempDirs = [];
@@ -84,7 +84,8 @@ test('reuseport: kill -9 of one process → respawned with backoff, the other ke
   process.kill(victim, 'SIGKILL');
   const [exit] = await p.waitLog('worker exited');
   assert.deepEqual([exit.signal, exit.planned], ['SIGKILL', false]);
-  assert.equal(p.find('respawning worker')[0].delayMs, 100, 'the first delay of src/backoff.js');
+  const [respawn] = await p.waitLog('respawning worker');
+  assert.equal(respawn.delayMs, 100, 'the first delay of src/backoff.js');
   await p.waitLog('worker listening', 3);
   const now = childPids(p.child.pid);
   assert.equal(now.length, 2);
@@ -118,7 +119,7 @@ test('reuseport: SIGTERM lets in-flight requests finish, then everything exits 0
   assert.deepEqual(await Promise.all(pending), [200, 200, 200, 200]);
   const { code } = await exitWithin(p, 10_000);
   assert.equal(code, 0);
-  assert.equal(p.find('worker drained').length, 2);
+  await p.waitLog('worker drained', 2, 5_000); // its output may trail its exit
   assert.deepEqual(kids.filter(pidAlive), [], 'no serving process left');
 });
 
@@ -139,8 +140,8 @@ test('pm2-runtime: two cluster-mode instances serve every route; SIGTERM drains 
   assert.equal(code, 0);
   assert.equal(p.find('worker draining').length, 2, 'each instance drained (PM2 sent SIGINT)');
   // PM2's own lines (its log stream may stop before an instance's last lines reach it).
-  const pm2Said = p.find('raw').map((l) => l.line);
-  assert.equal(pm2Said.filter((l) => /App \[app:\d\] exited with code \[0\]/.test(l)).length, 2, pm2Said.join('\n'));
+  const cleanExits = () => p.find('raw').filter((l) => /App \[app:\d\] exited with code \[0\]/.test(l.line));
+  await waitFor(() => cleanExits().length === 2, { timeoutMs: 5_000, what: 'PM2 logging both instances exiting with code 0' });
   assert.deepEqual([p.child.pid, ...instances].filter(pidAlive), [], 'no pm2-runtime and no instance left');
 });
 
@@ -158,8 +159,8 @@ test('pm2-runtime: SIGHUP is PM2\'s reload, one instance at a time, and pm2-runt
   const before = await startTwoPm2Instances();
   const p = current;
   process.kill(p.child.pid, 'SIGHUP');
-  const [done] = await p.waitLog('pm2 reload app finished', 1, 60_000);
-  assert.equal(done.code, 0);
+  const done = await waitFor(() => p.logs.find((l) => /^(pm2 reload app done|rolling restart aborted)/.test(l.msg)), { timeoutMs: 60_000, what: 'the reload to end' });
+  assert.deepEqual([done.msg, done.code], ['pm2 reload app done', 0]);
   const after = childPids(p.child.pid);
   assert.equal(after.length, 2);
   assert.ok(after.every((pid) => !before.includes(pid)), 'both instances replaced');

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SAMPLE_DIR, freePort, pidAlive, waitFor } from './helpers.js';
+import { SAMPLE_DIR, freePort, isAlive, waitFor } from './helpers.js';
 
 const RUN = path.join(SAMPLE_DIR, 'scripts', 'run-mongod.js');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'run-mongod-'));
@@ -63,8 +63,8 @@ test('MONGOD_BIN naming a file that is not executable: one line, exit 1', async 
 test('port already taken: one line naming it, and mongod is not started', async () => {
   const mongod = fakeMongod('mongod-port', 'exit 0');
   const holder = net.createServer();
-  await new Promise((resolve) => { holder.listen(0, '127.0.0.1', resolve); });
-  const { port } = holder.address();
+  await new Promise((resolve) => { holder.listen(0, '127.0.0.1', () => resolve(undefined)); });
+  const { port } = /** @type {import('node:net').AddressInfo} */ (holder.address());
   try {
     const res = run(['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dbpath('d3')], { MONGOD_BIN: mongod });
     await failsWithOneLine(res, new RegExp(`^run-mongod: port ${port} on 127\\.0\\.0\\.1 is already in use$`));
@@ -101,5 +101,5 @@ test('SIGTERM reaches mongod; the wrapper exits with its code and leaves nothing
   res.child.kill('SIGTERM');
   assert.deepEqual(await res.exited, { code: 0, signal: null });
   assert.match(res.stdout, /stopping/);
-  await waitFor(() => !pidAlive(pid), { what: 'the stand-in to be gone' });
+  await waitFor(() => !isAlive(pid), { what: 'the stand-in to be gone' });
 });

@@ -9,17 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { up, down, reload, REPO_ROOT } from '../../harness/runner/index.js';
+import { runProcesses } from '../../harness/runner/processes.js';
 import { childPids, pidAlive, request, waitFor, waitForChildren } from './helpers.js';
 
 const LAB = path.join(REPO_ROOT, 'harness', 'bin', 'lab.js');
 const runDirs = [];
 
-// Processes whose command line names this run folder (the runner passes it in their arguments).
-function pidsMentioning(dir) {
-  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid).filter((p) => {
-    try { return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir); } catch { return false; }
-  }).map(Number);
-}
 after(async () => {
   for (const runDir of runDirs) {
     await down({ runDir });
@@ -58,7 +53,7 @@ test('CPUS=1 on this machine → one worker (the cgroup quota, not the host core
   await waitFor(() => childPids(app.pid).length === 1, { what: 'one worker process' });
 
   // Through nginx: the one worker answers.
-  const res = await request(new URL(topo.url).port, '/');
+  const res = await request(Number(new URL(topo.url).port), '/');
   assert.equal(res.status, 200);
   assert.equal(res.body.instance, 'node-cluster-app-1');
   await down({ runDir });
@@ -109,7 +104,7 @@ test('PROCESS_MANAGER=reuseport: two processes behind nginx, make reload replace
   const { runDir, topo, app } = await start({ PROCESS_MANAGER: 'reuseport', WORKERS: '2' });
   const before = await waitForChildren(app.pid, 2);
   await waitListening(app, 2);
-  const nginxPort = new URL(topo.url).port;
+  const nginxPort = Number(new URL(topo.url).port);
   assert.deepEqual([...await servingPids(nginxPort, 2)].sort(), before.sort());
   const r = await reload({ runDir, sample: 'node-cluster', service: 'app' });
   assert.equal(r.strategy, 'signal');
@@ -153,5 +148,5 @@ test('no mongod: `lab up` says why in one line, exits 1 and leaves nothing runni
   assert.equal(errors.length, 1, res.stderr);
   assert.match(errors[0], new RegExp(`^error: node-cluster-mongo-1 .*exited before it was healthy .*run-mongod: MONGOD_BIN=${missing} does not exist`));
   assert.equal(fs.existsSync(path.join(runDir, 'state.json')), false, 'no state left');
-  assert.deepEqual(pidsMentioning(runDir), [], 'no process of this run left');
+  assert.deepEqual(runProcesses(runDir), [], 'no process of this run left');
 });

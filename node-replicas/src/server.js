@@ -29,6 +29,6 @@ server.on('error', (err) => {
 installShutdown({ server, state, config });
 
 server.listen(config.port, config.host, () => {
-  const { port } = server.address();
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   console.log(`${config.instance} listening on ${config.host}:${port} (pid ${process.pid}, GET / delay ${config.homeDelayMs} ms)`);
 });

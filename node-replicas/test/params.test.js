@@ -28,7 +28,7 @@ for (const [query, why] of [
 
 test('the error names the parameter and the accepted range, and never echoes a huge value', () => {
   let message = '';
-  assert.throws(() => parseQuery(`n=${'7'.repeat(5000)}`, spec), (e) => {
+  assert.throws(() => parseQuery(`n=${'7'.repeat(5000)}`, spec), (/** @type {Error} */ e) => {
     message = e.message;
     return e instanceof BadRequest;
   });

@@ -164,14 +164,16 @@ test('POST /echo answers 201 with the parsed JSON body; bad bodies get their 4xx
   const continued = await rawExchange(server.port, `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${big}`);
   assert.match(continued, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /, continued.slice(0, 200));
 
-  for (const [name, opts, status] of [
+  /** @type {[string, { body: string, headers?: Record<string, string>, path?: string }, number][]} */
+  const cases = [
     ['malformed JSON', { headers: json, body: '{"order":' }, 400],
     ['empty body', { headers: json, body: '' }, 400],
     ['text/plain', { headers: { 'Content-Type': 'text/plain' }, body: '{"a":1}' }, 415],
     ['no content type', { body: '{"a":1}' }, 415],
     ['a query parameter', { headers: json, body: '{}', path: '/echo?x=1' }, 400],
     ['over 64 KiB', { headers: json, body: JSON.stringify({ pad: 'x'.repeat(70_000) }) }, 413],
-  ]) {
+  ];
+  for (const [name, opts, status] of cases) {
     const res = await request(`${server.url}${opts.path ?? '/echo'}`, { method: 'POST', ...opts });
     assert.equal(res.status, status, `${name}: ${res.status} ${res.text}`);
     assert.equal(typeof res.json?.error, 'string', `${name}: ${res.text}`);

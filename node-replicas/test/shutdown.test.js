@@ -23,7 +23,7 @@ function refused(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     socket.once('connect', () => { socket.destroy(); resolve(false); });
-    socket.once('error', (err) => resolve(err.code === 'ECONNREFUSED'));
+    socket.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve(err.code === 'ECONNREFUSED'));
   });
 }
 

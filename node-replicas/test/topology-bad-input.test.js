@@ -17,6 +17,7 @@ test('bad input through nginx answers 4xx, never 5xx', async (t) => {
 
   // Refused by nginx before any replica sees them.
   const nginxPort = topo.services.nginx.instances[0].port;
+  /** @type {[string, () => Promise<{ status: number }>][]} */
   const refusedByNginx = [
     ['a 2 MB body (client_max_body_size 1m)', () => request(`${url}/`, { method: 'POST', body: 'x'.repeat(2_000_000) })],
     ['a 20 kB header', () => request(`${url}/`, { headers: { 'X-Big': 'a'.repeat(20_000) } })],

@@ -17,7 +17,7 @@ test('requests through nginx spread over every one of 4 replicas', async (t) => 
 
   // Each replica counts its own hits: its counter now equals what it served us.
   for (const inst of app) {
-    const direct = await (await fetch(`${inst.url}/`)).json();
+    const direct = /** @type {{ instance: string, hits: number }} */ (await (await fetch(`${inst.url}/`)).json());
     assert.equal(direct.instance, inst.name);
     assert.equal(direct.hits, counts[inst.name] + 1, inst.name);
   }

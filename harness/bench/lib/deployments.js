@@ -64,7 +64,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   } catch (e) {
     await stopRunDir(runDir).catch(() => {});
     untrack();
-    throw new Error(`cannot start ${dep.sample}: ${e.message}`);
+    throw new Error(`cannot start ${dep.sample}: ${e.message}`, { cause: e });
   }
   // A database the runner skips locally (x-local.skip) is stood in for inside the app (SQLite).
   const withDatabase = !startedAlone;
@@ -104,7 +104,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
     // Each app instance's own GET / (e.g. the delay each replica drew), in instance order.
     describeInstances: () => Promise.all((state.services[s.app]?.instances ?? []).map(async (i) => {
       const res = await fetch(`${i.url}/`, { signal: AbortSignal.timeout(15_000) });
-      const body = await res.json();
+      const body = /** @type {{ instance?: string, delayMs?: number }} */ (await res.json());
       return { instance: body.instance ?? i.name, delayMs: body.delayMs ?? null };
     })),
     stop: async () => { try { await stopRunDir(runDir); } finally { untrack(); } },

@@ -15,7 +15,7 @@ export function relaunchWithHeap(script, args = process.argv.slice(2)) {
   if (process.execArgv.some((a) => a.startsWith('--min-semi-space-size'))) return null;
   const child = spawn(process.execPath, [HEAP_FLAG, ...process.execArgv, script, ...args], { stdio: 'inherit' });
   // Ctrl-C reaches the whole process group, the child too; a signal sent to this pid alone is passed on.
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(sig, () => child.kill(sig));
   return new Promise((resolve) => {
     child.on('error', (e) => { console.error(`bench: ${e.message}`); resolve(2); });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 130 : 2)));

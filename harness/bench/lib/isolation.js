@@ -53,6 +53,7 @@ export function parseBudgets(text) {
  * CPU left to the system under test; `processes` is how many processes their scaled topologies use
  * (at least 2, one per CPU of that budget).
  */
+/** @param {{ budget?: number, budgets?: number[] }} [options] @param {number[]} [cpus] */
 export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) {
   const split = splitCpus(cpus);
   const room = split.shared ? cpus.length : split.sut.length;

@@ -17,6 +17,7 @@ const errorsOf = (r) => r.non2xx + r.socketErrors;
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
  */
+/** @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number, usage?: () => Promise<any>, sampleMs?: number }} options */
 export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000 }) {
   const before = usage ? await usage() : null;
   const generatorBefore = generatorCpuMs();
@@ -220,7 +221,7 @@ function diffThrottling(a = {}, b = {}) {
  * A fixed number of requests from a fixed number of users (the Mazira article's "10 users × 5
  * requests"); timeline: every answer's status and response time, in the order they came back.
  */
-export async function fixedCount({ url, tool, connections, amount, threads, usage, timeline = false }) {
+export async function fixedCount({ url, tool, connections, amount, usage, timeline = false }) {
   const name = pacedToolName(tool);
   const answers = [];
   const before = usage ? await usage() : null;
@@ -286,6 +287,7 @@ export async function fixedRate({ url, tool, rate, durationS, connections, threa
  * between the last passing and the first failing rate until they are within `resolution`.
  * Bounded by maxSteps; after a failed step it waits coolS for the backlog to drain.
  */
+/** @param {{ url: string, tool: string, startRate: number, maxSteps: number, stepS: number, threads?: number, p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number, connectionsFor?: (rate: number) => number, onStep?: (step: object) => void }} options */
 export async function searchRate({ url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2, connectionsFor, onStep }) {
   const steps = [];
   let lo = 0;

@@ -63,6 +63,7 @@ export function boxReport(before, after, cores = os.availableParallelism(), core
   return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct, ...(coreSpeed ? { coreSpeed } : {}), busy: why.length > 0, busyWhy: why.join('; ') || null };
 }
 
+/** @param {{ cpuLimits?: object }} [options] */
 export async function collectMeta({ cpuLimits } = {}) {
   const [commit, dirty, nginx, dotnet, osPretty, cg] = await Promise.all([
     sh('git', ['rev-parse', 'HEAD'], { cwd: REPO }),

@@ -19,9 +19,9 @@ export async function startNaiveBalancer(targets) {
     });
     req.pipe(up);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => { server.listen(0, '127.0.0.1', () => resolve(undefined)); });
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://127.0.0.1:${(/** @type {import('node:net').AddressInfo} */ (server.address())).port}`,
     stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => { agent.destroy(); resolve(); }); }),
   };
 }

@@ -7,6 +7,7 @@ import { renderReport } from './report/markdown.js';
 import { renderGuide } from './report/guide.js';
 import { refreshDocs } from './report/quotes.js';
 
+/** @param {object} doc @param {{ outDir: string, guidePath: string, repo?: string, quoteDocs?: boolean }} options */
 export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = false }) {
   await mkdir(outDir, { recursive: true });
   const files = [];

@@ -48,6 +48,7 @@ function strategiesAt(budget, cpuset) {
   };
   const express1 = at({ sample: 'node-cluster', strategy: 'one process' });
   const dotnet1 = at({ sample: 'dotnet-api', strategy: 'one process' });
+  /** @param {string} key @param {any} t @param {string} what @param {{ workloads?: string[], control?: string }} [extra] @returns {any} */
   const vsExpress = (key, t, what, extra = {}) => ({ comparison: `b${budget}.${key}`, key, a: t, b: express1, what: `${what} vs one Express process`, ...extra });
   const qs = [];
   // At budget 1 a cluster, reusePort or PM2 of one process is one process with a manager around it:
@@ -247,6 +248,7 @@ function paramsOf(mode, overrides) {
 /**
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
+ * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object }} [options]
  */
 export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {} } = {}) {
   const mode = full ? 'full' : 'quick';
@@ -278,6 +280,7 @@ export function plan({ full = false, scenario, sample, budget, budgets, processe
  * { "sample", "strategy", "n"?, "viaNginx"?, "lb"?, "env"?, "id"?, "label"? }, "kind"?, "connections"? } ],
  * "compare"?: [ { "a": <cell index>, "b": <cell index>, "metrics"?: [...] } ] } ] }
  */
+/** @param {object} spec @param {{ full?: boolean, budget?: number, overrides?: object }} [options] */
 export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);

@@ -55,7 +55,7 @@ export function loadSpread(file = REPEATABILITY_FILE) {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
     if (e.code === 'ENOENT') return null;
-    throw new Error(`${file instanceof URL ? file.pathname : file}: ${e.message}`);
+    throw new Error(`${file instanceof URL ? file.pathname : file}: ${e.message}`, { cause: e });
   }
 }
 

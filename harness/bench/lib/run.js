@@ -278,7 +278,7 @@ async function interleave(run, cells) {
       const usage = run.usageOf(c);
       await guarded(rec, async () => {
         if (c.kind === 'count') {
-          const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, threads, usage, timeline: true });
+          const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, usage, timeline: true });
           rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
           return;
         }
@@ -396,7 +396,7 @@ async function oneByOne(run, cells) {
           ? await faultDrill({ runDir: d.runDir, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
           : await rolloutDrill({ runDir: d.runDir, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
       } else if (c.kind === 'count') {
-        const w = await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, threads, usage, timeline: true });
+        const w = await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, usage, timeline: true });
         rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });
         finish(rec, { tool: c.tool ?? ctx.pacedTool, windowS: null, warmupS: 0, rewarmS: 0 });
         return;
@@ -455,6 +455,7 @@ async function guarded(rec, fn) {
   }
 }
 
+/** @param {object} rec @param {{ tool: string, windowS: number | null, warmupS: number, rewarmS: number, ceiling?: object }} how */
 function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
   if (rec.status === 'failed') return;
   if (rec.rounds.length === 0) { Object.assign(rec, { status: 'failed', error: 'no round completed' }); return; }

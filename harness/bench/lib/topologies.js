@@ -20,6 +20,7 @@ const PROCESS_MANAGERS = { reuseport: 'reusePort', pm2: 'PM2' };
  * sets each instance's quota exactly); viaNginx; lb; env (extra knobs); cpuset 'sut' (the CPUs left
  * after the generator) or 'all'; tag (a deployment of its own, e.g. one an instance is killed in);
  * id/label to override the generated ones (experiments name their variants).
+ * @param {{ sample: string, strategy: string, n?: number, budget?: number, quota?: string, cpus?: number, viaNginx?: boolean, lb?: string, env?: object, cpuset?: string, tag?: string, id?: string, label?: string }} spec
  */
 export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpus, viaNginx = false, lb, env = {}, cpuset = 'sut', tag, id, label }) {
   const s = describeSample(sample);

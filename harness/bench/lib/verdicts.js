@@ -140,7 +140,10 @@ function floorFor(q, floors) {
  * The verdict of each comparison. Returns entries { id, question, workload, comparison, metric, a,
  * b, better, budget, label ('wins' | 'equal' | 'cant-tell' | null when not measured), winner (a
  * topology id when label is 'wins', else null), ratio, ci95, suspect, reasons, rounds, limit,
- * generator ({ share, bound } where the generator shared the topologies' CPUs), floorKnown }.
+ * generator ({ share, shared, bound, limit }), floorKnown }.
+ * @param {any[]} comparisons @param {any[]} cells
+ * @param {{ isolation?: { pinned: boolean }, checks?: object[], floors?: Record<string, number> }} [options]
+ * @returns {any[]}
  */
 export function computeVerdicts(comparisons, cells, { isolation, checks = [], floors = {} } = {}) {
   const byId = new Map(cells.map((c) => [c.id, c]));

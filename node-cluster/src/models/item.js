@@ -30,7 +30,7 @@ const itemSchema = new mongoose.Schema(
     // Unknown fields in a body are dropped instead of stored.
     strict: true,
     toJSON: {
-      transform(_doc, ret) {
+      transform(_doc, /** @type {Record<string, unknown>} */ ret) {
         ret.id = String(ret._id);
         delete ret._id;
         return ret;
@@ -39,4 +39,6 @@ const itemSchema = new mongoose.Schema(
   },
 );
 
-export const Item = mongoose.models.Item ?? mongoose.model('Item', itemSchema);
+const define = () => mongoose.model('Item', itemSchema);
+/** @type {ReturnType<typeof define>} */
+export const Item = mongoose.models.Item ?? define();

@@ -3,6 +3,10 @@
 import http from 'node:http';
 import net from 'node:net';
 
+/**
+ * @param {string} url
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string, timeoutMs?: number }} [options]
+ */
 export function request(url, { method = 'GET', headers = {}, body, timeoutMs = 10_000 } = {}) {
   return new Promise((resolve, reject) => {
     // Node sends a GET body without framing unless told its length.

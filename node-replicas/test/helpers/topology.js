@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { up, down, ps } from '../../../harness/runner/index.js';
+import { waitFor } from '../../../harness/runner/poll.js';
 import { SAMPLE_DIR } from './child.js';
 
 // `stop()` tears down early (e.g. to run another topology in the same test); t.after makes sure.
@@ -28,13 +28,8 @@ export function statusOf(runDir, service, index) {
 
 // Polls until the instance's process is gone (bounded); returns its last status.
 export async function waitExited(runDir, service, index, maxMs = 15_000) {
-  const deadline = Date.now() + maxMs;
-  let status = statusOf(runDir, service, index);
-  while (status === 'running' && Date.now() < deadline) {
-    await sleep(50);
-    status = statusOf(runDir, service, index);
-  }
-  return status;
+  await waitFor(() => statusOf(runDir, service, index) !== 'running', { timeoutMs: maxMs }).catch(() => {});
+  return statusOf(runDir, service, index);
 }
 
 export function restartsOf(runDir, service, index) {
@@ -43,9 +38,5 @@ export function restartsOf(runDir, service, index) {
 
 // Polls until the instance runs again (its restart policy brought it back); bounded.
 export async function waitRunning(runDir, service, index, maxMs = 30_000) {
-  const deadline = Date.now() + maxMs;
-  while (statusOf(runDir, service, index) !== 'running') {
-    if (Date.now() > deadline) throw new Error(`${service} ${index} not running again after ${maxMs} ms: ${statusOf(runDir, service, index)}`);
-    await sleep(50);
-  }
+  await waitFor(() => statusOf(runDir, service, index) === 'running', { what: `${service} ${index} to run again`, timeoutMs: maxMs });
 }

@@ -76,6 +76,7 @@ async function killWorker({ runDir, service, load }) {
  * get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max },
  * recoverMs: { median, max }, inRotationMs: { median, max }, durationS, rate, mix }.
  */
+/** @param {{ runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
 export async function faultDrill({ runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, log = () => {}, settleMs = 1000, gapMs = 500 }) {
   if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);

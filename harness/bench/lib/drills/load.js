@@ -15,6 +15,7 @@ export function isPost(i, share) {
   return share > 0 && Math.floor((i + 1) * share) > Math.floor(i * share);
 }
 
+/** @param {any} agent @param {string} url @param {{ method: string, body?: string, contentType?: string }} spec @param {number} timeoutMs */
 function send(agent, url, { method, body, contentType }, timeoutMs) {
   // agent false: a fresh connection of its own (the retry of a request a stale connection lost).
   return new Promise((resolve) => {
@@ -22,10 +23,10 @@ function send(agent, url, { method, body, contentType }, timeoutMs) {
     const req = http.request(url, { method, agent, headers, timeout: timeoutMs }, (res) => {
       res.resume();
       res.once('end', () => resolve({ status: res.statusCode }));
-      res.once('error', (err) => resolve({ error: err.code ?? err.message, answered: true }));
+      res.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message, answered: true }));
     });
     req.once('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.once('error', (err) => resolve({ error: err.code ?? err.message, reused: req.reusedSocket }));
+    req.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message, reused: req.reusedSocket }));
     req.end(body);
   });
 }

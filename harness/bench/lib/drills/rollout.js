@@ -9,6 +9,7 @@ import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
  * tookMs, failed: { get, post } }], reloadMs, get, post, latencyMs, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
  */
+/** @param {{ runDir: string, sample?: string, service?: string, url: string, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number }} options */
 export async function rolloutDrill({ runDir, sample, service = 'app', url, rate = 100, mix, log = () => {}, settleMs = 1000 }) {
   checkMix(mix);
   const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {

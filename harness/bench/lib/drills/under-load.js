@@ -27,7 +27,7 @@ async function preflight(url, mix) {
       await res.arrayBuffer();
       ({ status } = res);
     } catch (err) {
-      throw new Error(`${method} ${new URL(path, url)} failed before the drill: ${err.cause?.code ?? err.message}`);
+      throw new Error(`${method} ${new URL(path, url)} failed before the drill: ${err.cause?.code ?? err.message}`, { cause: err });
     }
     if (status < 200 || status > 299) throw new Error(`${method} ${new URL(path, url)} answered ${status} before the drill: the drill needs routes that answer 2xx`);
   }

@@ -5,6 +5,8 @@ import { workloadPath } from '../samples.js';
 import { WORKLOADS } from '../workloads.js';
 import { METRICS, EXTRA_METRICS } from '../metrics.js';
 
+/** @param {string} scenario @param {string} key @param {{ sample: string }} topology @param {{ workload?: string, path?: string, params?: object, [field: string]: any }} spec
+ * @returns {Record<string, any>} */
 export function cell(scenario, key, topology, { workload = 'light', path, params, ...rest }) {
   const resolved = path ?? workloadPath(topology.sample, workload, params ?? WORKLOADS[workload].params);
   return { id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology, needsDb: workload === 'db', keep: true, ...rest };

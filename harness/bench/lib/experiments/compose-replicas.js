@@ -26,7 +26,7 @@ export const experiment = {
   show: ['draw'],
 };
 
-export function build({ mode, budget, params }) {
+export function build({ budget, params }) {
   const rounds = params.experimentRounds;
   const common = { workload: 'light', tool: 'autocannon', connections: 500, windowS: 5, rounds };
   // No quota per container, as in the article: each instance may use the whole budget.

@@ -28,7 +28,7 @@ export const experiment = {
   show: ['timeline', 'failures'],
 };
 
-export function build({ mode, budget, params }) {
+export function build({ budget, params }) {
   const rounds = params.experimentRounds;
   const all = availableCpus().length;
   const common = { workload: 'pi', kind: 'count', tool: 'autocannon', connections: 10, amount: 50, rounds, expectS: 12, params: { samples: SAMPLES } };

@@ -25,6 +25,7 @@ export function costOf(cell, prices = null) {
 }
 
 /** Prices as the CLI takes them: both optional, no default. null where neither was given. */
+/** @param {{ priceVcpuHour?: number, priceGibHour?: number }} [options] */
 export function parsePrices({ priceVcpuHour, priceGibHour } = {}) {
   if (priceVcpuHour === undefined && priceGibHour === undefined) return null;
   return { vcpuHour: priceVcpuHour ?? 0, gibHour: priceGibHour ?? 0 };

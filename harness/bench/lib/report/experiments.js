@@ -22,6 +22,7 @@ const OURS = {
   firstMs: (c) => ({ value: lowerMedian(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])), unit: 'ms (first response)' }),
   failedShare: (c) => ({ value: c.requests ? c.errors / c.requests : null, range: '', unit: 'share of requests failed', pct: true }),
 };
+/** @type {[string, string, (c: any) => unknown][]} */
 const FIELDS = [['effectiveRps', 'effective req/s', (c) => c.effectiveRps], ['errors', 'failed requests', (c) => c.errors], ['requests', 'requests', (c) => c.requests],
   ['p50Ms', 'p50 ms', (c) => c.latencyMs?.p50], ['p90Ms', 'p90 ms', (c) => c.latencyMs?.p90], ['p95Ms', 'p95 ms', (c) => c.latencyMs?.p95], ['p99Ms', 'p99 ms', (c) => c.latencyMs?.p99], ['maxMs', 'slowest ms', (c) => c.latencyMs?.max]];
 

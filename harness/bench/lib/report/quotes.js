@@ -64,7 +64,7 @@ export function render(doc, p, format = 'text') {
 /** Rewrites every marker of a Markdown text. Returns { text, problems: [message] }. */
 export function refresh(text, doc) {
   const problems = [];
-  const out = text.replace(MARKER, (whole, p, format = 'text', current) => {
+  const out = text.replace(MARKER, (whole, p, format = 'text') => {
     try {
       return `<!-- q ${p}${format !== 'text' ? ` ${format}` : ''} -->${render(doc, p, format)}<!-- /q -->`;
     } catch (e) {

@@ -37,7 +37,8 @@ export async function run({ url, connections, durationS, amount, rate, timeoutS 
   if (amount) opts.maxRequests = amount; else opts.maxSeconds = durationS;
   if (rate) opts.requestsPerSecond = rate;
   try {
-    const result = await loadTest(opts);
+    // loadtest's index.d.ts still declares only the callback form; without one it returns a promise.
+    const result = await /** @type {Function} */ (loadTest)(opts);
     return { tool: 'loadtest', ...normalise(result) };
   } catch (e) {
     throw new GeneratorError(`loadtest failed: ${e.message}`);

@@ -1,0 +1,30 @@
+// ESLint over every JavaScript file of the repository (the harness and the Node samples). The
+// repository root's eslint.config.js re-exports this file, so paths here are relative to the root;
+// it lives in the harness because its packages are harness devDependencies.
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  { ignores: ['**/node_modules/', '.run/', '.tools/', 'dotnet-api/**/bin/', 'dotnet-api/**/obj/', 'dotnet-api/out/'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { ecmaVersion: 'latest', sourceType: 'module', globals: globals.node },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // `_`-prefixed names mark what is left unused on purpose, and so does `const { a, ...rest } = o`
+      // (a dropped from a copy); a caught error need not be used.
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      'no-empty': ['error', { allowEmptyCatch: true }],
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+  },
+  // The MongoDB image runs these with mongosh on an empty volume: CommonJS, Node's globals, `db` and `print`.
+  {
+    files: ['database/mongo/*.js', 'node-cluster/k8s/**/mongo-init/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node, db: 'readonly', print: 'readonly' } },
+  },
+];
