@@ -63,7 +63,6 @@ function fakeDoc() {
   });
 }
 
-const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // The verdict table of one budget in the guide: from its heading to the next blank line.
 const tableAt = (guide, budget) => {
   const at = guide.indexOf(`### ${budget} CPU budget`);
