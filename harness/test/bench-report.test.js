@@ -30,7 +30,7 @@ function fakeRounds(c, rounds) {
 
 // A default run's budgets on a 2-core machine: 2 CPUs shared with the generator, 1 CPU of their own.
 const BUDGETS = [{ budget: 2, cpuset: 'all' }, { budget: 1, cpuset: 'sut' }];
-const REUSEPORT_WHY = 'reusePort needs SO_REUSEPORT, which this kernel refused';
+const REUSEPORT_WHY = 'reuseport skipped: reusePort needs SO_REUSEPORT, which this kernel refused';
 
 function fakeDoc() {
   const p = plan({ full: true, budget: 1, budgets: BUDGETS, processes: 2 });

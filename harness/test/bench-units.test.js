@@ -685,3 +685,14 @@ test('judge(): a live run and --from judge a results document the same way, from
   assert.equal(old.schema, 3);
   assert.equal(old.verdicts[0].label, 'wins');
 });
+
+test('judge(): a strategy is listed as skipped only where it could not start, not where a database was missing', async () => {
+  const { judge } = await import('../bench/lib/judge.js');
+  const skipped = (id, strategy, error) => ({ id, status: 'skipped', error, topology: { id, strategy }, rounds: [] });
+  const doc = { schema: 3, protocol: {}, isolation: { pinned: true }, questions: [], checks: [], scaling: [], cells: [
+    skipped('db:pm2', 'pm2', 'no database here: mongod not found'),
+    skipped('light:rp', 'reuseport', 'reuseport skipped: reusePort is not available on this platform (exited with code 2)'),
+    skipped('pi:rp', 'reuseport', 'reuseport skipped: reusePort is not available on this platform (exited with code 2)'),
+  ] };
+  assert.deepEqual(judge(doc).skipped, [{ strategy: 'reuseport', why: 'reuseport skipped: reusePort is not available on this platform (exited with code 2)' }]);
+});

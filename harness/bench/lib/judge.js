@@ -14,7 +14,8 @@ const questionsOf = (doc) => doc.questions ?? doc.verdicts.map((v) => ({ ...v, a
 function skippedOf(cells) {
   const out = new Map();
   for (const c of cells) {
-    if (c.status === 'skipped' && ['reuseport', 'pm2'].includes(c.topology?.strategy) && !out.has(c.topology.strategy)) {
+    // Only a start that failed (run.js: '<strategy> skipped: …'), not a cell skipped for want of a database.
+    if (c.status === 'skipped' && String(c.error).startsWith(`${c.topology?.strategy} skipped:`) && !out.has(c.topology.strategy)) {
       out.set(c.topology.strategy, { strategy: c.topology.strategy, why: c.error });
     }
   }
