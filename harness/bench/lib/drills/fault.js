@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import { readState, signal, waitServing } from '../../../runner/index.js';
 import { childPids } from '../../../runner/processes.js';
 import { checkOnce } from '../../../runner/health.js';
-import { underLoad, checkMix, failuresBetween, median, traffic } from './under-load.js';
+import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
+import { median, round } from '../stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,7 +101,7 @@ export async function faultDrill({ runDir, service = 'app', url, how = 'instance
     how,
     kills: withFailures,
     ...traffic(records, { rate, mix, durationS }),
-    recoverMs: { median: median(backs), max: Math.max(...backs) },
-    inRotationMs: { median: median(inRotation), max: Math.max(...inRotation) },
+    recoverMs: { median: round(median(backs), 0), max: Math.max(...backs) },
+    inRotationMs: { median: round(median(inRotation), 0), max: Math.max(...inRotation) },
   };
 }

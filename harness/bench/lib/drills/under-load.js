@@ -63,13 +63,6 @@ export function failuresBetween(records, fromMs, toMs) {
   return { get: bad.filter((r) => r.method === 'GET').length, post: bad.filter((r) => r.method === 'POST').length };
 }
 
-export function median(values) {
-  if (!values.length) return null;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
-}
-
 /** The parts of a drill's result every drill has. */
 export function traffic(records, { rate, mix, durationS }) {
   return { ...summarise(records), durationS, rate, mix: { ...mix, postShare: mix.postShare ?? 0 } };
