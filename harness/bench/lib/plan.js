@@ -53,11 +53,9 @@ function strategiesAt(budget, cpuset) {
   const qs = [];
   // At budget 1 a cluster, reusePort or PM2 of one process is one process with a manager around it:
   // what the manager costs, and the base of each strategy's scaling. (One replica is one process.)
-  {
-    qs.push(vsExpress('cluster', at({ sample: 'node-cluster', strategy: 'cluster', n: budget }), `a cluster of ${budget} worker${budget > 1 ? 's' : ''}`));
-    qs.push(vsExpress('reuseport', at({ sample: 'node-cluster', strategy: 'reuseport', n: budget }), `${budget} reusePort process${budget > 1 ? 'es' : ''}`));
-    qs.push(vsExpress('pm2', at({ sample: 'node-cluster', strategy: 'pm2', n: budget }), `PM2 cluster mode, ${budget} instance${budget > 1 ? 's' : ''}`));
-  }
+  qs.push(vsExpress('cluster', at({ sample: 'node-cluster', strategy: 'cluster', n: budget }), `a cluster of ${budget} worker${budget > 1 ? 's' : ''}`));
+  qs.push(vsExpress('reuseport', at({ sample: 'node-cluster', strategy: 'reuseport', n: budget }), `${budget} reusePort process${budget > 1 ? 'es' : ''}`));
+  qs.push(vsExpress('pm2', at({ sample: 'node-cluster', strategy: 'pm2', n: budget }), `PM2 cluster mode, ${budget} instance${budget > 1 ? 's' : ''}`));
   if (budget > 1) {
     qs.push(vsExpress('replicas', at({ sample: 'node-cluster', strategy: 'replicas', n: budget }), `${budget} replicas × 1 CPU`));
   }
