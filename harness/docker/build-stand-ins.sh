@@ -16,7 +16,7 @@ log() { echo "stand-in images: $*"; }
 
 # Every tag of an image the repository names, e.g. `tags 'node:[0-9]'`.
 tags() {
-  git ls-files -- '*Dockerfile*' '*compose*.yaml' 2>/dev/null | grep -v '^harness/docker/' |
+  git ls-files --cached --others --exclude-standard -- '*Dockerfile*' '*compose*.yaml' 2>/dev/null | grep -v '^harness/docker/' |
     xargs grep -hoE "(^|[\"' ])$1[^\"' ]*" | sed -E "s/^[\"' ]//; s/^FROM //" | sort -u
 }
 hash_of() { cat "$@" | sha256sum | cut -c1-12; }

@@ -92,7 +92,18 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
     }
   });
 
+  // After the scale-up above: nginx sends to all 6 replicas and to no address that left.
+  test(`docker compose stop drains: requests in flight finish, every replica exits 0 ${STAND_INS}`, async () => {
+    const ids = project.containers('app');
+    const inFlight = Array.from({ length: 8 }, () => fetch(`${base}/delay?ms=2000`).then((r) => r.status, (e) => e.cause?.code ?? e.message));
+    await sleep(500);
+    await project.step('app', 'docker compose stop app', () => project.run(['stop', 'app']));
+    assert.deepEqual(await Promise.all(inFlight), Array(8).fill(200), 'every request in flight answered 200');
+    for (const id of ids) assert.equal(state(id).ExitCode, 0, `${id.slice(0, 12)} exited 0`);
+  });
+
   test(`kill vs crash: docker kill stays down, a crash comes back (on-failure, unless-stopped) ${STAND_INS}`, async () => {
+    await project.step('app', 'docker compose up --wait after the drain', () => project.run(['up', '-d', '--wait']));
     for (const service of ['app', 'nginx']) {
       const policy = project.inspect(project.containers(service)[0]).HostConfig.RestartPolicy.Name;
       const [killed, crashed] = service === 'app' ? project.containers(service) : [project.containers(service)[0], null];
@@ -110,14 +121,6 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
         () => project.inspect(target).RestartCount > restarts && state(target).Running, { timeoutMs: 20_000 }));
     }
     await project.step('app', 'healthy again', () => project.run(['up', '-d', '--wait', '--no-recreate']));
-  });
-
-  test(`docker compose stop drains: requests in flight finish, every replica exits 0 ${STAND_INS}`, async () => {
-    const ids = project.containers('app');
-    const inFlight = Array.from({ length: 8 }, () => fetch(`${base}/delay?ms=2000`).then((r) => r.status, (e) => e.cause?.code ?? e.message));
-    await sleep(500);
-    await project.step('app', 'docker compose stop app', () => project.run(['stop', 'app']));
-    assert.deepEqual(await Promise.all(inFlight), Array(8).fill(200), 'every request in flight answered 200');
-    for (const id of ids) assert.equal(state(id).ExitCode, 0, `${id.slice(0, 12)} exited 0`);
+    assert.equal((await fetch(`${base}/`)).status, 200);
   });
 });
