@@ -45,6 +45,8 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
     assert.deepEqual([...seen].sort(), [...expected].sort(), 'every replica answered, and only the replicas');
     const health = await fetch(`${base}/nginx-health`);
     assert.equal(health.status, 200);
+    const nginxLog = project.run(['logs', 'nginx']).stdout;
+    assert.doesNotMatch(nginxLog, /setrlimit/, 'nginx got the open files it asks for (compose ulimits)');
   });
 
   test(`a replica stopped under load: no failed GET, in 5 of 5 events ${STAND_INS}`, async () => {
