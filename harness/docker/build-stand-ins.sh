@@ -23,7 +23,7 @@ hash_of() { cat "$@" | sha256sum | cut -c1-12; }
 
 # The root filesystem: Debian sid (nginx 1.30, PostgreSQL 18), minbase, with the host's CA bundle.
 rootfs_packages=(ca-certificates busybox gettext-base tzdata nginx postgresql-18 libicu78 libssl3t64 zlib1g)
-dind_packages=(ca-certificates docker.io iptables iproute2 procps)
+dind_packages=(ca-certificates docker.io docker-cli iptables iproute2 procps)
 rootfs() { # name packages... -> prints the image name of the imported root filesystem
   local name=$1; shift
   local key; key=$( { echo "$*"; cat /etc/ssl/certs/ca-certificates.crt; } | sha256sum | cut -c1-12)
@@ -46,14 +46,15 @@ rootfs() { # name packages... -> prints the image name of the imported root file
   echo "$image"
 }
 
-# stand_in <dir under stand-ins/> <tag pattern> [--build-context name=path ...] [extra inputs...]
+# stand_in <dir under stand-ins/> <tag pattern, or =tag> [--build-context name=path ...] [extra inputs...]
 stand_in() {
   local dir=$1 pattern=$2; shift 2
   local contexts=() inputs=()
   while [ $# -gt 0 ]; do
     if [ "$1" = --build-context ]; then contexts+=("$1" "$2"); shift 2; else inputs+=("$1"); shift; fi
   done
-  local names; mapfile -t names < <(tags "$pattern")
+  local names
+  if [ "${pattern:0:1}" = = ]; then names=("${pattern:1}"); else mapfile -t names < <(tags "$pattern"); fi
   if [ ${#names[@]} -eq 0 ]; then log "no tag matches $pattern: $dir not needed"; return; fi
   local key; key=$( { echo "$ROOTFS ${names[*]} ${inputs[*]}"; find "$here/stand-ins/$dir" -type f | sort | xargs cat; } | sha256sum | cut -c1-12)
   local own="scaling-lab/stand-in:$dir-$key"
@@ -65,13 +66,16 @@ stand_in() {
       "${contexts[@]}" -t "$own" "$here/stand-ins/$dir" >/dev/null
   fi
   for name in "${names[@]}"; do docker tag "$own" "$name"; done
+  # Superseded builds of this stand-in (older inputs) go, so the cache does not grow run after run.
+  docker images --format '{{.Repository}}:{{.Tag}}' "scaling-lab/stand-in" | grep "^scaling-lab/stand-in:$dir-" |
+    grep -vx "$own" | xargs -r docker rmi >/dev/null 2>&1 || true
   log "$dir ready as ${names[*]}"
 }
 
 started=$(date +%s)
 if [ "${1:-}" = dind ]; then
   ROOTFS=$(rootfs dind "${dind_packages[@]}")
-  stand_in dind 'scaling-lab/swarm-node:' 
+  stand_in dind '=scaling-lab/swarm-node:local'
   exit 0
 fi
 
