@@ -89,4 +89,6 @@ export async function stopDaemon() {
   process.kill(pid, 'SIGTERM');
   for (let i = 0; i < 300 && alive(pid); i++) await sleep(100);
   if (alive(pid)) process.kill(pid, 'SIGKILL');
+  // dockerd leaves its default bridge behind; remove it unless another daemon is there to use it.
+  if (spawnSync('pgrep', ['-x', 'dockerd']).status !== 0) spawnSync('ip', ['link', 'delete', 'docker0']);
 }
