@@ -1,7 +1,7 @@
 // The Docker Swarm deployment of a sample: compose.yaml with compose.swarm.yaml on top, as
-// `docker stack deploy -c compose.yaml -c compose.swarm.yaml` merges them. Debian's docker-compose
+// `docker stack deploy -c compose.yaml -c compose.swarm.yaml` merges them. Docker Compose v2
 // validates the merge against the compose schema, Swarm's `deploy:` fields included; then the
-// settings Swarm needs are checked on the merged file.
+// settings Swarm needs are checked on the merged file (harness/test/docker/ deploys it for real).
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -19,14 +19,18 @@ function has(doc, dotted) {
   return true;
 }
 
-// docker-compose config on the two files, with .env.example for the variables (as in the
+// docker compose config on the two files, with .env.example for the variables (as in the
 // compose check of harness/test/configs.test.js).
 export function mergeSwarm(sampleDir) {
   const envExample = path.join(sampleDir, '.env.example');
   const args = ['-f', 'compose.yaml', '-f', SWARM_FILE, ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []), 'config'];
-  const res = spawnSync('docker-compose', args, { cwd: sampleDir, encoding: 'utf8', timeout: 60_000 });
-  if (res.error) throw new Error(`docker-compose could not run: ${res.error.message}`);
-  if (res.status !== 0) return { errors: res.stderr.split('\n').filter((l) => /^\s*(services|secrets|configs|volumes|networks)\.\S+/.test(l)).map((l) => l.trim()), stderr: res.stderr };
+  const res = spawnSync('docker', ['compose', ...args], { cwd: sampleDir, encoding: 'utf8', timeout: 60_000 });
+  if (res.error) throw new Error(`docker compose could not run: ${res.error.message}`);
+  if (res.status !== 0) {
+    // Compose v2: "validating <file>: services.app.deploy.update_config.order value must be one of ..."
+    const lines = res.stderr.split('\n').map((l) => l.replace(/^.*?validating [^:]+: /, '').trim());
+    return { errors: lines.filter((l) => /^(services|secrets|configs|volumes|networks)\.\S+/.test(l)), stderr: res.stderr };
+  }
   return { merged: YAML.parse(res.stdout) };
 }
 
@@ -37,7 +41,7 @@ export function checkSwarm({ sample, sampleDir, desc, oneShot = [] }) {
   const where = (field) => (has(own, field) ? rel(SWARM_FILE) : rel('compose.yaml'));
   const { merged, errors, stderr } = mergeSwarm(sampleDir);
   if (!merged) {
-    if (!errors.length) return [problem(rel(SWARM_FILE), '(docker-compose config)', stderr.trim().split('\n').at(-1))];
+    if (!errors.length) return [problem(rel(SWARM_FILE), '(docker compose config)', stderr.trim().split('\n').at(-1))];
     return errors.map((line) => {
       const [field, ...rest] = line.split(' ');
       return problem(where(field), field, rest.join(' '));
@@ -73,7 +77,8 @@ export function checkSwarm({ sample, sampleDir, desc, oneShot = [] }) {
   if (appDeploy.update_config?.order !== 'start-first') {
     at(`services.${desc.app.composeService}.deploy.update_config.order`, 'must be start-first: the new task is healthy before an old one stops');
   }
-  for (const [name, secret] of Object.entries(merged.secrets ?? {})) {
+  // Compose v2 leaves out secrets no service uses: the file's own are checked too.
+  for (const [name, secret] of Object.entries({ ...own.secrets, ...merged.secrets })) {
     if (!desc.swarm.secrets.includes(name)) at(`secrets.${name}`, `is not one of this sample's secrets (${desc.swarm.secrets.join(', ') || 'none'})`);
     else if (secret.file && path.relative(path.join(sampleDir, 'secrets'), secret.file) !== `${name}.txt`) {
       at(`secrets.${name}.file`, `must be secrets/${name}.txt (git-ignored)`);

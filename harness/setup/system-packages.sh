@@ -7,11 +7,12 @@ need=()
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
 have nginx          || need+=(nginx)
 have wrk            || need+=(wrk)
-have docker-compose || need+=(docker-compose)
+have mmdebstrap     || need+=(mmdebstrap) # root filesystems of the Docker tests' stand-in images
 have sqlite3        || need+=(sqlite3)
 have haproxy        || need+=(haproxy)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
-[ ${#need[@]} -eq 0 ] && exit 0
+here=$(dirname "$0")
+if [ ${#need[@]} -eq 0 ]; then exec "$here/docker-engine.sh"; fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "setup: missing ${need[*]} and this is not a Debian/Ubuntu machine: install them with your package manager, then run make again." >&2
@@ -39,3 +40,4 @@ trap '[ $created_policy -eq 1 ] && "${sudo[@]}" rm -f "$policy"' EXIT
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 echo "setup: installed ${need[*]}"
+"$here/docker-engine.sh"

@@ -1,4 +1,4 @@
-// Config checks for every sample: compose files validate with Debian's docker-compose, nginx
+// Config checks for every sample: compose files validate with Docker Compose v2, nginx
 // configs rendered for loopback pass `nginx -t`, and the samples' nginx files don't drift from proxy/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,16 +16,16 @@ const samples = [...listSamples(), path.relative(REPO_ROOT, FIXTURE)];
 for (const sample of samples) {
   const dir = path.join(REPO_ROOT, sample);
 
-  test(`${sample}: compose.yaml passes docker-compose config with .env.example`, () => {
+  test(`${sample}: compose.yaml passes docker compose config with .env.example`, () => {
     const envExample = path.join(dir, '.env.example');
     const env = path.join(dir, '.env');
-    // `env_file: .env` must exist for docker-compose; use the example only if the user has none.
+    // `env_file: .env` must exist for docker compose; use the example only if the user has none.
     const borrowed = fs.existsSync(envExample) && !fs.existsSync(env);
     if (borrowed) fs.copyFileSync(envExample, env);
     try {
       const args = ['-f', 'compose.yaml', ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []), 'config', '-q'];
-      const res = spawnSync('docker-compose', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
-      assert.equal(res.error, undefined, `docker-compose could not run: ${res.error?.message}`);
+      const res = spawnSync('docker', ['compose', ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(res.error, undefined, `docker compose could not run: ${res.error?.message}`);
       assert.equal(res.status, 0, res.stderr);
     } finally {
       if (borrowed) fs.rmSync(env);

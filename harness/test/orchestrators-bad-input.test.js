@@ -154,7 +154,7 @@ test('Swarm: the app behind nginx left on a virtual IP, and a value the compose 
 
   edit(root, 'node-replicas/compose.swarm.yaml', 'order: start-first', 'order: start-frist');
   ({ problems } = await checkSample('node-replicas', { root, only: [], copies: false }));
-  assertReported(problems, { file: 'node-replicas/compose.swarm.yaml', field: 'services.app.deploy.update_config.order', message: /start-frist.*is not one of/ });
+  assertReported(problems, { file: 'node-replicas/compose.swarm.yaml', field: 'services.app.deploy.update_config.order', message: /must be one of 'start-first', 'stop-first'/ });
 });
 
 test('Swarm: a stateful service rolled out start-first, and a secret of another name', async () => {

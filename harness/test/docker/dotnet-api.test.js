@@ -1,0 +1,50 @@
+// dotnet-api under Compose v2 with compose.yaml and the committed compose.postgres.yaml override
+// (PostgreSQL 18 instead of SQL Server, which cannot run here): migrations, seed, the app's own
+// least-privilege login, and the API through nginx.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { engine, freePort, Project, secretsReady, STAND_INS } from './helpers.js';
+
+const { skip, failed } = await engine();
+
+describe(`dotnet-api on Docker Compose v2 with compose.postgres.yaml ${STAND_INS}`, { skip }, () => {
+  let project;
+  let base;
+
+  before(async () => {
+    if (failed) throw new Error(failed);
+    secretsReady('dotnet-api');
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    project = new Project({ sample: 'dotnet-api', name: 'lab-dotnet-api', files: ['compose.yaml', 'compose.postgres.yaml'], env: { HTTP_PORT: String(port), CPUS: '1' } });
+    project.down();
+    await project.step('app', 'docker compose up --build --wait', () => project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 900_000 }));
+  });
+
+  after(() => {
+    if (!project) return;
+    assert.deepEqual(project.down(), [], 'down removed every container, network and volume');
+  });
+
+  test(`products from PostgreSQL 18 through nginx; bad input is a 400 ProblemDetails ${STAND_INS}`, async () => {
+    assert.equal((await fetch(`${base}/health/ready`)).status, 200);
+    const list = await fetch(`${base}/products`);
+    assert.equal(list.status, 200);
+    const body = await list.json();
+    const items = Array.isArray(body) ? body : body.items;
+    assert.ok(items.length > 0, 'the seed is there');
+    const bad = await fetch(`${base}/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ""' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.headers.get('content-type'), /application\/problem\+json/);
+  });
+
+  test(`the migrator exited 0 and the app logs in with its own login, not the superuser ${STAND_INS}`, () => {
+    const migrator = project.containers('migrator', { all: true })[0];
+    assert.equal(project.inspect(migrator).State.ExitCode, 0);
+    const sql = "SELECT rolsuper FROM pg_roles WHERE rolname = 'products_app'";
+    const res = project.run(['exec', '-T', 'postgres', 'psql', '-U', 'postgres', '-d', 'products', '-tAc', sql]);
+    assert.equal(res.stdout.trim(), 'f', 'products_app exists and is no superuser');
+    const env = project.inspect(project.containers('app')[0]).Config.Env;
+    assert.ok(env.includes('ConnectionStrings__Postgres=Host=postgres;Username=products_app;Database=products'));
+  });
+});

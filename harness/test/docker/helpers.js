@@ -1,0 +1,125 @@
+// Shared by the Docker tests: the engine (the suite's daemon, or one of this file's own when run
+// alone), a Compose v2 project that names the service, step and last log line when a step fails,
+// and polling. Every test name says "(stand-in images)": the base images are built here, not pulled.
+import { after } from 'node:test';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { prepareEngine, stopEngine } from '../../docker/engine.js';
+import { docker, DOCKER_HOST } from '../../docker/daemon.js';
+import { REPO_ROOT } from '../../runner/compose.js';
+
+export const STAND_INS = '(stand-in images)';
+export { docker };
+
+/**
+ * The engine for this file: { skip } when none can run here, else {} (throws, for the tests to
+ * fail, when it or a stand-in image failed).
+ */
+export async function engine() {
+  let state = process.env.SCALING_LAB_DOCKER;
+  if (!state) {
+    try {
+      const reason = await prepareEngine();
+      state = reason ? `skip:${reason}` : 'ready';
+    } catch (err) {
+      await stopEngine();
+      state = `fail:${err.message}`;
+    }
+    process.env.SCALING_LAB_DOCKER = state;
+    after(stopEngine);
+  }
+  process.env.DOCKER_HOST = DOCKER_HOST;
+  if (state.startsWith('skip:')) return { skip: `no Docker engine here: ${state.slice(5)}` };
+  return { failed: state.startsWith('fail:') ? state.slice(5) : null };
+}
+
+export function dockerOk(args, opts) {
+  const res = docker(args, opts);
+  if (res.status !== 0) throw new Error(`docker ${args.join(' ')}: ${(res.error?.message ?? res.stderr).trim()}`);
+  return res.stdout;
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    }).on('error', reject);
+  });
+}
+
+export async function waitFor(what, fn, { timeoutMs = 30_000, intervalMs = 250 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) { last = err.message; }
+    await sleep(intervalMs);
+  }
+  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last: ${last})` : ''}`);
+}
+
+/** A Compose v2 project of one sample, on its own name and loopback port. */
+export class Project {
+  constructor({ sample, name, files = ['compose.yaml'], env = {} }) {
+    this.sample = sample;
+    this.dir = path.join(REPO_ROOT, sample);
+    this.name = name;
+    this.files = files;
+    this.env = env;
+  }
+
+  run(args, { timeout = 120_000, check = true } = {}) {
+    const full = ['compose', '-p', this.name, ...this.files.flatMap((f) => ['-f', f]), ...args];
+    const res = docker(full, { cwd: this.dir, timeout, env: this.env });
+    if (check && res.status !== 0) {
+      const why = res.error ? res.error.message : (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ');
+      throw new Error(`docker compose ${args.join(' ')}: ${why}`);
+    }
+    return res;
+  }
+
+  /** Runs fn; on failure throws naming the service, the step and the container's last log line. */
+  async step(service, step, fn) {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new Error(`${this.sample}: service ${service}: ${step} failed: ${err.message}\n  last log line of ${service}: ${this.lastLogLine(service)}`);
+    }
+  }
+
+  lastLogLine(service) {
+    const res = this.run(['logs', '--no-log-prefix', '--tail', '1', service], { check: false, timeout: 30_000 });
+    return (res.stdout + res.stderr).trim().split('\n').at(-1) || '(no output)';
+  }
+
+  containers(service, { all = false } = {}) {
+    return this.run(['ps', ...(all ? ['-a'] : []), '-q', service]).stdout.trim().split('\n').filter(Boolean);
+  }
+
+  inspect(id) {
+    return JSON.parse(docker(['inspect', id]).stdout)[0];
+  }
+
+  /** Removes the project's containers, networks and volumes; returns what is still there. */
+  down() {
+    this.run(['down', '-v', '--remove-orphans', '--timeout', '5'], { check: false, timeout: 180_000 });
+    const label = `label=com.docker.compose.project=${this.name}`;
+    const left = ['ps -aq', 'network ls -q', 'volume ls -q']
+      .map((cmd) => docker([...cmd.split(' '), '--filter', label]).stdout.trim())
+      .filter(Boolean);
+    return left;
+  }
+}
+
+export function secretsReady(sample) {
+  // `make setup` writes them; compose refuses to start without the files.
+  const dir = path.join(REPO_ROOT, sample, 'secrets');
+  if (fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.endsWith('.txt'))) return;
+  spawnSync(path.join(REPO_ROOT, 'harness', 'setup', 'secrets.sh'), { stdio: 'ignore' });
+}

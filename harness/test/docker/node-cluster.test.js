@@ -1,0 +1,46 @@
+// node-cluster under Compose v2 with its own compose.yaml but no MongoDB (no image of it can be
+// built here): the app and nginx only. Liveness answers, readiness and the database routes say 503,
+// and the app's log says why in one line.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { engine, freePort, waitFor, Project, secretsReady, STAND_INS } from './helpers.js';
+
+const { skip, failed } = await engine();
+
+describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { skip }, () => {
+  let project;
+  let base;
+
+  before(async () => {
+    if (failed) throw new Error(failed);
+    secretsReady('node-cluster');
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    project = new Project({ sample: 'node-cluster', name: 'lab-node-cluster', env: { HTTP_PORT: String(port), CPUS: '1' } });
+    project.down();
+    // --no-deps: app and nginx without the mongo service they depend on.
+    await project.step('app', 'docker compose up --build --wait --no-deps app nginx',
+      () => project.run(['up', '--build', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }));
+  });
+
+  after(() => {
+    if (!project) return;
+    assert.deepEqual(project.down(), [], 'down removed every container, network and volume');
+  });
+
+  test(`liveness 200, readiness 503 through nginx, one clear log line ${STAND_INS}`, async () => {
+    const health = await fetch(`${base}/health`);
+    assert.equal(health.status, 200);
+    const ready = await fetch(`${base}/ready`);
+    assert.equal(ready.status, 503);
+    assert.equal((await ready.json()).reason, 'database unavailable');
+    const items = await fetch(`${base}/api/items`);
+    assert.equal(items.status, 503);
+    assert.match(items.headers.get('content-type'), /json/);
+    const line = await waitFor('a log line saying MongoDB is not there', () => {
+      const logs = project.run(['logs', '--no-log-prefix', 'app']).stdout;
+      return logs.split('\n').find((l) => l.includes('mongodb connect failed, retrying'));
+    }, { timeoutMs: 20_000 });
+    console.log(`  node-cluster's log ${STAND_INS}: ${line}`);
+  });
+});

@@ -1,0 +1,128 @@
+// node-replicas under Compose v2 with its own compose.yaml: up --build --wait, routing through
+// nginx, replicas stopped and scaled down under load with no failed GET, kill against crash under
+// each restart policy, drain on `docker compose stop`, and a clean `down`.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { engine, freePort, waitFor, dockerOk, Project, STAND_INS } from './helpers.js';
+import { startLoad, describeStats } from './load.js';
+
+const { skip, failed } = await engine();
+
+describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
+  let project;
+  let base;
+  const state = (id) => project.inspect(id).State;
+  const hostname = (id) => project.inspect(id).Config.Hostname;
+
+  before(async () => {
+    if (failed) throw new Error(failed);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    project = new Project({ sample: 'node-replicas', name: 'lab-node-replicas', env: { HTTP_PORT: String(port), REPLICAS: '4' } });
+    project.down();
+    await project.step('app', 'docker compose up --build --wait', () => project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 600_000 }));
+  });
+
+  after(() => {
+    if (!project) return;
+    const left = project.down();
+    assert.deepEqual(left, [], 'down removed every container, network and volume');
+  });
+
+  test(`GET / through nginx reaches all 4 replicas ${STAND_INS}`, async () => {
+    const ids = project.containers('app');
+    assert.equal(ids.length, 4);
+    const expected = new Set(ids.map(hostname));
+    const seen = new Set();
+    await project.step('nginx', 'GET / through nginx', async () => {
+      for (let i = 0; i < 200 && seen.size < expected.size; i++) {
+        const res = await fetch(`${base}/`);
+        assert.equal(res.status, 200);
+        seen.add((await res.json()).instance);
+      }
+    });
+    assert.deepEqual([...seen].sort(), [...expected].sort(), 'every replica answered, and only the replicas');
+    const health = await fetch(`${base}/nginx-health`);
+    assert.equal(health.status, 200);
+    const nginxLog = project.run(['logs', 'nginx']).stdout;
+    assert.doesNotMatch(nginxLog, /setrlimit/, 'nginx got the open files it asks for (compose ulimits)');
+  });
+
+  test(`a replica stopped under load: no failed GET, in 5 of 5 events ${STAND_INS}`, async () => {
+    const results = [];
+    for (let event = 1; event <= 5; event++) {
+      const load = startLoad(`${base}/`, { concurrency: 8, maxSeconds: 60 });
+      await sleep(1000);
+      const victim = project.containers('app')[event % 4];
+      await project.step('app', `docker stop (event ${event})`, () => dockerOk(['stop', victim]));
+      // Past nginx's re-resolution of the name, so the stopped replica has left its list.
+      await sleep(4000);
+      const stats = await load.stop();
+      results.push(`event ${event}: ${describeStats(stats)}`);
+      assert.equal(state(victim).ExitCode, 0, 'the replica drained and exited 0');
+      project.run(['start', 'app']);
+      await waitFor('the stopped replica healthy again', () => state(victim).Health?.Status === 'healthy', { timeoutMs: 30_000 });
+    }
+    console.log(`  stop under load ${STAND_INS}: ${results.join('; ')}`);
+    for (const line of results) assert.match(line, / 0 failed /, line);
+  });
+
+  test(`scale 4 -> 2 -> 6 under a bounded load: nginx follows, no failed GET ${STAND_INS}`, async () => {
+    const load = startLoad(`${base}/`, { concurrency: 8, maxSeconds: 120, instances: true });
+    try {
+      await sleep(1000);
+      await project.step('app', 'docker compose up --scale app=2', () => project.run(['up', '-d', '--wait', '--no-recreate', '--scale', 'app=2']));
+      const two = new Set(project.containers('app').map(hostname));
+      assert.equal(two.size, 2);
+      const after2 = Date.now() + 4000;
+      await waitFor('nginx using only the 2 replicas left', async () => {
+        await sleep(3000);
+        const since = Date.now() - 2500;
+        const answered = load.answeredSince(since);
+        return since > after2 - 4000 && answered.length > 0 && answered.every((who) => two.has(who));
+      }, { timeoutMs: 30_000, intervalMs: 0 });
+      await project.step('app', 'docker compose up --scale app=6', () => project.run(['up', '-d', '--wait', '--no-recreate', '--scale', 'app=6']));
+      const six = new Set(project.containers('app').map(hostname));
+      assert.equal(six.size, 6);
+      const scaledUp = Date.now();
+      await waitFor('nginx using all 6 replicas', () => [...six].every((who) => load.answeredSince(scaledUp).includes(who)), { timeoutMs: 30_000 });
+    } finally {
+      const stats = await load.stop();
+      console.log(`  scale 4->2->6 under load ${STAND_INS}: ${describeStats(stats)}`);
+      assert.equal(stats.failed, 0, describeStats(stats));
+    }
+  });
+
+  // After the scale-up above: nginx sends to all 6 replicas and to no address that left.
+  test(`docker compose stop drains: requests in flight finish, every replica exits 0 ${STAND_INS}`, async () => {
+    const ids = project.containers('app');
+    const inFlight = Array.from({ length: 8 }, () => fetch(`${base}/delay?ms=2000`).then((r) => r.status, (e) => e.cause?.code ?? e.message));
+    await sleep(500);
+    await project.step('app', 'docker compose stop app', () => project.run(['stop', 'app']));
+    assert.deepEqual(await Promise.all(inFlight), Array(8).fill(200), 'every request in flight answered 200');
+    for (const id of ids) assert.equal(state(id).ExitCode, 0, `${id.slice(0, 12)} exited 0`);
+  });
+
+  test(`kill vs crash: docker kill stays down, a crash comes back (on-failure, unless-stopped) ${STAND_INS}`, async () => {
+    await project.step('app', 'docker compose up --wait after the drain', () => project.run(['up', '-d', '--wait']));
+    for (const service of ['app', 'nginx']) {
+      const policy = project.inspect(project.containers(service)[0]).HostConfig.RestartPolicy.Name;
+      const [killed, crashed] = service === 'app' ? project.containers(service) : [project.containers(service)[0], null];
+      // docker kill: a manual stop for the restart manager, whatever the policy.
+      await project.step(service, 'docker kill', () => dockerOk(['kill', killed]));
+      await sleep(3000);
+      assert.equal(state(killed).Running, false, `${service} (${policy}): docker kill leaves it down`);
+      project.run(['start', service]);
+      await waitFor(`${service} up again after docker start`, () => state(killed).Running);
+      // A crash: its first process dies by SIGKILL from outside, as the OOM killer would do it.
+      const target = crashed ?? killed;
+      const restarts = project.inspect(target).RestartCount;
+      process.kill(state(target).Pid, 'SIGKILL');
+      await project.step(service, `crash under restart: ${policy}`, () => waitFor(`${service} (${policy}) restarted after a crash`,
+        () => project.inspect(target).RestartCount > restarts && state(target).Running, { timeoutMs: 20_000 }));
+    }
+    await project.step('app', 'healthy again', () => project.run(['up', '-d', '--wait', '--no-recreate']));
+    assert.equal((await fetch(`${base}/`)).status, 200);
+  });
+});
