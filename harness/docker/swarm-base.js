@@ -16,5 +16,6 @@ if (!fs.existsSync(file)) {
   process.exit(2);
 }
 const doc = YAML.parseDocument(fs.readFileSync(file, 'utf8'));
-for (const svc of doc.get('services')?.items ?? []) svc.value.delete('depends_on');
+const services = /** @type {any} */ (doc.get('services'));
+for (const svc of services?.items ?? []) svc.value.delete('depends_on');
 process.stdout.write(doc.toString());

@@ -30,7 +30,7 @@ describe(`dotnet-api on Docker Compose v2 with compose.postgres.yaml ${STAND_INS
     assert.equal((await fetch(`${base}/health/ready`)).status, 200);
     const list = await fetch(`${base}/products`);
     assert.equal(list.status, 200);
-    const body = await list.json();
+    const body = /** @type {any} */ (await list.json());
     const items = Array.isArray(body) ? body : body.items;
     assert.ok(items.length > 0, 'the seed is there');
     const bad = await fetch(`${base}/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ""' });

@@ -3,13 +3,13 @@
 // and polling. Every test name says "(stand-in images)": the base images are built here, not pulled.
 import { after } from 'node:test';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { prepareEngine, stopEngine } from '../../docker/engine.js';
 import { docker, DOCKER_HOST } from '../../docker/daemon.js';
 import { REPO_ROOT } from '../../runner/compose.js';
+import { freePort } from '../../runner/ports.js';
 
 export const STAND_INS = '(stand-in images)';
 export { docker };
@@ -42,14 +42,7 @@ export function dockerOk(args, opts) {
   return res.stdout;
 }
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
+export { freePort };
 
 export async function waitFor(what, fn, { timeoutMs = 30_000, intervalMs = 250 } = {}) {
   const deadline = Date.now() + timeoutMs;
@@ -89,7 +82,7 @@ export class Project {
     try {
       return await fn();
     } catch (err) {
-      throw new Error(`${this.sample}: service ${service}: ${step} failed: ${err.message}\n  last log line of ${service}: ${this.lastLogLine(service)}`);
+      throw new Error(`${this.sample}: service ${service}: ${step} failed: ${err.message}\n  last log line of ${service}: ${this.lastLogLine(service)}`, { cause: err });
     }
   }
 

@@ -33,7 +33,7 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
     assert.equal(health.status, 200);
     const ready = await fetch(`${base}/ready`);
     assert.equal(ready.status, 503);
-    assert.equal((await ready.json()).reason, 'database unavailable');
+    assert.equal((/** @type {any} */ (await ready.json())).reason, 'database unavailable');
     const items = await fetch(`${base}/api/items`);
     assert.equal(items.status, 503);
     assert.match(items.headers.get('content-type'), /json/);

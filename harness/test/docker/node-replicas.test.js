@@ -39,7 +39,7 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
       for (let i = 0; i < 200 && seen.size < expected.size; i++) {
         const res = await fetch(`${base}/`);
         assert.equal(res.status, 200);
-        seen.add((await res.json()).instance);
+        seen.add((/** @type {any} */ (await res.json())).instance);
       }
     });
     assert.deepEqual([...seen].sort(), [...expected].sort(), 'every replica answered, and only the replicas');
