@@ -148,7 +148,7 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   }
   const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
   assert.match(guide, /^# When clustering, replicas or thread pools win/);
-  assert.match(guide, /\| workload \| metric \| one process \(the baseline\) \| replicas \|/);
+  assert.match(guide, /\| workload \| metric \| one process \(the baseline\) \| replicas: node:http 2 replicas ÷ node:http 1 process \|/);
   assert.doesNotMatch(guide, /NaN|undefined/);
   assert.match(r.stdout, /light\.node-replicas-2-nginx-vs-node-1-nginx\.throughput/, 'verdicts printed');
   assertNoLeftovers(r);
