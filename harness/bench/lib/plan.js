@@ -25,8 +25,9 @@ export const MODES = {
   // round for 8 cells at one budget filled the same time before the budgets were swept; not in the
   // first round: a cluster of 2 still spent up to ×1.8 of its later CPU per request in that round's
   // first slices (default run, 2026-11-25).
-  quick: { windowS: 1, latencyWindowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 0.3, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 0.3, rounds: 6, latencyRounds: 3, latencyWindowS: 2, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
+  // rewarmS: before a whole (unsliced) window only; 1 s, the least wrk runs (it counts whole seconds).
+  quick: { windowS: 1, latencyWindowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
+  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, latencyRounds: 3, latencyWindowS: 2, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
 };
 
 
@@ -71,10 +72,6 @@ function strategiesAt(budget, cpuset) {
   }
   return qs;
 }
-
-// Question ids of the 1-CPU verdicts before budgets were swept, whose spread between runs
-// (repeatability.json) still describes the same two topologies.
-const EARLIER_ID = { 'b1.cluster-control': 'cluster', 'b1.dotnet': 'dotnet' };
 
 const cellId = (workload, t) => `${workload}:${t.id}`;
 
@@ -124,10 +121,8 @@ function verdicts({ mode, budgets, params }) {
           // the CPU per request is the inverse of the throughput, asked already).
           if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
           const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
-          const earlier = EARLIER_ID[c.comparison];
           questions.push({
             id: `${workload}.${c.comparison}.${metric}`,
-            ...(earlier ? { floorId: `${workload}.${earlier}.${metric}` } : {}),
             question: `${WORKLOADS[workload].title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${c.what}, behind nginx, ${budget} CPU each`,
             workload, comparison: c.comparison, strategy: c.key, budget, column: c.key, metric, better: m.better,
             a: a.id, b: b.id,

@@ -69,7 +69,8 @@ const latencyCost = (cell, p) => latencyRounds(roundsOf(cell, p), cell.latencyRo
 
 // A cell's saturated window in a round: whole or in slices of cell.sliceS (each a wrk run of its own).
 const slicesOf = (c, p) => (c.sliceS ? Math.max(1, Math.round(windowOf(c, p) / c.sliceS)) : 1);
-const closedCost = (c, p) => windowOf(c, p) + p.rewarmS + (c.sliceS ? slicesOf(c, p) * 0.12 : 0.4);
+// A sliced window: wrk's start and stop around each slice; a whole one: its re-warm first.
+const closedCost = (c, p) => (c.sliceS ? slicesOf(c, p) * (c.sliceS + 0.06) : windowOf(c, p) + p.rewarmS + 0.4);
 
 function costOf(cell, p, firstOnDeployment = false) {
   if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * closedCost(cell, p) + latencyCost(cell, p);
@@ -293,7 +294,7 @@ async function interleave(run, cells) {
     await slicedRound(run, r, rounds, sliced);
     await latencyRound(run, r, cells.filter((c) => latencyIn.get(c.id).has(r) && rateOf.has(rateKey(c))), rateOf);
   }
-  for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
+  for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: c.sliceS ? 0 : p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
 }
 
 const rewarm = (run, c) => getTool(run.toolOf(c)).run({ url: run.records.get(c.id).url, connections: c.connections, durationS: run.params.rewarmS, threads: run.threads });
@@ -306,10 +307,9 @@ async function slicedRound(run, r, rounds, cells) {
   if (!cells.length) return;
   const { records, params: p, ctx, threads, toolOf } = run;
   const live = () => cells.filter((c) => records.get(c.id).status !== 'failed');
-  for (const c of live()) {
-    const rec = records.get(c.id);
-    if (p.rewarmS > 0) await guarded(rec, () => rewarm(run, c));
-  }
+  // No re-warm first: every slice, the first too, follows the same wait while the others take
+  // theirs, so a re-warm before the first would only make it unlike the rest (and cost a second a
+  // cell: wrk runs whole seconds).
   const windows = new Map(cells.map((c) => [c.id, []]));
   const started = new Map(); // a cell's round begins with its first slice
   const n = Math.max(...cells.map((c) => slicesOf(c, p)));
@@ -380,7 +380,7 @@ async function oneByOne(run, cells) {
     await guarded(rec, async () => {
       if (c.kind === 'openloop') {
         // Start below the closed-loop capacity measured here with the same pinning.
-        const probe = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: p.rewarmS + 2, threads });
+        const probe = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: 2, threads });
         // Open loop proper: the paced generator sends on schedule and times from the intended send.
         const tool = c.tool ?? 'paced';
         const search = await searchRate({ url: rec.url, tool, startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS, threads, onStep: (s) => ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`) });
