@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { lint, typecheck } from '../lint/checks.js';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 
-const FILE = 'harness/runner/poll.js';
+const FILE = 'harness/lib/poll.js';
 const original = fs.readFileSync(path.join(REPO_ROOT, FILE), 'utf8');
 const CALL = 'const value = await check();';
 

@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { prepareEngine, stopEngine } from '../../docker/engine.js';
 import { docker, DOCKER_HOST } from '../../docker/daemon.js';
-import { REPO_ROOT } from '../../runner/compose.js';
-import { freePort } from '../../runner/ports.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
+import { freePort } from '../../lib/ports.js';
 
 export const STAND_INS = '(stand-in images)';
 export { docker };

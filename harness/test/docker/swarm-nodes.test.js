@@ -12,7 +12,7 @@ import { engine, freePort, waitFor, docker, dockerOk, Project, STAND_INS } from 
 import { startLoad, describeStats } from './load.js';
 import { buildStandIns } from '../../docker/engine.js';
 import { DOCKER_HOST } from '../../docker/daemon.js';
-import { REPO_ROOT } from '../../runner/compose.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();
 const NET = 'lab-swarm-nodes';

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import YAML from 'yaml';
-import { REPO_ROOT } from '../../runner/compose.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();
 const SWARM_BASE = path.join(REPO_ROOT, 'harness', 'docker', 'swarm-base.js');

@@ -1,5 +1,5 @@
-// Waiting for a condition, bounded in time: one helper for the runner, its tests and the samples'
-// tests that use the runner.
+// Waiting for a condition, bounded in time: one helper for the runner, the benchmark, the harness's
+// tests and the samples' tests.
 
 /**
  * Polls `check` (sync or async) until it returns something truthy, and returns that value; throws
