@@ -1,8 +1,8 @@
 // The local runner: a sample's compose topology as processes on 127.0.0.1. Its one interface, for
 // `make up/ps/down/kill/restart/reload` (harness/bin/lab.js), the benchmark, the orchestrator
-// checks and every test outside this folder: nothing else imports a file of it. Generic helpers
-// the runner shares with the rest (polling, ports, processes by pid, the nginx binary, REPO_ROOT)
-// are in ../lib/.
+// checks and every test outside this folder: nothing else imports a file of it (a lint rule,
+// harness/lint/runner-interface.js, fails on such an import). Generic helpers the runner shares
+// with the rest (polling, ports, processes by pid, the nginx binary, REPO_ROOT) are in ../lib/.
 // See ../CONVENTIONS.md. Each job lives in its own module:
 //   compose.js     compose.yaml -> topology          spec.js       ports and each instance's program
 //   up.js          starting a run                    teardown.js   stopping one; down.js: down()
