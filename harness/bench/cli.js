@@ -21,7 +21,7 @@ import { sanitizeDoc } from './lib/report/sanitize.js';
 import { pacedToolName } from './lib/tools/index.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { progress } from './lib/progress.js';
-import { resolveSample } from '../runner/compose.js';
+import { resolveSample } from '../runner/index.js';
 import { relaunchWithHeap } from './lib/generator-heap.js';
 import { fileURLToPath } from 'node:url';
 

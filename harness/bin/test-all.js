@@ -5,19 +5,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 // A folder of this run's own, so two `make test` runs never read each other's reports.
 fs.mkdirSync(path.join(REPO_ROOT, '.run'), { recursive: true });
 const results = fs.mkdtempSync(path.join(REPO_ROOT, '.run', 'test-results-'));
 
-const nodeSuite = (name, dir, { files = 'test/**/*.test.js', extra = [] } = {}) => ({
+const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [] } = {}) => ({
   name,
   cwd: path.join(REPO_ROOT, dir),
   command: process.execPath,
   args: ['--test', '--test-concurrency=1', '--test-timeout=300000', ...extra,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${path.join(results, `${name}.tap`)}`, files],
+    '--test-reporter=tap', `--test-reporter-destination=${path.join(results, `${name}.tap`)}`, ...files],
   count: () => {
     const tap = fs.readFileSync(path.join(results, `${name}.tap`), 'utf8');
     const get = (key) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(tap)?.[1] ?? NaN);
@@ -47,14 +47,15 @@ const staticSuite = () => ({
   count: () => ({ ...JSON.parse(fs.readFileSync(path.join(results, 'static.json'), 'utf8')), skipped: 0 }),
 });
 
-const suites = [staticSuite(), nodeSuite('harness', 'harness', { files: 'test/*.test.js' })];
+// The harness suite includes the runner's own unit tests (harness/runner/test/).
+const suites = [staticSuite(), nodeSuite('harness', 'harness', { files: ['test/*.test.js', 'runner/test/*.test.js'] })];
 for (const sample of ['node-replicas', 'node-cluster']) {
   if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push(nodeSuite(sample, sample));
 }
 if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
 // The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
 // the stand-in images for the whole suite (harness/docker/global-setup.js).
-suites.push(nodeSuite('docker', 'harness', { files: 'test/docker/*.test.js', extra: ['--test-global-setup=docker/global-setup.js', '--test-timeout=900000'] }));
+suites.push(nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: ['--test-global-setup=docker/global-setup.js', '--test-timeout=900000'] }));
 
 const only = process.argv.slice(2);
 const chosen = only.length ? suites.filter((s) => only.includes(s.name)) : suites;

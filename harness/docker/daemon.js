@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 export const DATA_ROOT = path.join(REPO_ROOT, '.tools', 'docker', 'data-root');
 export const RUN_DIR = path.join(REPO_ROOT, '.run', 'docker');

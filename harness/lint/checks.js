@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import ts from 'typescript';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 /** @typedef {Record<string, string>} Overrides */
 

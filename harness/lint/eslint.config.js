@@ -3,6 +3,7 @@
 // it lives in the harness because its packages are harness devDependencies.
 import js from '@eslint/js';
 import globals from 'globals';
+import runnerInterface from './runner-interface.js';
 
 export default [
   { ignores: ['**/node_modules/', '.run/', '.tools/', 'dotnet-api/**/bin/', 'dotnet-api/**/obj/', 'dotnet-api/out/'] },
@@ -17,6 +18,12 @@ export default [
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
+  },
+  // Outside harness/runner, the runner is reached through its index.js only (runner-interface.js).
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    plugins: { 'scaling-lab': { rules: { 'runner-interface': runnerInterface } } },
+    rules: { 'scaling-lab/runner-interface': 'error' },
   },
   {
     files: ['**/*.cjs'],

@@ -1,14 +1,12 @@
 // Reads a sample's compose.yaml — its one description — into the topology the runner starts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import dotenv from 'dotenv';
 import { interpolateDeep } from './interpolate.js';
 import { durationMs, sizeBytes } from './units.js';
 import { parseRestartPolicy } from './restart-policy.js';
-
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 export function listSamples() {
   return fs.readdirSync(REPO_ROOT, { withFileTypes: true })

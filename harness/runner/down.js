@@ -2,7 +2,7 @@
 // another (`make up` in one terminal, `make down` in another) — is cancelled first and waited for,
 // so nothing it would have started afterwards can outlive the down().
 import path from 'node:path';
-import { isAlive } from './processes.js';
+import { isAlive } from '../lib/processes.js';
 import { DEFAULT_RUN_DIR, readState, updateState } from './state.js';
 import { starting } from './up.js';
 import { teardown } from './teardown.js';

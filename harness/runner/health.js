@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
-import { waitFor } from './poll.js';
+import { waitFor } from '../lib/poll.js';
 
 function tcpOpen(port, timeoutMs) {
   return new Promise((resolve) => {

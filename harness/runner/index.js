@@ -1,21 +1,35 @@
-// The local runner: a sample's compose topology as processes on 127.0.0.1. The public API, for
-// `make up/ps/down/kill/restart/reload` (harness/bin/lab.js), the tests and the benchmark.
+// The local runner: a sample's compose topology as processes on 127.0.0.1. Its one interface, for
+// `make up/ps/down/kill/restart/reload` (harness/bin/lab.js), the benchmark, the orchestrator
+// checks and every test outside this folder: nothing else imports a file of it (a lint rule,
+// harness/lint/runner-interface.js, fails on such an import). Generic helpers the runner shares
+// with the rest (polling, ports, processes by pid, the nginx binary, REPO_ROOT) are in ../lib/.
 // See ../CONVENTIONS.md. Each job lives in its own module:
 //   compose.js     compose.yaml -> topology          spec.js       ports and each instance's program
 //   up.js          starting a run                    teardown.js   stopping one; down.js: down()
 //   supervisor.js  the per-run process that owns the instances and applies `restart:` policies
 //   instances.js   ps, signal, restart               reload.js     rolling restarts
 //   state.js       the state file                    usage.js      CPU time and memory of a run
+//   cgroup.js      limits, pinning, accounting       processes.js  spawning and stopping instances
+// Their unit tests are in test/ (make test runs them with the harness suite).
 import path from 'node:path';
 import { DEFAULT_RUN_DIR, readState } from './state.js';
 import { usage as usageOf } from './usage.js';
 
-export { REPO_ROOT } from './compose.js';
+// A run: start, inspect, disturb, roll, stop.
 export { DEFAULT_RUN_DIR, readState } from './state.js';
 export { up } from './up.js';
 export { down } from './down.js';
 export { ps, signal, killHeld, restart, waitServing } from './instances.js';
 export { reload } from './reload.js';
+export { runProcesses } from './processes.js';
+export { checkOnce } from './health.js';
+
+// The samples, and the topology the runner reads from a sample's compose.yaml.
+export { listSamples, resolveSample, loadTopology } from './compose.js';
+
+// CPUs: those this machine lets a run use, and pinning a process outside any run (the benchmark's
+// load generator) to CPUs of its own.
+export { availableCpus, formatCpuList, pinProcess } from './cgroup.js';
 
 /** CPU time, throttling and memory of a running topology (see usage.js). */
 export function usage({ runDir = DEFAULT_RUN_DIR } = {}) {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { waitHealthy, checkOnce } from './health.js';
 import { readmissionMs } from './nginx.js';
-import { isAlive, sendSignal, childPids } from './processes.js';
+import { isAlive, sendSignal, childPids } from '../lib/processes.js';
 import { DEFAULT_RUN_DIR, readState, findInstance } from './state.js';
 import { call } from './supervisor-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';

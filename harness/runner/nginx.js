@@ -3,22 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { childPids, isAlive } from './processes.js';
+import { childPids, isAlive } from '../lib/processes.js';
+import { nginxBinary } from '../lib/nginx-binary.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const SYSTEM_NGINX_DIR = '/etc/nginx';
 const NOBODY = 65534;
-
-export function nginxBinary() {
-  if (process.env.NGINX_BIN) {
-    if (fs.existsSync(process.env.NGINX_BIN)) return process.env.NGINX_BIN;
-    throw new Error(`NGINX_BIN=${process.env.NGINX_BIN} does not exist: unset it or point it at an nginx binary`);
-  }
-  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx']) {
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  throw new Error('nginx not found: run `make setup` (installs Debian\'s nginx) or set NGINX_BIN to an nginx binary');
-}
 
 // The image's envsubst replaces only variables that are defined in the container's environment.
 export function envsubst(text, env) {

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { waitFor } from './poll.js';
+import { isAlive, groupAlive, sendSignal, waitGone } from '../lib/processes.js';
 
 // Joins the cgroups before exec, so the program never runs a moment outside its quota. bash, not
 // sh: dash drops environment variables whose names are not shell identifiers, such as .NET's
@@ -47,36 +47,6 @@ function lastLogLine(file) {
   }
 }
 
-/** Whether `pid` runs (a zombie counts as dead). */
-export function isAlive(pid) {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // A zombie still answers kill(0); it is dead for our purposes.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-export function groupAlive(pgid) {
-  try { process.kill(-pgid, 0); return true; } catch { return false; }
-}
-
-export function sendSignal(pid, signal, { group = false } = {}) {
-  try { process.kill(group ? -pid : pid, signal); return true; } catch { return false; }
-}
-
-/** Whether `pid` exited within `ms`. */
-export async function waitGone(pid, ms) {
-  return waitFor(() => !isAlive(pid), { timeoutMs: ms }).then(() => true, () => false);
-}
-
 // The compose stop sequence: stop signal, `stop_grace_period`, then SIGKILL — for the whole group.
 export async function stopInstance(pid, { signal = 'SIGTERM', graceMs = 10_000 } = {}) {
   if (isAlive(pid)) {
@@ -110,14 +80,4 @@ export function runProcesses(runDir, { marker } = {}) {
     } catch { /* gone, or not ours to read */ }
   }
   return found;
-}
-
-/** The live processes `pid` started itself (nginx workers, cluster workers), zombies left out. */
-export function childPids(pid) {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-      .filter(isAlive).sort((a, b) => a - b);
-  } catch {
-    return [];
-  }
 }

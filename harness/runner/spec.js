@@ -3,10 +3,11 @@
 // addresses rewritten to loopback ports, nginx's config rendered).
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './compose.js';
-import { freePort, ensureFree } from './ports.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
+import { freePort, ensureFree } from '../lib/ports.js';
 import { localSecrets } from './secrets.js';
-import { renderNginx, nginxArgs, nginxBinary, testConfig } from './nginx.js';
+import { renderNginx, nginxArgs, testConfig } from './nginx.js';
+import { nginxBinary } from '../lib/nginx-binary.js';
 
 export const NODE24 = path.join(REPO_ROOT, 'harness', 'node_modules', '.bin', 'node');
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { REPO_ROOT } from './compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 export const DEFAULT_RUN_DIR = path.join(REPO_ROOT, '.run');
 

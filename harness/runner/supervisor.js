@@ -10,7 +10,8 @@
 import net from 'node:net';
 import os from 'node:os';
 import { readState, updateState, runIdOf } from './state.js';
-import { spawnInstance, stopInstance, sendSignal, waitGone } from './processes.js';
+import { spawnInstance, stopInstance } from './processes.js';
+import { sendSignal, waitGone } from '../lib/processes.js';
 import { shouldRestart, exitCodeOf, nextDelayMs } from './restart-policy.js';
 import { toolPath } from './spec.js';
 

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cgroup from './cgroup.js';
-import { stopInstance, isAlive, sendSignal, waitGone } from './processes.js';
+import { stopInstance } from './processes.js';
+import { isAlive, sendSignal, waitGone } from '../lib/processes.js';
 import { readState, updateState, removeState, runIdOf } from './state.js';
 import { call } from './supervisor-client.js';
 

@@ -3,23 +3,12 @@
 // (nginx and cluster workers included), threads and context switches.
 import fs from 'node:fs';
 import * as cgroup from './cgroup.js';
-import { childPids } from './processes.js';
-
-const TICK_NS = 1e9 / 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
+import { childPids, procCpuNs } from '../lib/processes.js';
 
 function descendants(pid) {
   const out = [pid];
   for (const child of childPids(pid)) out.push(...descendants(child));
   return out;
-}
-
-// utime + stime + cutime + cstime (children it has reaped), in ns.
-export function procCpuNs(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_NS;
-  } catch { return 0; }
 }
 
 // Proportional set size: shared pages are split between the processes that map them. Its anonymous

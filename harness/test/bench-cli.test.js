@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { sliceOrder, sliceSeed } from '../bench/lib/measure.js';
-import { runProcesses } from '../runner/processes.js';
+import { runProcesses } from '../runner/index.js';
 
 const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const CLI = path.join(HARNESS, 'bench', 'cli.js');

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { renderGuide } from '../bench/lib/report/guide.js';
 import { renderReport } from '../bench/lib/report/markdown.js';
 import { charts } from '../bench/lib/report/charts.js';

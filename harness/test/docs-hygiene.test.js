@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { hasAbsolutePath } from '../bench/lib/report/sanitize.js';
 import { anchorsOf } from '../bench/lib/report/slug.js';
 

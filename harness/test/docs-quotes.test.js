@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { quotingFiles, refresh, MARKER } from '../bench/lib/report/quotes.js';
 
 const RESULTS = path.join(REPO_ROOT, 'docs', 'results', 'results.json');

@@ -1,12 +1,12 @@
 // Shared by the runner's tests: a private run folder per test, process-leak checks, polling (the
-// runner's own waitFor and runProcesses; process and port helpers: runner/processes.js, ports.js).
+// harness's own waitFor, ../lib/poll.js, and the runner's runProcesses).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isAlive } from '../runner/processes.js';
+import { isAlive } from '../lib/processes.js';
 
-export { waitFor } from '../runner/poll.js';
-export { runProcesses } from '../runner/processes.js';
+export { waitFor } from '../lib/poll.js';
+export { runProcesses } from '../runner/index.js';
 
 export const FIXTURE = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'echo');
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate, ValidationSeverity } from 'dockerfile-utils';
-import { listSamples, REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
+import { listSamples } from '../runner/index.js';
 import { FIXTURE } from './helpers.js';
 
 // The programs a healthcheck may call in each image, as the images ship them (their Dockerfiles

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { MONGODB_VERSION } from '../../node-cluster/scripts/find-mongod.js';
 import { dockerfiles, isPinned, services } from './image-checks.js';
 

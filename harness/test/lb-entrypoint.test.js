@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { listSamples, REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
+import { listSamples } from '../runner/index.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'proxy', 'docker-entrypoint.d', '05-check-lb.sh');
 const LB_DIR = path.join(REPO_ROOT, 'proxy', 'lb');

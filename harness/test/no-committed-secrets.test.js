@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { REPO_ROOT } from '../runner/compose.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 const SKIP = [/(^|\/)package-lock\.json$/, /(^|\/)packages\.lock\.json$/, /^docs\/results\//, /\.(svg|png|jpg|ico)$/];
 /** @type {[RegExp, string][]} */

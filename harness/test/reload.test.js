@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { up, down, reload, readState } from '../runner/index.js';
-import { childPids } from '../runner/processes.js';
+import { childPids } from '../lib/processes.js';
 import { startLoad, failed } from '../bench/lib/drills/load.js';
 import { FIXTURE, tempRunDir, getJson, runProcesses, waitFor } from './helpers.js';
 

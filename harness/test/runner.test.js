@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { up, down, ps, signal, restart, readState } from '../runner/index.js';
-import { procCpuNs } from '../runner/usage.js';
+import { procCpuNs } from '../lib/processes.js';
 import { FIXTURE, tempRunDir, pidsOf, alivePids, getJson, runProcesses, waitFor } from './helpers.js';
 
 const nginxStarted = (runDir) => fs.existsSync(path.join(runDir, 'logs', 'echo-nginx-1.log'));

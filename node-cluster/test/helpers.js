@@ -1,14 +1,14 @@
 // Test helpers: start the primary as a child process, read its JSON log lines, send HTTP
 // requests to 127.0.0.1, and clean up every process started (by pid). The process, port and
-// polling helpers are the harness runner's, as for the tests that run this sample through it.
+// polling helpers are the harness's (harness/lib), as for the tests that run this sample through it.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../harness/runner/ports.js';
-import { childPids, isAlive } from '../../harness/runner/processes.js';
-import { waitFor } from '../../harness/runner/poll.js';
+import { freePort } from '../../harness/lib/ports.js';
+import { childPids, isAlive } from '../../harness/lib/processes.js';
+import { waitFor } from '../../harness/lib/poll.js';
 
 export { childPids, freePort, isAlive, waitFor, sleep };
 // The name this sample's tests used before the helpers were shared.

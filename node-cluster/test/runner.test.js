@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { up, down, reload, REPO_ROOT } from '../../harness/runner/index.js';
-import { runProcesses } from '../../harness/runner/processes.js';
+import { up, down, reload, runProcesses } from '../../harness/runner/index.js';
+import { REPO_ROOT } from '../../harness/lib/repo-root.js';
 import { childPids, pidAlive, request, waitFor, waitForChildren } from './helpers.js';
 
 const LAB = path.join(REPO_ROOT, 'harness', 'bin', 'lab.js');

@@ -7,7 +7,7 @@ import * as paced from './tools/paced.js';
 import { histogram } from './histogram.js';
 import { heldOf } from './held.js';
 import { generatorCpuMs, shareOfMachine } from './generator-cpu.js';
-import { availableCpus } from '../../runner/cgroup.js';
+import { availableCpus } from '../../runner/index.js';
 
 const MACHINE_CPUS = availableCpus().length;
 

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { TOOLS } from './tools/index.js';
-import { nginxBinary } from '../../runner/nginx.js';
+import { nginxBinary } from '../../lib/nginx-binary.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 

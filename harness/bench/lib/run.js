@@ -17,7 +17,7 @@ import { faultDrill } from './drills/fault.js';
 import { rolloutDrill } from './drills/rollout.js';
 import { describeSample } from './samples.js';
 import { WORKLOADS } from './workloads.js';
-import { availableCpus, formatCpuList } from '../../runner/cgroup.js';
+import { availableCpus, formatCpuList } from '../../runner/index.js';
 
 export { stopAll } from './cleanup.js';
 

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { REPO_ROOT, resolveSample } from '../../runner/compose.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
+import { resolveSample } from '../../runner/index.js';
 
 const cache = new Map();
 

@@ -5,11 +5,11 @@ import { after } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { prepareEngine, stopEngine } from '../../docker/engine.js';
 import { docker, DOCKER_HOST } from '../../docker/daemon.js';
-import { REPO_ROOT } from '../../runner/compose.js';
-import { freePort } from '../../runner/ports.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
+import { freePort } from '../../lib/ports.js';
+import { waitFor as poll } from '../../lib/poll.js';
 
 export const STAND_INS = '(stand-in images)';
 export { docker };
@@ -44,18 +44,12 @@ export function dockerOk(args, opts) {
 
 export { freePort };
 
-export async function waitFor(what, fn, { timeoutMs = 30_000, intervalMs = 250 } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) { last = err.message; }
-    await sleep(intervalMs);
-  }
-  throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last: ${last})` : ''}`);
-}
+/**
+ * The shared poll (harness/lib/poll.js) at the Docker tests' pace: up to 30 s, every 250 ms, and a
+ * check that throws (a refused connection while a container starts) is tried again.
+ * @type {typeof poll}
+ */
+export const waitFor = (check, options = {}) => poll(check, { timeoutMs: 30_000, everyMs: 250, retryErrors: true, ...options });
 
 /** A Compose v2 project of one sample, on its own name and loopback port. */
 export class Project {

@@ -37,10 +37,10 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
     const items = await fetch(`${base}/api/items`);
     assert.equal(items.status, 503);
     assert.match(items.headers.get('content-type'), /json/);
-    const line = await waitFor('a log line saying MongoDB is not there', () => {
+    const line = await waitFor(() => {
       const logs = project.run(['logs', '--no-log-prefix', 'app']).stdout;
       return logs.split('\n').find((l) => l.includes('mongodb connect failed, retrying'));
-    }, { timeoutMs: 20_000 });
+    }, { what: 'a log line saying MongoDB is not there', timeoutMs: 20_000 });
     console.log(`  node-cluster's log ${STAND_INS}: ${line}`);
   });
 });

@@ -62,7 +62,7 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
       results.push(`event ${event}: ${describeStats(stats)}`);
       assert.equal(state(victim).ExitCode, 0, 'the replica drained and exited 0');
       project.run(['start', 'app']);
-      await waitFor('the stopped replica healthy again', () => state(victim).Health?.Status === 'healthy', { timeoutMs: 30_000 });
+      await waitFor(() => state(victim).Health?.Status === 'healthy', { what: 'the stopped replica healthy again', timeoutMs: 30_000 });
     }
     console.log(`  stop under load ${STAND_INS}: ${results.join('; ')}`);
     for (const line of results) assert.match(line, / 0 failed /, line);
@@ -76,17 +76,17 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
       const two = new Set(project.containers('app').map(hostname));
       assert.equal(two.size, 2);
       const after2 = Date.now() + 4000;
-      await waitFor('nginx using only the 2 replicas left', async () => {
+      await waitFor(async () => {
         await sleep(3000);
         const since = Date.now() - 2500;
         const answered = load.answeredSince(since);
         return since > after2 - 4000 && answered.length > 0 && answered.every((who) => two.has(who));
-      }, { timeoutMs: 30_000, intervalMs: 0 });
+      }, { what: 'nginx using only the 2 replicas left', timeoutMs: 30_000, everyMs: 0 });
       await project.step('app', 'docker compose up --scale app=6', () => project.run(['up', '-d', '--wait', '--no-recreate', '--scale', 'app=6']));
       const six = new Set(project.containers('app').map(hostname));
       assert.equal(six.size, 6);
       const scaledUp = Date.now();
-      await waitFor('nginx using all 6 replicas', () => [...six].every((who) => load.answeredSince(scaledUp).includes(who)), { timeoutMs: 30_000 });
+      await waitFor(() => [...six].every((who) => load.answeredSince(scaledUp).includes(who)), { what: 'nginx using all 6 replicas', timeoutMs: 30_000 });
     } finally {
       const stats = await load.stop();
       console.log(`  scale 4->2->6 under load ${STAND_INS}: ${describeStats(stats)}`);
@@ -114,13 +114,14 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
       await sleep(3000);
       assert.equal(state(killed).Running, false, `${service} (${policy}): docker kill leaves it down`);
       project.run(['start', service]);
-      await waitFor(`${service} up again after docker start`, () => state(killed).Running);
+      await waitFor(() => state(killed).Running, { what: `${service} up again after docker start` });
       // A crash: its first process dies by SIGKILL from outside, as the OOM killer would do it.
       const target = crashed ?? killed;
       const restarts = project.inspect(target).RestartCount;
       process.kill(state(target).Pid, 'SIGKILL');
-      await project.step(service, `crash under restart: ${policy}`, () => waitFor(`${service} (${policy}) restarted after a crash`,
-        () => project.inspect(target).RestartCount > restarts && state(target).Running, { timeoutMs: 20_000 }));
+      await project.step(service, `crash under restart: ${policy}`, () => waitFor(
+        () => project.inspect(target).RestartCount > restarts && state(target).Running,
+        { what: `${service} (${policy}) restarted after a crash`, timeoutMs: 20_000 }));
     }
     await project.step('app', 'healthy again', () => project.run(['up', '-d', '--wait', '--no-recreate']));
     assert.equal((await fetch(`${base}/`)).status, 200);

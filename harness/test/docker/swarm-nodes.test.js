@@ -12,7 +12,7 @@ import { engine, freePort, waitFor, docker, dockerOk, Project, STAND_INS } from 
 import { startLoad, describeStats } from './load.js';
 import { buildStandIns } from '../../docker/engine.js';
 import { DOCKER_HOST } from '../../docker/daemon.js';
-import { REPO_ROOT } from '../../runner/compose.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();
 const NET = 'lab-swarm-nodes';
@@ -46,7 +46,7 @@ describe(`a three-node Swarm, a node killed under load (the slow one: about 2 mi
       dockerOk(['run', '-d', '--privileged', '--name', node, '--hostname', `node${i + 1}`, '--network', NET,
         ...(i === 0 ? ['-p', `127.0.0.1:${port}:8080`] : []), 'scaling-lab/swarm-node:local']);
     }
-    for (const node of NODES) await waitFor(`${node}'s dockerd`, () => inNode(node, ['version']).status === 0, { timeoutMs: 60_000 });
+    for (const node of NODES) await waitFor(() => inNode(node, ['version']).status === 0, { what: `${node}'s dockerd`, timeoutMs: 60_000 });
     // The images, from this daemon to each node's (no registry to pull from).
     const saved = spawnSync('docker', ['save', ...IMAGES], { env: { ...process.env, DOCKER_HOST }, maxBuffer: 2 ** 31 });
     assert.equal(saved.status, 0, String(saved.stderr));
@@ -70,16 +70,16 @@ describe(`a three-node Swarm, a node killed under load (the slow one: about 2 mi
     const started = Date.now();
     const tasksOn = () => inNodeOk(NODES[0], ['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}} {{.CurrentState}}', 'nr_app'])
       .split('\n').filter((l) => / Running /.test(l)).map((l) => l.split(' ')[0]);
-    await waitFor('4 app tasks running on 3 nodes', () => tasksOn().length === 4 && new Set(tasksOn()).size === 3, { timeoutMs: 120_000 });
-    await waitFor('GET / through nginx', async () => (await fetch(`http://127.0.0.1:${port}/`)).status === 200, { timeoutMs: 60_000 });
+    await waitFor(() => tasksOn().length === 4 && new Set(tasksOn()).size === 3, { what: '4 app tasks running on 3 nodes', timeoutMs: 120_000 });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/`)).status === 200, { what: 'GET / through nginx', timeoutMs: 60_000 });
     const load = startLoad(`http://127.0.0.1:${port}/`, { concurrency: 8, maxSeconds: 150 });
     await sleep(2000);
     dockerOk(['kill', NODES[1]]);
     const killed = Date.now();
-    await waitFor('node 2 marked Down and its tasks running elsewhere', () => {
+    await waitFor(() => {
       const on = tasksOn();
       return on.length === 4 && !on.includes('node2');
-    }, { timeoutMs: 120_000, intervalMs: 1000 });
+    }, { what: 'node 2 marked Down and its tasks running elsewhere', timeoutMs: 120_000, everyMs: 1000 });
     const moved = Date.now();
     await sleep(5000);
     const stats = await load.stop();

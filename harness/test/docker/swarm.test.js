@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import YAML from 'yaml';
-import { REPO_ROOT } from '../../runner/compose.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();
 const SWARM_BASE = path.join(REPO_ROOT, 'harness', 'docker', 'swarm-base.js');
@@ -53,9 +53,9 @@ function lastTaskError(service) {
 
 async function removeStack(name) {
   docker(['stack', 'rm', name]);
-  await waitFor(`stack ${name} removed`, () => docker(['ps', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim() === '', { timeoutMs: 60_000 });
+  await waitFor(() => docker(['ps', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim() === '', { what: `stack ${name} removed`, timeoutMs: 60_000 });
   // The stack's networks go a moment after its containers.
-  await waitFor(`stack ${name}'s networks removed`, () => docker(['network', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim() === '', { timeoutMs: 30_000 });
+  await waitFor(() => docker(['network', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim() === '', { what: `stack ${name}'s networks removed`, timeoutMs: 30_000 });
 }
 
 describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
@@ -88,8 +88,8 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
     try {
       stack('node-replicas', 'deploy', 'lab-nr', { env: { HTTP_PORT: String(port), REPLICAS: '4' } });
       const running = () => docker(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=lab-nr_app', '--filter', 'health=healthy']).stdout.trim().split('\n').filter(Boolean).length;
-      await waitFor('4 healthy app tasks', () => running() === 4, { timeoutMs: 90_000 });
-      await waitFor('GET / through nginx', async () => (await fetch(`${base}/`)).status === 200, { timeoutMs: 60_000 });
+      await waitFor(() => running() === 4, { what: '4 healthy app tasks', timeoutMs: 90_000 });
+      await waitFor(async () => (await fetch(`${base}/`)).status === 200, { what: 'GET / through nginx', timeoutMs: 60_000 });
       const load = startLoad(`${base}/`, { concurrency: 8, maxSeconds: 240, instances: true });
       const before = new Set(docker(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=lab-nr_app']).stdout.trim().split('\n'));
       await sleep(1000);
@@ -111,8 +111,8 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
     const port = await freePort();
     try {
       stack('node-cluster', 'deploy', 'lab-nc', { env: { HTTP_PORT: String(port), REPLICAS: '1' } });
-      await waitFor('GET /health through nginx', async () => (await fetch(`http://127.0.0.1:${port}/health`)).status === 200,
-        { timeoutMs: 90_000 }).catch((err) => { throw new Error(`${err.message}; app: ${lastTaskError('lab-nc_app')}; nginx: ${lastTaskError('lab-nc_nginx')}`); });
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`)).status === 200,
+        { what: 'GET /health through nginx', timeoutMs: 90_000 }).catch((err) => { throw new Error(`${err.message}; app: ${lastTaskError('lab-nc_app')}; nginx: ${lastTaskError('lab-nc_nginx')}`); });
       assert.equal((await fetch(`http://127.0.0.1:${port}/ready`)).status, 503);
     } finally {
       await removeStack('lab-nc');
@@ -123,8 +123,8 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
     const port = await freePort();
     try {
       stack('dotnet-api', 'deploy', 'lab-dn', { env: { HTTP_PORT: String(port), REPLICAS: '1', CPUS: '1' }, edit: postgresForSqlServer });
-      await waitFor('GET /products through nginx', async () => (await fetch(`http://127.0.0.1:${port}/products`)).status === 200,
-        { timeoutMs: 120_000 }).catch((err) => { throw new Error(`${err.message}; migrator: ${lastTaskError('lab-dn_migrator')}; app: ${lastTaskError('lab-dn_app')}`); });
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/products`)).status === 200,
+        { what: 'GET /products through nginx', timeoutMs: 120_000 }).catch((err) => { throw new Error(`${err.message}; migrator: ${lastTaskError('lab-dn_migrator')}; app: ${lastTaskError('lab-dn_app')}`); });
     } finally {
       await removeStack('lab-dn');
     }

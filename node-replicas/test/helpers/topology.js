@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { up, down, ps } from '../../../harness/runner/index.js';
-import { waitFor } from '../../../harness/runner/poll.js';
+import { waitFor } from '../../../harness/lib/poll.js';
 import { SAMPLE_DIR } from './child.js';
 
 // `stop()` tears down early (e.g. to run another topology in the same test); t.after makes sure.

@@ -9,9 +9,8 @@
 // request once sent), so it is lost and counted. Without nginx, or with one process behind it,
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
 import fs from 'node:fs';
-import { readState, signal, waitServing } from '../../../runner/index.js';
-import { childPids } from '../../../runner/processes.js';
-import { checkOnce } from '../../../runner/health.js';
+import { readState, signal, waitServing, checkOnce } from '../../../runner/index.js';
+import { childPids } from '../../../lib/processes.js';
 import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
 import { median, round } from '../stats.js';
 

@@ -2,7 +2,7 @@
 // request; 10 users × 5 requests; 1 server vs 3 behind a round-robin proxy; the slowest answer
 // "nearly three seconds" → "under one second"; a crashed server still gets every third request.
 import { topology } from '../topologies.js';
-import { availableCpus } from '../../../runner/cgroup.js';
+import { availableCpus } from '../../../runner/index.js';
 import { cell, compare } from './cells.js';
 
 const NAME = 'exp-pi-loadbalancing';

@@ -1,12 +1,12 @@
-// The runner's compose `secrets:` support (runner/secrets.js): /run/secrets/<target> in an
+// The runner's compose `secrets:` support (secrets.js): /run/secrets/<target> in an
 // environment value becomes the secret's local file; a secret that is missing, unlisted or not a
 // file is an error naming it.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { localSecrets } from '../runner/secrets.js';
-import { tempRunDir } from './helpers.js';
+import { localSecrets } from '../secrets.js';
+import { tempRunDir } from '../../test/helpers.js';
 
 const root = tempRunDir('secrets');
 after(() => fs.rmSync(root, { recursive: true, force: true }));

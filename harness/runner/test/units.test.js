@@ -1,10 +1,10 @@
+// The runner's compose notations: interpolation, durations and sizes, nginx's envsubst, the knobs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { interpolateString } from '../runner/interpolate.js';
-import { durationMs, sizeBytes } from '../runner/units.js';
-import { envsubst } from '../runner/nginx.js';
-import { validateKnobs } from '../runner/options.js';
-import fs from 'node:fs';
+import { interpolateString } from '../interpolate.js';
+import { durationMs, sizeBytes } from '../units.js';
+import { envsubst } from '../nginx.js';
+import { validateKnobs } from '../options.js';
 
 test('compose interpolation follows the compose spec forms', () => {
   const vars = { SET: 'x', EMPTY: '' };
@@ -37,13 +37,4 @@ test('knob validation names the bad knob and what it accepts', () => {
   assert.throws(() => validateKnobs({ CPUS: 'abc' }), /CPUS=abc must be a number of CPUs/);
   assert.throws(() => validateKnobs({ LB: 'random' }), /LB=random must be one of least_conn, round_robin, hash/);
   assert.doesNotThrow(() => validateKnobs({ REPLICAS: '4', CPUS: '0.5', LB: 'hash', WORKERS: '2', HTTP_PORT: '0' }));
-});
-
-test('free ports come from below the ephemeral range, where outgoing connections cannot take them first', async () => {
-  const { freePort } = await import('../runner/ports.js');
-  const lo = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-  for (let i = 0; i < 20; i += 1) {
-    const port = await freePort();
-    assert.ok(port >= 20000 && port < lo, `${port} is below ${lo}`);
-  }
 });

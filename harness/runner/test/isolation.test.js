@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { up, down, usage, readState } from '../runner/index.js';
-import { availableCpus, pinProcess, runPids } from '../runner/cgroup.js';
-import { FIXTURE, tempRunDir, alivePids, pidsOf } from './helpers.js';
+import { up, down, usage, readState } from '../index.js';
+import { availableCpus, pinProcess, runPids } from '../cgroup.js';
+import { FIXTURE, tempRunDir, alivePids, pidsOf } from '../../test/helpers.js';
 
 const allowedCpus = (pid) => /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1];
 const lastCpu = String(availableCpus().at(-1));

@@ -1,4 +1,4 @@
-// Loopback port allocation.
+// Loopback port allocation: free ports for the runner's instances and the tests' servers.
 import fs from 'node:fs';
 import net from 'node:net';
 

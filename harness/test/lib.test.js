@@ -1,0 +1,31 @@
+// The harness's shared helpers (harness/lib): loopback ports, and polling.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { freePort } from '../lib/ports.js';
+import { waitFor } from '../lib/poll.js';
+
+test('free ports come from below the ephemeral range, where outgoing connections cannot take them first', async () => {
+  const lo = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  for (let i = 0; i < 20; i += 1) {
+    const port = await freePort();
+    assert.ok(port >= 20000 && port < lo, `${port} is below ${lo}`);
+  }
+});
+
+test('waitFor returns the first truthy value; a check that throws ends the wait unless told to retry', async () => {
+  let tries = 0;
+  const flaky = () => { tries += 1; if (tries < 3) throw new Error(`refused #${tries}`); return tries; };
+  await assert.rejects(waitFor(flaky, { what: 'a server' }), /^Error: refused #1$/);
+  tries = 0;
+  assert.equal(await waitFor(flaky, { what: 'a server', everyMs: 1, retryErrors: true }), 3);
+});
+
+test('waitFor with retryErrors names the error of the last try when it times out, and only that', async () => {
+  await assert.rejects(waitFor(() => { throw new Error('connection refused'); }, { what: 'GET /', timeoutMs: 50, everyMs: 5, retryErrors: true }),
+    /^Error: timed out after 50 ms waiting for GET \/ \(last error: connection refused\)$/);
+  let tries = 0;
+  const thenFalse = () => { tries += 1; if (tries === 1) throw new Error('refused'); return false; };
+  await assert.rejects(waitFor(thenFalse, { what: 'GET /', timeoutMs: 50, everyMs: 5, retryErrors: true }),
+    /^Error: timed out after 50 ms waiting for GET \/$/);
+});
