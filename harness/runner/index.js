@@ -3,23 +3,26 @@
 // See ../CONVENTIONS.md. Each job lives in its own module:
 //   compose.js     compose.yaml -> topology          spec.js       ports and each instance's program
 //   up.js          starting a run                    teardown.js   stopping one; down.js: down()
-//   supervisor.js  the per-run process that owns the instances and applies `restart:` policies
+//   supervisor.js  the per-run process that owns the instances and the run's state, and applies
+//                  `restart:` policies; supervisor-client.js: asking it (readState, or its snapshot)
 //   instances.js   ps, signal, restart               reload.js     rolling restarts
-//   state.js       the state file                    usage.js      CPU time and memory of a run
+//   state.js       the state's snapshot file         usage.js      CPU time and memory of a run
 import path from 'node:path';
-import { DEFAULT_RUN_DIR, readState } from './state.js';
+import { DEFAULT_RUN_DIR } from './state.js';
+import { readState } from './supervisor-client.js';
 import { usage as usageOf } from './usage.js';
 
 export { REPO_ROOT } from './compose.js';
-export { DEFAULT_RUN_DIR, readState } from './state.js';
+export { DEFAULT_RUN_DIR } from './state.js';
+export { readState } from './supervisor-client.js';
 export { up } from './up.js';
 export { down } from './down.js';
 export { ps, signal, killHeld, restart, waitServing } from './instances.js';
 export { reload } from './reload.js';
 
 /** CPU time, throttling and memory of a running topology (see usage.js). */
-export function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
-  const state = readState(path.resolve(runDir));
+export async function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
+  const state = await readState(path.resolve(runDir));
   if (!state) throw new Error(`nothing running from ${runDir}`);
   return usageOf(state);
 }
