@@ -34,12 +34,16 @@ program.command('up <sample>').description('start a sample and wait until it is 
     console.log(`${state.sample} is up: ${state.url}\n  ${limits}\n  make ps | make reload SAMPLE=${state.sample} | make down`);
   });
 
-program.command('ps').description('list the running processes').option(...runDirOption).action((o) => {
-  const rows = ps({ runDir: o.runDir });
-  if (!rows.length) { console.log('nothing running'); return; }
+program.command('ps').description('list the running processes').option(...runDirOption).action(async (o) => {
+  const state = await readState(o.runDir);
+  const rows = await ps({ runDir: o.runDir });
+  if (!state || !rows.length) { console.log('nothing running'); return; }
   const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'restarts', 'child pids'], style: { head: [], border: [] } });
   for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status === 'exited' && r.exit ? `exited (${r.exit})` : r.status, r.restarts, (r.children ?? []).join(' ')]);
-  console.log(`${readState(o.runDir).sample}\n${table.toString()}`);
+  console.log(`${state.sample}\n${table.toString()}`);
+  // Where the supervisor is gone, ps shows what it last wrote: pids and statuses are checked now,
+  // but nothing restarts any more.
+  if (state.stale) console.log(`STALE: ${state.stale.reason}; nothing restarts — \`make down\` cleans up`);
 });
 
 program.command('down').description('stop everything and leave nothing running').option(...runDirOption).action(async (o) => {
@@ -48,8 +52,8 @@ program.command('down').description('stop everything and leave nothing running')
   if (cgroupsLeft.length) console.log(`cgroups left behind: ${cgroupsLeft.join(' ')}`);
 });
 
-const policyNote = (o, service) => {
-  const entry = readState(o.runDir)?.services?.[service];
+const policyNote = async (o, service) => {
+  const entry = (await readState(o.runDir))?.services?.[service];
   const policy = entry?.restart?.name ?? 'no';
   return policy === 'no' ? 'restart: no — it stays down (make restart brings it back)' : `restart: ${policy} — the runner decides from its exit code (make ps)`;
 };
@@ -57,7 +61,7 @@ const policyNote = (o, service) => {
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)
   .action(async (service, index = '1', o) => {
     const inst = await signal({ runDir: o.runDir, service, index, signal: sig });
-    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${policyNote(o, service)}`);
+    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${await policyNote(o, service)}`);
   });
 fault('kill', 'SIGKILL', 'kill -9 one instance (a crash, as far as its restart policy is concerned)');
 fault('term', 'SIGTERM', 'SIGTERM one instance (it drains and exits; on-failure leaves a clean exit down)');
