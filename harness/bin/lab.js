@@ -21,14 +21,19 @@ program.command('up <sample>').description('start a sample and wait until it is 
   .option('--no-deps', 'with --services: not their dependencies')
   .option(...runDirOption)
   .action(async (sample, o) => {
-    // Ctrl-C while starting: take down what was started, leave nothing running.
+    // Ctrl-C while starting: take down what was started, leave nothing running, exit 130 (not
+    // with the error of the up() it cancelled).
+    let stopping;
     process.once('SIGINT', () => {
       console.error('SIGINT: stopping what was started');
-      down({ runDir: o.runDir }).finally(() => process.exit(130));
+      stopping = down({ runDir: o.runDir }).finally(() => process.exit(130));
     });
     const state = await up({
       sample, runDir: o.runDir, env: knobs(o), log: say,
       services: o.services ? o.services.split(',') : undefined, noDeps: o.services ? !o.deps : false,
+    }).catch(async (err) => {
+      if (stopping) await stopping;
+      throw err;
     });
     const limits = state.cpuLimits.enforced ? `CPU limits enforced (${state.cpuLimits.mechanism})` : `CPU limits NOT enforced: ${state.cpuLimits.reason}`;
     console.log(`${state.sample} is up: ${state.url}\n  ${limits}\n  make ps | make reload SAMPLE=${state.sample} | make down`);
