@@ -21,25 +21,34 @@ program.command('up <sample>').description('start a sample and wait until it is 
   .option('--no-deps', 'with --services: not their dependencies')
   .option(...runDirOption)
   .action(async (sample, o) => {
-    // Ctrl-C while starting: take down what was started, leave nothing running.
+    // Ctrl-C while starting: take down what was started, leave nothing running, exit 130 (not
+    // with the error of the up() it cancelled).
+    let stopping;
     process.once('SIGINT', () => {
       console.error('SIGINT: stopping what was started');
-      down({ runDir: o.runDir }).finally(() => process.exit(130));
+      stopping = down({ runDir: o.runDir }).finally(() => process.exit(130));
     });
     const state = await up({
       sample, runDir: o.runDir, env: knobs(o), log: say,
       services: o.services ? o.services.split(',') : undefined, noDeps: o.services ? !o.deps : false,
+    }).catch(async (err) => {
+      if (stopping) await stopping;
+      throw err;
     });
     const limits = state.cpuLimits.enforced ? `CPU limits enforced (${state.cpuLimits.mechanism})` : `CPU limits NOT enforced: ${state.cpuLimits.reason}`;
     console.log(`${state.sample} is up: ${state.url}\n  ${limits}\n  make ps | make reload SAMPLE=${state.sample} | make down`);
   });
 
-program.command('ps').description('list the running processes').option(...runDirOption).action((o) => {
-  const rows = ps({ runDir: o.runDir });
-  if (!rows.length) { console.log('nothing running'); return; }
+program.command('ps').description('list the running processes').option(...runDirOption).action(async (o) => {
+  const state = await readState(o.runDir);
+  const rows = await ps({ runDir: o.runDir });
+  if (!state || !rows.length) { console.log('nothing running'); return; }
   const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'restarts', 'child pids'], style: { head: [], border: [] } });
   for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status === 'exited' && r.exit ? `exited (${r.exit})` : r.status, r.restarts, (r.children ?? []).join(' ')]);
-  console.log(`${readState(o.runDir).sample}\n${table.toString()}`);
+  console.log(`${state.sample}\n${table.toString()}`);
+  // Where the supervisor is gone, ps shows what it last wrote: pids and statuses are checked now,
+  // but nothing restarts any more.
+  if (state.stale) console.log(`STALE: ${state.stale.reason}; nothing restarts — \`make down\` cleans up`);
 });
 
 program.command('down').description('stop everything and leave nothing running').option(...runDirOption).action(async (o) => {
@@ -48,8 +57,8 @@ program.command('down').description('stop everything and leave nothing running')
   if (cgroupsLeft.length) console.log(`cgroups left behind: ${cgroupsLeft.join(' ')}`);
 });
 
-const policyNote = (o, service) => {
-  const entry = readState(o.runDir)?.services?.[service];
+const policyNote = async (o, service) => {
+  const entry = (await readState(o.runDir))?.services?.[service];
   const policy = entry?.restart?.name ?? 'no';
   return policy === 'no' ? 'restart: no — it stays down (make restart brings it back)' : `restart: ${policy} — the runner decides from its exit code (make ps)`;
 };
@@ -57,7 +66,7 @@ const policyNote = (o, service) => {
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)
   .action(async (service, index = '1', o) => {
     const inst = await signal({ runDir: o.runDir, service, index, signal: sig });
-    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${policyNote(o, service)}`);
+    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${await policyNote(o, service)}`);
   });
 fault('kill', 'SIGKILL', 'kill -9 one instance (a crash, as far as its restart policy is concerned)');
 fault('term', 'SIGTERM', 'SIGTERM one instance (it drains and exits; on-failure leaves a clean exit down)');

@@ -3,19 +3,19 @@
 // so nothing it would have started afterwards can outlive the down().
 import path from 'node:path';
 import { isAlive } from '../lib/processes.js';
-import { DEFAULT_RUN_DIR, readState, updateState } from './state.js';
+import { DEFAULT_RUN_DIR } from './state.js';
+import { call, readState } from './supervisor-client.js';
 import { starting } from './up.js';
 import { teardown } from './teardown.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 async function cancelOtherProcess(runDir, { timeoutMs = 120_000 } = {}) {
-  const state = readState(runDir);
-  const owner = state?.phase === 'starting' ? state.owner?.pid : undefined;
+  // The supervisor marks the run cancelled while it is starting, and names the up() starting it.
+  const { owner } = await call(runDir, 'cancel', {}, { timeoutMs: 10_000 }).catch(() => ({ owner: null }));
   if (!owner || owner === process.pid || !isAlive(owner)) return;
-  updateState(runDir, (s) => { s.cancel = true; });
   const deadline = Date.now() + timeoutMs;
   // Its up() notices at its next step and takes down what it started; wait for that.
-  while (Date.now() < deadline && isAlive(owner) && readState(runDir)?.phase === 'starting') await sleep(100);
+  while (Date.now() < deadline && isAlive(owner) && (await readState(runDir))?.phase === 'starting') await sleep(100);
 }
 
 export async function down(opts = {}) {

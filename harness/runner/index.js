@@ -6,17 +6,20 @@
 // See ../CONVENTIONS.md. Each job lives in its own module:
 //   compose.js     compose.yaml -> topology          spec.js       ports and each instance's program
 //   up.js          starting a run                    teardown.js   stopping one; down.js: down()
-//   supervisor.js  the per-run process that owns the instances and applies `restart:` policies
+//   supervisor.js  the per-run process that owns the instances and the run's state, and applies
+//                  `restart:` policies; supervisor-client.js: asking it (readState, or its snapshot)
 //   instances.js   ps, signal, restart               reload.js     rolling restarts
-//   state.js       the state file                    usage.js      CPU time and memory of a run
+//   state.js       the state's snapshot file         usage.js      CPU time and memory of a run
 //   cgroup.js      limits, pinning, accounting       processes.js  spawning and stopping instances
 // Their unit tests are in test/ (make test runs them with the harness suite).
 import path from 'node:path';
-import { DEFAULT_RUN_DIR, readState } from './state.js';
+import { DEFAULT_RUN_DIR } from './state.js';
+import { readState } from './supervisor-client.js';
 import { usage as usageOf } from './usage.js';
 
 // A run: start, inspect, disturb, roll, stop.
-export { DEFAULT_RUN_DIR, readState } from './state.js';
+export { DEFAULT_RUN_DIR } from './state.js';
+export { readState } from './supervisor-client.js';
 export { up } from './up.js';
 export { down } from './down.js';
 export { ps, signal, killHeld, restart, waitServing } from './instances.js';
@@ -32,8 +35,8 @@ export { listSamples, resolveSample, loadTopology } from './compose.js';
 export { availableCpus, formatCpuList, pinProcess } from './cgroup.js';
 
 /** CPU time, throttling and memory of a running topology (see usage.js). */
-export function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
-  const state = readState(path.resolve(runDir));
+export async function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
+  const state = await readState(path.resolve(runDir));
   if (!state) throw new Error(`nothing running from ${runDir}`);
   return usageOf(state);
 }

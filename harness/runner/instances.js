@@ -1,66 +1,47 @@
-// Operations on the instances of a running topology: list them, signal one, restart one.
+// Operations on the instances of a running topology: list them, signal one, restart one. The
+// run's supervisor does each (it owns the instances and the state); these ask it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { waitHealthy, checkOnce } from './health.js';
+import { checkOnce } from './health.js';
 import { readmissionMs } from './nginx.js';
-import { isAlive, sendSignal, childPids } from '../lib/processes.js';
-import { DEFAULT_RUN_DIR, readState, findInstance } from './state.js';
-import { call } from './supervisor-client.js';
+import { isAlive } from '../lib/processes.js';
+import { DEFAULT_RUN_DIR, findInstance } from './state.js';
+import { statusOf, psRows } from './ps-rows.js';
+import { call, ask, readState, staleSnapshot, SupervisorUnreachable } from './supervisor-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-function statusOf(entry, inst) {
-  if (isAlive(inst.pid)) return 'running';
-  if (inst.restarting) return 'restarting';
-  if (entry.oneshot && inst.lastExit?.code === 0) return 'completed';
-  return 'exited';
-}
-
-const exitOf = (inst) => (inst.lastExit ? String(inst.lastExit.signal ?? inst.lastExit.code) : undefined);
-
-/** One row per instance: { service, index, pid, url, status, exit (last exit code or signal), restarts, children }. */
-export function ps(opts = {}) {
-  const state = readState(path.resolve(opts.runDir ?? DEFAULT_RUN_DIR));
-  if (!state) return [];
-  return Object.entries(state.services).flatMap(([service, entry]) => (entry.skipped
-    ? [{ service, index: '-', pid: '-', url: `(skipped: ${entry.skipped})`, status: 'skipped', restarts: '-' }]
-    : entry.instances.map((i) => ({
-      service, index: i.index, pid: i.pid, url: entry.oneshot ? '-' : i.url,
-      status: statusOf(entry, i), exit: exitOf(i), restarts: i.restarts ?? 0, children: childPids(i.pid),
-    }))));
+/**
+ * One row per instance: { service, index, pid, url, status, exit (last exit code or signal), restarts, children }.
+ * Where the run's supervisor is gone, the rows come from its last snapshot and carry `stale: true`.
+ */
+export async function ps(opts = {}) {
+  const runDir = path.resolve(opts.runDir ?? DEFAULT_RUN_DIR);
+  try {
+    return await call(runDir, 'ps');
+  } catch (err) {
+    if (!(err instanceof SupervisorUnreachable)) throw err;
+    return psRows(staleSnapshot(runDir)).map((row) => ({ ...row, stale: true }));
+  }
 }
 
 // kill -9 reaches the whole instance (as when a container dies); other signals go to its main
 // process. To the restart policy this is a crash or an exit of the process, not a stop on purpose.
-/** @param {{ runDir?: string, service: string, index: number, signal?: string | number }} options */
+/** @param {{ runDir?: string, service: string, index: number | string, signal?: string | number }} options */
 export async function signal({ runDir = DEFAULT_RUN_DIR, service, index, signal: sig = 'SIGKILL' }) {
-  const state = readState(path.resolve(runDir));
-  const { inst } = findInstance(state, service, index);
-  if (!isAlive(inst.pid)) throw new Error(`${inst.name} (pid ${inst.pid}) is not running${inst.restarting ? ` (its restart policy brings it back in ${inst.restarting.delayMs} ms)` : ''}`);
-  sendSignal(inst.pid, sig, { group: sig === 'SIGKILL' || sig === 9 });
-  return inst;
+  return ask(path.resolve(runDir), 'signal', { service, index: Number(index), signal: sig });
 }
 
 /** Kills one instance on purpose, as `docker kill` does: its restart policy stays out of it, it stays down. */
 export async function killHeld({ runDir = DEFAULT_RUN_DIR, service, index }) {
-  runDir = path.resolve(runDir);
-  const state = readState(runDir);
-  const { inst } = findInstance(state, service, index);
-  await call(runDir, 'stop', { pid: inst.pid, signal: 'SIGKILL', graceMs: 0, service, index: inst.index });
-  return inst;
+  return ask(path.resolve(runDir), 'kill', { service, index: Number(index) });
 }
 
-/** Stops one instance on purpose (its restart policy stays out of it), starts it again on the same port, waits until healthy. */
+/**
+ * Stops one instance on purpose (its restart policy stays out of it), starts it again on the same
+ * port, waits until healthy. Restarts of one instance from several callers happen one after the other.
+ */
 export async function restart({ runDir = DEFAULT_RUN_DIR, service, index }) {
-  runDir = path.resolve(runDir);
-  const state = readState(runDir);
-  const { entry, inst } = findInstance(state, service, index);
-  await call(runDir, 'stop', { pid: inst.pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs, service, index: inst.index });
-  const { pid } = await call(runDir, 'spawn', { service, index: inst.index });
-  await waitHealthy({
-    port: inst.port, healthcheck: entry.healthcheck, label: `${inst.name} (log: ${inst.log})`, log: inst.log,
-    exited: async () => { const st = await call(runDir, 'status', { pid }); return st.exited ? st.how : undefined; },
-  });
-  return { ...inst, pid };
+  return ask(path.resolve(runDir), 'restart', { service, index: Number(index) }, { timeoutMs: 15 * 60_000 });
 }
 
 /** The nginx services whose rendered configuration sends to `service`'s instances: [{ name, entry, inst }]. */
@@ -84,8 +65,9 @@ export async function waitServing({ runDir = DEFAULT_RUN_DIR, service, index, no
   runDir = path.resolve(runDir);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const state = readState(runDir);
+    const state = await readState(runDir);
     if (!state) throw new Error(`nothing running from ${runDir}`);
+    if (state.stale) throw new Error(`nothing brings ${service}/${index} back: ${state.stale.reason}`);
     const { entry, inst } = findInstance(state, service, index);
     if (inst.pid !== notPid && !inst.restarting && isAlive(inst.pid) && await checkOnce(inst.port, entry.healthcheck)) {
       const healthyAt = Date.now();

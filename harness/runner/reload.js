@@ -17,18 +17,18 @@ import { waitHealthy, checkOnce } from './health.js';
 import { renderNginx, testConfig, reloadNginx } from './nginx.js';
 import { freePort } from '../lib/ports.js';
 import { isAlive, sendSignal, childPids } from '../lib/processes.js';
-import { DEFAULT_RUN_DIR, readState, updateState } from './state.js';
+import { DEFAULT_RUN_DIR } from './state.js';
 import { instanceSpec, portsOf } from './spec.js';
-import { call } from './supervisor-client.js';
+import { call, readState } from './supervisor-client.js';
 import { loadTopology } from './compose.js';
 import { restart, proxiesOf } from './instances.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 class RunGone extends Error {}
 
-function stillUp(runDir) {
-  const state = readState(runDir);
-  if (!state || state.phase !== 'up') throw new RunGone('reload stopped: the run is being taken down');
+async function stillUp(runDir) {
+  const state = await readState(runDir);
+  if (!state || state.stale || state.phase !== 'up') throw new RunGone(`reload stopped: ${state?.stale?.reason ?? 'the run is being taken down'}`);
   return state;
 }
 
@@ -50,7 +50,7 @@ async function switchProxies(state, proxies, upstreamPorts) {
 }
 
 async function proxyStep({ runDir, service, index, proxies, log }) {
-  const state = stillUp(runDir);
+  const state = await stillUp(runDir);
   const entry = state.services[service];
   const inst = entry.instances.find((i) => i.index === index);
   const began = Date.now();
@@ -59,33 +59,32 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
   const spec = { ...instanceSpec({ sample: state.sample, dir: state.sampleDir, vars: loadTopology(state.sampleDir).vars }, entry.spec, index, ctx, runDir), log: inst.log, cgroupProcs: inst.cgroupProcs };
   log(`${inst.name}: starting its new process on port ${port}`);
   const { pid } = await call(runDir, 'candidate', { service, index, spec });
+  // Whether the run is being taken down, for waitHealthy's synchronous check.
+  let gone = false;
+  const watch = setInterval(() => { stillUp(runDir).catch(() => { gone = true; }); }, 200);
   try {
     await waitHealthy({
-      port, healthcheck: entry.healthcheck, exited: exitedOf(runDir, pid), cancelled: () => readState(runDir)?.phase !== 'up',
+      port, healthcheck: entry.healthcheck, exited: exitedOf(runDir, pid), cancelled: () => gone,
       label: `${inst.name}'s new process (port ${port}, log: ${inst.log})`,
     });
   } catch (err) {
     await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
     throw new Error(`reload stopped at ${inst.name}: ${err.message}; the old instances keep serving`, { cause: err });
+  } finally {
+    clearInterval(watch);
   }
   const upstream = portsOf(state);
   upstream[service] = entry.instances.map((i) => (i.index === index ? port : i.port));
   log(`${inst.name}: nginx now sends to port ${port}`);
   try {
-    await switchProxies(stillUp(runDir), proxies, upstream);
+    await switchProxies(await stillUp(runDir), proxies, upstream);
   } catch (err) {
     await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
-    await switchProxies(readState(runDir) ?? state, proxies, portsOf(state)).catch(() => {});
+    await switchProxies((await readState(runDir).catch(() => undefined)) ?? state, proxies, portsOf(state)).catch(() => {});
     throw new Error(`reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`, { cause: err });
   }
-  /** @type {{ pid: number, port: number } | undefined} */
-  let old;
-  updateState(runDir, (s) => {
-    const rec = s.services[service].instances.find((i) => i.index === index);
-    old = { pid: rec.pid, port: rec.port };
-    Object.assign(rec, { pid, port, url: `http://127.0.0.1:${port}`, command: spec.command, args: spec.args, env: spec.env, startedAt: new Date().toISOString() });
-    delete rec.restarting;
-  });
+  /** @type {{ pid: number, port: number } | null} */
+  const old = await call(runDir, 'promote', { service, index, pid, port, spec });
   if (!old) throw new RunGone('reload stopped: the run is being taken down');
   log(`${inst.name}: stopping its old process (pid ${old.pid}, port ${old.port})`);
   await call(runDir, 'stop', { pid: old.pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs });
@@ -93,7 +92,7 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
 }
 
 async function signalStep({ runDir, service, index, sig, log }) {
-  const { services } = stillUp(runDir);
+  const { services } = await stillUp(runDir);
   const entry = services[service];
   const inst = entry.instances.find((i) => i.index === index);
   const began = Date.now();
@@ -113,13 +112,13 @@ async function signalStep({ runDir, service, index, sig, log }) {
     const said = fs.readFileSync(inst.log, 'utf8').slice(offset).match(/^.*rolling restart (aborted|ignored).*$/m);
     if (said) throw new Error(`reload stopped at ${inst.name}: ${said[0].trim()} — the old workers keep serving`);
     if (Date.now() > deadline) throw new Error(`reload stopped at ${inst.name}: its workers were not all replaced within ${Math.round((deadline - began) / 1000)} s — see ${inst.log}`);
-    stillUp(runDir);
+    await stillUp(runDir);
     await sleep(100);
   }
 }
 
 async function restartStep({ runDir, service, index }) {
-  const inst = stillUp(runDir).services[service].instances.find((i) => i.index === index);
+  const inst = (await stillUp(runDir)).services[service].instances.find((i) => i.index === index);
   const began = Date.now();
   const now = await restart({ runDir, service, index }).catch((err) => { throw new Error(`reload stopped at ${inst.name}: ${err.message}`); });
   return { instance: inst.name, from: { pid: inst.pid, port: inst.port }, to: { pid: now.pid, port: now.port }, startedAt: began, tookMs: Date.now() - began };
@@ -144,21 +143,17 @@ function strategyOf(state, service) {
 export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app', log = () => {} } = {}) {
   runDir = path.resolve(runDir);
   const wanted = sample ? resolveSample(sample).name : undefined;
-  const state = readState(runDir);
+  const state = await readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}: start it first (make up SAMPLE=${wanted ?? '<dir>'})`);
   if (wanted && wanted !== state.sample) throw new Error(`${wanted} is not running here (${state.sample} is): make reload SAMPLE=${state.sample}, or make down first`);
+  if (state.stale) throw new Error(`${state.sample} cannot be reloaded: ${state.stale.reason}; \`make down\`, then \`make up\``);
   if (state.phase !== 'up') throw new Error(`${state.sample} is ${state.phase ?? 'not up'}: wait until make up has finished`);
   const entry = state.services[service];
   if (!entry) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
   if (entry.skipped) throw new Error(`${service} does not run locally (${entry.skipped})`);
   if (entry.oneshot) throw new Error(`${service} is a one-shot job: there is nothing running to reload`);
-  /** @type {{ pid: number, service: string, startedAt: string } | undefined} */
-  let busy;
-  updateState(runDir, (s) => {
-    if (s.reload && isAlive(s.reload.pid)) { busy = s.reload; return false; }
-    s.reload = { pid: process.pid, service, startedAt: new Date().toISOString() };
-    return undefined;
-  });
+  /** @type {{ busy: { pid: number, service: string, startedAt: string } | null }} */
+  const { busy } = await call(runDir, 'claimReload', { pid: process.pid, service });
   if (busy) throw new Error(`a reload of ${busy.service} is already in progress (pid ${busy.pid}, since ${busy.startedAt})`);
   const began = Date.now();
   try {
@@ -182,10 +177,6 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app'
     }
     return { sample: state.sample, service, strategy: strategy.kind, zeroDowntime: strategy.zeroDowntime, steps, tookMs: Date.now() - began };
   } finally {
-    updateState(runDir, (s) => {
-      if (s.reload?.pid !== process.pid) return false;
-      delete s.reload;
-      return undefined;
-    });
+    await call(runDir, 'releaseReload', { pid: process.pid }).catch(() => {});
   }
 }

@@ -1,11 +1,12 @@
-// Talking to a run's supervisor (supervisor.js): start it, and send it one command at a time over
-// its local socket (one JSON line each way).
+// Talking to a run's supervisor (supervisor.js), the owner of the run's state: start it, send it
+// one command at a time over its local socket (one JSON line each way), and read the state from
+// it — or, where it is gone, from the last snapshot it wrote, marked stale.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { socketPath } from './supervisor.js';
+import { DEFAULT_RUN_DIR, socketPath, readSnapshot } from './state.js';
 
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'supervisor-main.js');
 
@@ -36,6 +37,38 @@ export function call(runDir, cmd, args = {}, { timeoutMs = 60_000 } = {}) {
   });
 }
 
+/** The snapshot a supervisor that is gone left, marked `stale`, or undefined. */
+export function staleSnapshot(runDir) {
+  const snapshot = readSnapshot(runDir);
+  if (!snapshot) return undefined;
+  const pid = snapshot.supervisor?.pid;
+  return { ...snapshot, stale: { savedAt: snapshot.savedAt, reason: `the run's supervisor${pid ? ` (pid ${pid})` : ''} is not running: this is the snapshot it wrote at ${snapshot.savedAt}` } };
+}
+
+/**
+ * The run's state, from its supervisor; where the supervisor is gone, its last snapshot with
+ * `stale: { savedAt, reason }`; undefined when nothing runs from runDir.
+ */
+export async function readState(runDir = DEFAULT_RUN_DIR) {
+  const dir = path.resolve(runDir);
+  try {
+    return (await call(dir, 'state')) ?? undefined;
+  } catch (err) {
+    if (err instanceof SupervisorUnreachable) return staleSnapshot(dir);
+    throw err;
+  }
+}
+
+/** A command for a running run: one line saying nothing runs from runDir, or that its supervisor is gone. */
+export async function ask(runDir, cmd, args = {}, options = {}) {
+  try {
+    return await call(runDir, cmd, args, options);
+  } catch (err) {
+    if (err instanceof SupervisorUnreachable && !readSnapshot(runDir)) throw new Error(`nothing running from ${runDir}`, { cause: err });
+    throw err;
+  }
+}
+
 /** Starts the supervisor of runDir, detached, and waits until it answers. Returns its pid. */
 export async function startSupervisor(runDir) {
   const logFile = path.join(runDir, 'logs', 'supervisor.log');
@@ -48,7 +81,9 @@ export async function startSupervisor(runDir) {
   const deadline = Date.now() + 15_000;
   for (;;) {
     try {
-      await call(runDir, 'ping', {}, { timeoutMs: 2000 });
+      const { pid } = await call(runDir, 'ping', {}, { timeoutMs: 2000 });
+      // Another supervisor answering is another run's of the same folder.
+      if (pid !== child.pid) throw new Error(`another supervisor (pid ${pid}) runs ${runDir}: \`make down\` first`);
       return child.pid;
     } catch (err) {
       if (exited || Date.now() > deadline) {

@@ -1,13 +1,14 @@
 // Taking a run down: the supervisor stops restarting and starting anything, every instance gets
 // the compose stop sequence (reverse start order: stop signal, stop_grace_period, SIGKILL for its
 // whole group), whatever is left in the run's cgroups or under the supervisor is killed, the
-// supervisor exits, and the cgroups and the state file are removed.
+// supervisor exits (removing its snapshot), and the cgroups are removed. After a crash of the
+// supervisor, the same from the snapshot it left.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cgroup from './cgroup.js';
 import { stopInstance } from './processes.js';
 import { isAlive, sendSignal, waitGone } from '../lib/processes.js';
-import { readState, updateState, removeState, runIdOf } from './state.js';
+import { readSnapshot, removeSnapshot, runIdOf } from './state.js';
 import { call } from './supervisor-client.js';
 
 /** Whether anything of a run is still running (an instance, its supervisor, or the up() starting it). */
@@ -27,16 +28,15 @@ export function killCgroupMembers(inst) {
 }
 
 export async function teardown(runDir) {
-  const state = readState(runDir);
-  if (!state) return { stopped: 0 };
-  updateState(runDir, (s) => { s.phase = 'stopping'; });
-  const supervisor = state.supervisor?.pid && isAlive(state.supervisor.pid) ? state.supervisor.pid : undefined;
-  if (supervisor) await call(runDir, 'halt', {}, { timeoutMs: 10_000 }).catch(() => {});
-  // Re-read: the supervisor may have restarted an instance between the first read and the halt.
-  const current = readState(runDir) ?? state;
+  // The supervisor restarts and starts nothing from now on, and hands over the state as it is;
+  // where it is gone (or does not answer), the state is its last snapshot.
+  const live = await call(runDir, 'halt', {}, { timeoutMs: 10_000 }).catch(() => undefined);
+  const state = live?.state ?? readSnapshot(runDir);
+  const supervisor = live?.pid ?? (isAlive(state?.supervisor?.pid) ? state.supervisor.pid : undefined);
+  if (!state && !supervisor) return { stopped: 0 };
   let stopped = 0;
-  for (const name of [...(current.order ?? Object.keys(current.services))].reverse()) {
-    const entry = current.services[name];
+  for (const name of [...(state?.order ?? Object.keys(state?.services ?? {}))].reverse()) {
+    const entry = state.services[name];
     if (!entry?.instances) continue;
     await Promise.all(entry.instances.map(async (inst) => {
       if (isAlive(inst.pid)) stopped += 1;
@@ -49,7 +49,7 @@ export async function teardown(runDir) {
     if (!(await waitGone(supervisor, 5000))) sendSignal(supervisor, 'SIGKILL');
   }
   await new Promise((r) => setTimeout(r, 100));
-  const left = cgroup.removeRun(state.runId ?? runIdOf(runDir));
-  removeState(runDir);
+  const left = cgroup.removeRun(state?.runId ?? runIdOf(runDir));
+  removeSnapshot(runDir); // a supervisor that exited removed its own; this is what a crashed one left
   return { stopped, cgroupsLeft: left };
 }

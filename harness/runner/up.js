@@ -1,7 +1,8 @@
 // Starting a run: the compose services in dependency order, each instance started by the run's
-// supervisor and waited on until healthy (or, for a one-shot job, until it exits 0). A down()
-// called meanwhile — from this process or another — makes up() stop where it is and take down
-// what it had started.
+// supervisor and waited on until healthy (or, for a one-shot job, until it exits 0). The
+// supervisor owns the run's state from the start: up() tells it each step. A down() called
+// meanwhile — from this process or another — makes up() stop where it is and take down what it
+// had started.
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadTopology, startOrder } from './compose.js';
@@ -10,10 +11,10 @@ import * as cgroup from './cgroup.js';
 import { waitHealthy } from './health.js';
 import { nginxBinary } from '../lib/nginx-binary.js';
 import { isAlive } from '../lib/processes.js';
-import { DEFAULT_RUN_DIR, readState, writeState, updateState, runIdOf } from './state.js';
+import { DEFAULT_RUN_DIR, runIdOf } from './state.js';
 import { assignPorts, instanceSpec, fillPlaceholders, toolPath, resolveCommand } from './spec.js';
 import { runJob } from './jobs.js';
-import { startSupervisor, call } from './supervisor-client.js';
+import { startSupervisor, call, readState } from './supervisor-client.js';
 import { teardown, runAlive } from './teardown.js';
 
 // up() calls in progress in this process, by run folder: down() cancels them and waits.
@@ -37,7 +38,7 @@ export async function up(opts = {}) {
 async function start(runDir, opts, control) {
   const log = opts.log ?? (() => {});
   validateKnobs(opts.env ?? {});
-  const existing = readState(runDir);
+  const existing = await readState(runDir);
   if (existing) {
     if (runAlive(existing)) throw new Error(`${existing.sample} is already running from ${runDir}: run \`make down\` first`);
     await teardown(runDir); // what a crashed run left behind
@@ -51,37 +52,44 @@ async function start(runDir, opts, control) {
   const { ports, listen } = await assignPorts(topology, order);
   fs.rmSync(path.join(runDir, 'logs'), { recursive: true, force: true });
   fs.mkdirSync(path.join(runDir, 'logs'), { recursive: true });
-  writeState({
-    sample: topology.sample, sampleDir: topology.dir, runDir, runId, startedAt: new Date().toISOString(),
-    phase: 'starting', owner: { pid: process.pid }, url: undefined, cpuLimits, isolation, order, services: {},
-  });
+  await startSupervisor(runDir);
   if (!cpuLimits.enforced) log(`CPU limits NOT enforced: ${cpuLimits.reason}`);
   if (isolation.cpuset && !cpuLimits.pinning.enforced) log(`NOT pinned to CPUs ${isolation.cpuset}: ${cpuLimits.pinning.reason}`);
 
-  const cancelled = () => control.cancelled || readState(runDir)?.cancel === true;
+  // A down() from another process tells the supervisor; this up() hears it at its next poll.
+  const watch = setInterval(() => {
+    call(runDir, 'cancelled', {}, { timeoutMs: 5000 }).then((yes) => { if (yes) control.cancelled = true; }, () => {});
+  }, 200);
+  const cancelled = () => control.cancelled;
   const check = () => { if (cancelled()) throw new Cancelled(`starting ${topology.sample} was cancelled: down() was called meanwhile`); };
   try {
+    await call(runDir, 'init', {
+      state: {
+        sample: topology.sample, sampleDir: topology.dir, runId, startedAt: new Date().toISOString(),
+        phase: 'starting', owner: { pid: process.pid }, cpuLimits, isolation, order, services: {},
+      },
+    });
     if (cpuLimits.enforced) {
       cgroup.createRunGroups(runId, { cpuset: cpuLimits.pinning.enforced ? isolation.cpuset : undefined, budget: isolation.budget, priority: isolation.priority });
     }
-    const supervisor = await startSupervisor(runDir);
-    updateState(runDir, (s) => { s.supervisor = { pid: supervisor }; });
     const built = new Set();
     let url;
+    let lastUrl; // of the last service started that serves: the run's url when none publishes a port
     for (const name of order) {
       check();
       const svc = topology.services[name];
       if (svc.local.skip) {
-        updateState(runDir, (s) => { s.services[name] = { skipped: svc.local.skip, instances: [] }; });
+        await call(runDir, 'addService', { name, entry: { skipped: svc.local.skip, instances: [] } });
         log(`${name}: skipped locally (${svc.local.skip})`);
         continue;
       }
-      updateState(runDir, (s) => {
-        s.services[name] = {
+      await call(runDir, 'addService', {
+        name,
+        entry: {
           cpus: svc.cpus ?? null, memoryBytes: svc.memoryBytes ?? null, oneshot: Boolean(svc.oneshot), healthcheck: svc.healthcheck,
           stopSignal: svc.local.nginx ? 'SIGQUIT' : 'SIGTERM', stopGraceMs: svc.stopGraceMs, restart: svc.restart, armed: false,
           spec: svc, instances: [],
-        };
+        },
       });
       const baseCtx = { ports, listen, run: runDir };
       if (svc.local.build && opts.build !== false && !built.has(svc.local.build.join(' '))) {
@@ -107,7 +115,7 @@ async function start(runDir, opts, control) {
           inst.cgroup = group.dirs;
           inst.cgroupProcs = group.procs;
         }
-        updateState(runDir, (s) => { s.services[name].instances.push(inst); });
+        await call(runDir, 'addInstance', { service: name, inst });
         const { pid } = await call(runDir, 'spawn', { service: name, index });
         started.push({ ...inst, pid });
       }
@@ -132,19 +140,12 @@ async function start(runDir, opts, control) {
         });
       }
       // From now on the service's restart policy applies (a start-up crash fails `make up` instead).
-      updateState(runDir, (s) => { s.services[name].armed = true; });
+      await call(runDir, 'arm', { service: name });
       if (svc.ports.length && !url) url = started[0].url;
+      if (started.length) lastUrl = started[0].url;
     }
     check();
-    const state = updateState(runDir, (s) => {
-      if (!url) {
-        const last = [...order].reverse().find((n) => s.services[n].instances?.length && !s.services[n].oneshot);
-        url = last ? s.services[last].instances[0].url : undefined;
-      }
-      s.url = url;
-      s.phase = 'up';
-      delete s.owner;
-    });
+    const state = await call(runDir, 'ready', { url: url ?? lastUrl });
     if (!state) throw new Cancelled(`starting ${topology.sample} was cancelled: down() was called meanwhile`);
     return state;
   } catch (err) {
@@ -152,6 +153,8 @@ async function start(runDir, opts, control) {
     control.stopped = (await teardown(runDir)).stopped;
     if (wasCancelled && !(err instanceof Cancelled)) throw new Cancelled(`starting ${topology.sample} was cancelled: down() was called meanwhile`);
     throw err;
+  } finally {
+    clearInterval(watch);
   }
 }
 

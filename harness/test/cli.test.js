@@ -17,12 +17,12 @@ function lab(args, env = {}) {
   return { ...res, runDir };
 }
 
-function assertCleanFailure(res, pattern) {
+async function assertCleanFailure(res, pattern) {
   assert.equal(res.status, 1, `exit code (stderr: ${res.stderr})`);
   const lines = res.stderr.trim().split('\n');
   assert.equal(lines.length, 1, `one line: ${res.stderr}`);
   assert.match(lines[0], pattern);
-  assert.equal(readState(res.runDir), undefined, 'no topology left running');
+  assert.equal(await readState(res.runDir), undefined, 'no topology left running');
 }
 
 test('unknown sample', () => assertCleanFailure(lab(['up', 'no-such-sample']), /^error: unknown sample 'no-such-sample': expected one of /));
@@ -38,7 +38,7 @@ test('a published port already taken', async () => {
   try {
     const { port } = /** @type {import('node:net').AddressInfo} */ (holder.address());
     const res = lab(['up', FIXTURE, '--port', String(port)]);
-    assertCleanFailure(res, new RegExp(`^error: port ${port} is already in use: pick another with HTTP_PORT=`));
+    await assertCleanFailure(res, new RegExp(`^error: port ${port} is already in use: pick another with HTTP_PORT=`));
   } finally {
     holder.close();
   }
@@ -60,16 +60,16 @@ function sampleWith(compose) {
   return dir;
 }
 
-test('a restart value compose does not accept', () => {
+test('a restart value compose does not accept', async () => {
   const dir = sampleWith('services:\n  app:\n    restart: sometimes\n    x-local:\n      command: ["node", "server.js"]\n');
-  assertCleanFailure(lab(['up', dir, '--port', '0']), /^error: app: restart: "sometimes" is not a restart policy compose accepts \(no, always, on-failure\[:max-retries\], unless-stopped\)$/);
+  await assertCleanFailure(lab(['up', dir, '--port', '0']), /^error: app: restart: "sometimes" is not a restart policy compose accepts \(no, always, on-failure\[:max-retries\], unless-stopped\)$/);
   const dir2 = sampleWith('services:\n  app:\n    restart: "always:3"\n    x-local:\n      command: ["node", "server.js"]\n');
-  assertCleanFailure(lab(['up', dir2, '--port', '0']), /^error: app: restart: "always:3": only on-failure takes a maximum retry count$/);
+  await assertCleanFailure(lab(['up', dir2, '--port', '0']), /^error: app: restart: "always:3": only on-failure takes a maximum retry count$/);
 });
 
-test('reload with nothing running, or an unknown sample: one line, exit 1', () => {
-  assertCleanFailure(lab(['reload', 'node-replicas']), /^error: nothing running from .*: start it first \(make up SAMPLE=node-replicas\)$/);
-  assertCleanFailure(lab(['reload', 'no-such-sample']), /^error: unknown sample 'no-such-sample': expected one of /);
+test('reload with nothing running, or an unknown sample: one line, exit 1', async () => {
+  await assertCleanFailure(lab(['reload', 'node-replicas']), /^error: nothing running from .*: start it first \(make up SAMPLE=node-replicas\)$/);
+  await assertCleanFailure(lab(['reload', 'no-such-sample']), /^error: unknown sample 'no-such-sample': expected one of /);
 });
 
 // A `lab` command running in the background, its output collected.
@@ -90,11 +90,11 @@ test('the restart policy outlives `lab up`: a kill after it returned comes back,
   t.after(() => { labIn(runDir, ['down']); assert.deepEqual(runProcesses(runDir), []); });
   const started = labIn(runDir, ['up', FIXTURE, '--port', '0', '--replicas', '1']);
   assert.equal(started.status, 0, started.stderr);
-  const { pid } = readState(runDir).services.app.instances[0];
+  const { pid } = (await readState(runDir)).services.app.instances[0];
   const killed = labIn(runDir, ['kill', 'app', '1']);
   assert.equal(killed.status, 0, killed.stderr);
   assert.match(killed.stdout, /^SIGKILL -> echo-app-1 \(pid \d+\); restart: on-failure — the runner decides from its exit code \(make ps\)$/m);
-  await waitFor(() => { const i = readState(runDir).services.app.instances[0]; return i.pid !== pid && !i.restarting; }, { what: 'a new process' });
+  await waitFor(async () => { const i = (await readState(runDir)).services.app.instances[0]; return i.pid !== pid && !i.restarting; }, { what: 'a new process' });
   const listed = labIn(runDir, ['ps']);
   assert.match(listed.stdout, /restarts/);
   assert.match(listed.stdout, /│ app\s+│ 1\s+│ \d+\s+│ http:\/\/127\.0\.0\.1:\d+\s+│ running\s+│ 1\s+│/);
@@ -114,39 +114,39 @@ test('reload: an unknown service, one already in progress, a release that never 
   one(labIn(runDir, ['reload', FIXTURE, '--service', 'db']), /^error: echo has no running service 'db' \(running: app, nginx\)$/);
   one(labIn(runDir, ['reload', 'node-cluster']), /^error: node-cluster is not running here \(echo is\)/);
   const first = labAsync(['reload'], runDir);
-  await waitFor(() => readState(runDir).reload, { what: 'the first reload under way' });
+  await waitFor(async () => (await readState(runDir)).reload, { what: 'the first reload under way' });
   one(labIn(runDir, ['reload']), /^error: a reload of app is already in progress \(pid \d+, since .*\)$/);
   const done = await first.done;
   assert.equal(done.code, 0, done.stderr);
   assert.match(done.stdout, /echo app: 2 instance\(s\) replaced in [\d.]+ s \(start-first behind nginx\)/);
-  const pids = readState(runDir).services.app.instances.map((i) => i.pid);
+  const pids = (await readState(runDir)).services.app.instances.map((i) => i.pid);
   fs.writeFileSync(failFile, '');
   one(labIn(runDir, ['reload']), /^error: reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
-  assert.deepEqual(readState(runDir).services.app.instances.map((i) => i.pid), pids, 'the old processes still serve');
-  assert.equal((await getJson(readState(runDir).url)).status, 200);
+  assert.deepEqual((await readState(runDir)).services.app.instances.map((i) => i.pid), pids, 'the old processes still serve');
+  assert.equal((await getJson((await readState(runDir)).url)).status, 200);
 });
 
 test('`lab down` while `lab up` is still starting: the up stops, nothing is left', async () => {
   const runDir = tempRunDir('cli-cancel');
   const starting = labAsync(['up', FIXTURE, '--port', '0', '--replicas', '2'], runDir, { START_DELAY_MS: '4000' });
-  await waitFor(() => readState(runDir)?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
   const stopped = labIn(runDir, ['down']);
   assert.equal(stopped.status, 0, stopped.stderr);
   const up = await starting.done;
   assert.equal(up.code, 1);
   assert.match(up.stderr.trim(), /^error: starting echo was cancelled: down\(\) was called meanwhile$/);
   assert.deepEqual(runProcesses(runDir), []);
-  assert.equal(readState(runDir), undefined);
+  assert.equal(await readState(runDir), undefined);
 });
 
 test('Ctrl-C while `lab up` is starting: exit 130, nothing left running', async () => {
   const runDir = tempRunDir('cli-sigint');
   const starting = labAsync(['up', FIXTURE, '--port', '0', '--replicas', '2'], runDir, { START_DELAY_MS: '4000' });
-  await waitFor(() => readState(runDir)?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
   starting.child.kill('SIGINT');
   const up = await starting.done;
   assert.equal(up.code, 130, up.stderr);
   assert.match(up.stderr, /SIGINT: stopping what was started/);
   assert.deepEqual(runProcesses(runDir), []);
-  assert.equal(readState(runDir), undefined);
+  assert.equal(await readState(runDir), undefined);
 });

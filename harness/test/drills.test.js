@@ -30,7 +30,7 @@ test('kill one of 2 replicas every 2 s for 10 s under steady GETs: its restart p
   for (let second = 2; second <= 8; second += 2) {
     await sleep(Math.max(0, second * 1000 - load.now()));
     // A fixed kill rate: when the replica is still coming back from the last kill, this one is skipped.
-    if (ps({ runDir }).find((r) => r.service === 'app' && r.index === 1).status === 'running') {
+    if ((await ps({ runDir })).find((r) => r.service === 'app' && r.index === 1).status === 'running') {
       await signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' });
       kills += 1;
     }
@@ -41,7 +41,7 @@ test('kill one of 2 replicas every 2 s for 10 s under steady GETs: its restart p
   assert.ok(kills >= 3, `app-1 was killed ${kills} times`);
   assert.ok(result.get.requests >= 900, `load ran (${result.get.requests} GETs)`);
   assert.equal(result.get.failed, 0, `failed GETs: ${JSON.stringify(result.get.errors)}`);
-  await waitFor(() => ps({ runDir }).find((r) => r.service === 'app' && r.index === 1).restarts === kills, { what: `${kills} restarts of app-1` });
+  await waitFor(async () => (await ps({ runDir })).find((r) => r.service === 'app' && r.index === 1).restarts === kills, { what: `${kills} restarts of app-1` });
 });
 
 test('5 fault drills in a row on 2 replicas + nginx: 0 failed GETs in every one, lost POSTs counted', async (t) => {
@@ -57,12 +57,12 @@ test('5 fault drills in a row on 2 replicas + nginx: 0 failed GETs in every one,
     assert.deepEqual(Object.keys(r.post.errors).filter((e) => e !== 'HTTP 502'), []);
     assert.equal(r.kills.reduce((n, k) => n + k.failed.post, 0), r.post.failed, 'every lost POST is put down to a kill');
   }
-  assert.equal(ps({ runDir }).filter((r) => r.service === 'app').reduce((n, r) => n + r.restarts, 0), 10);
+  assert.equal((await ps({ runDir })).filter((r) => r.service === 'app').reduce((n, r) => n + r.restarts, 0), 10);
 });
 
 test('a rollout of 2 replicas under GET and POST load: 0 failed GETs; a POST only ever lost to the keep-alive race of an nginx reload', async (t) => {
   const { runDir, state } = await replicas(t);
-  const before = readState(runDir).services.app.instances.map((i) => i.pid);
+  const before = (await readState(runDir)).services.app.instances.map((i) => i.pid);
   // 50 requests/s: above that, a client may reuse a keep-alive connection just as an old nginx
   // worker closes it (nginx < 1.27.4 closes them at once on reload), and a POST sent on it is lost.
   const r = await rolloutDrill({ runDir, sample: 'node-replicas', url: state.url, rate: 50, mix: MIX, settleMs: 500 });
@@ -92,7 +92,7 @@ test('cluster workers: each kill hits another worker and the primary replaces it
   assert.equal(new Set(r.kills.map((k) => k.pid)).size, 2, 'two different workers');
   assert.ok(r.kills.every((k) => k.target === 'node-cluster-app-1 worker' && k.backAfterMs > 0));
   assert.ok(r.get.requests + r.post.requests > 100);
-  assert.equal(readState(runDir).services.app.instances[0].restarts, 0, 'the primary itself never died');
+  assert.equal((await readState(runDir)).services.app.instances[0].restarts, 0, 'the primary itself never died');
 });
 
 test('drill input is checked before anything starts', async () => {

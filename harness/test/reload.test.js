@@ -40,7 +40,7 @@ test('replicas behind nginx: replaced one at a time, start-first, and nginx answ
   assert.equal(result.strategy, 'proxy');
   assert.equal(result.zeroDowntime, true);
   assert.deepEqual(result.steps.map((s) => s.instance), ['echo-app-1', 'echo-app-2']);
-  const now = readState(runDir).services.app.instances;
+  const now = (await readState(runDir)).services.app.instances;
   for (const [i, inst] of now.entries()) {
     assert.notEqual(inst.pid, old[i].pid, `${inst.name} has a new process`);
     assert.notEqual(inst.port, old[i].port, `${inst.name} moved to a new port (start-first)`);
@@ -56,7 +56,7 @@ test('replicas behind nginx: replaced one at a time, start-first, and nginx answ
   for (let i = 0; i < 20; i += 1) served.add((await getJson(state.url)).body.pid);
   assert.deepEqual([...served].sort(), now.map((i) => i.pid).sort(), 'nginx sends to the new processes only');
   for (const { pid } of old) assert.throws(() => process.kill(pid, 0), 'the old process is gone');
-  assert.equal(readState(runDir).reload, undefined, 'the reload claim is released');
+  assert.equal((await readState(runDir)).reload, undefined, 'the reload claim is released');
 });
 
 test('a single instance behind nginx is replaced start-first too', async (t) => {
@@ -69,7 +69,7 @@ test('a single instance behind nginx is replaced start-first too', async (t) => 
   const records = await load.stop();
   assert.equal(result.strategy, 'proxy');
   assert.deepEqual(failedOf(records), []);
-  assert.notEqual(readState(runDir).services.app.instances[0].pid, state.services.app.instances[0].pid);
+  assert.notEqual((await readState(runDir)).services.app.instances[0].pid, state.services.app.instances[0].pid);
 });
 
 test('a release that never gets healthy stops the rollout at its first instance; the old ones keep serving', async (t) => {
@@ -80,12 +80,12 @@ test('a release that never gets healthy stops the rollout at its first instance;
     assert.match(err.message, /^reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
     return true;
   });
-  const now = readState(runDir).services.app.instances;
+  const now = (await readState(runDir)).services.app.instances;
   assert.deepEqual(now.map((i) => i.pid), state.services.app.instances.map((i) => i.pid), 'the old processes are still the instances');
   const served = new Set();
   for (let i = 0; i < 20; i += 1) served.add((await getJson(state.url)).body.pid);
   assert.deepEqual([...served].sort(), now.map((i) => i.pid).sort(), 'nginx still sends to both old processes');
-  assert.equal(readState(runDir).reload, undefined);
+  assert.equal((await readState(runDir)).reload, undefined);
 });
 
 test('bad input: nothing running, another sample, unknown service, a second reload at once', async (t) => {
@@ -96,7 +96,7 @@ test('bad input: nothing running, another sample, unknown service, a second relo
   await assert.rejects(reload({ runDir, sample: 'node-replicas' }), /^Error: node-replicas is not running here \(echo is\)/);
   await assert.rejects(reload({ runDir, service: 'db' }), /^Error: echo has no running service 'db' \(running: app, nginx\)$/);
   const first = reload({ runDir });
-  await waitFor(() => readState(runDir).reload, { what: 'the first reload under way' });
+  await waitFor(async () => (await readState(runDir)).reload, { what: 'the first reload under way' });
   await assert.rejects(reload({ runDir }), /^Error: a reload of app is already in progress \(pid \d+, since /);
   assert.equal((await first).steps.length, 1);
 });
@@ -108,7 +108,7 @@ test('no proxy in front: restarted in place, one at a time, and said not to be z
   assert.equal(result.strategy, 'restart');
   assert.equal(result.zeroDowntime, false);
   assert.match(lines[0], /app has no proxy in front: each instance refuses connections while it restarts \(not zero-downtime\)/);
-  const now = readState(runDir).services.app.instances;
+  const now = (await readState(runDir)).services.app.instances;
   for (const [i, inst] of now.entries()) {
     assert.equal(inst.port, state.services.app.instances[i].port, 'same port');
     assert.notEqual(inst.pid, state.services.app.instances[i].pid);
@@ -143,6 +143,6 @@ test('node-cluster: the primary replaces every worker on SIGHUP, the rollout wai
   assert.equal(after.length, 2);
   assert.ok(after.every((p) => !before.includes(p)), `workers ${before} -> ${after}`);
   assert.deepEqual(result.steps[0].from.workers, before);
-  assert.equal(readState(runDir).services.app.instances[0].pid, primary.pid, 'the primary stays');
+  assert.equal((await readState(runDir)).services.app.instances[0].pid, primary.pid, 'the primary stays');
   assert.equal((await getJson(`${primary.url}/health`)).status, 200);
 });

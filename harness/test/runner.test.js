@@ -16,8 +16,8 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
   const pids = pidsOf(state);
   try {
     assert.equal(state.services.app.instances.length, 2);
-    assert.deepEqual(Object.keys(readState(runDir).services), ['app', 'nginx']);
-    assert.equal(ps({ runDir }).filter((r) => r.status === 'running').length, 3);
+    assert.deepEqual(Object.keys((await readState(runDir)).services), ['app', 'nginx']);
+    assert.equal((await ps({ runDir })).filter((r) => r.status === 'running').length, 3);
     const direct = await getJson(state.services.app.instances[0].url);
     assert.equal(direct.body.greeting, 'from-env', 'compose environment reaches the process');
     assert.equal(direct.body.instance, 'echo-app-1');
@@ -34,8 +34,8 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
   }
   assert.deepEqual(alivePids(pids), [], 'instances and the supervisor are gone');
   assert.deepEqual(runProcesses(runDir), []);
-  assert.equal(readState(runDir), undefined);
-  assert.deepEqual(ps({ runDir }), []);
+  assert.equal(await readState(runDir), undefined);
+  assert.deepEqual(await ps({ runDir }), []);
   if (state.cpuLimits.enforced) {
     for (const dir of state.services.app.instances.flatMap((i) => i.cgroup)) assert.equal(fs.existsSync(dir), false, `${dir} removed`);
   }
@@ -68,7 +68,7 @@ test('nginx spreads requests over every instance and routes around one killed wi
     await load;
     assert.equal(failed, 0, 'no GET failed while an instance died');
     assert.ok(ok > 50, `load ran (${ok} requests)`);
-    assert.equal(ps({ runDir }).find((r) => r.service === 'app' && r.index === 2).status, 'exited');
+    assert.equal((await ps({ runDir })).find((r) => r.service === 'app' && r.index === 2).status, 'exited');
     assert.ok(!alivePids([victim.pid]).length);
 
     const back = await restart({ runDir, service: 'app', index: 2 });
@@ -106,14 +106,14 @@ test('down() during an up() in progress: the up stops where it is, down waits fo
   const runDir = tempRunDir('cancel');
   const starting = up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '2', START_DELAY_MS: '3000' } });
   const rejected = assert.rejects(starting, /^Error: starting echo was cancelled: down\(\) was called meanwhile$/);
-  await waitFor(() => readState(runDir)?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
-  const groups = readState(runDir).services.app.instances.flatMap((i) => i.cgroup ?? []);
+  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  const groups = (await readState(runDir)).services.app.instances.flatMap((i) => i.cgroup ?? []);
   const { stopped } = await down({ runDir });
   await rejected;
   assert.equal(stopped, 2, 'the two app processes it had started');
   // The bench used to sweep /proc for leftovers after down(); down() itself guarantees it now.
   assert.deepEqual(runProcesses(runDir), []);
-  assert.equal(readState(runDir), undefined);
+  assert.equal(await readState(runDir), undefined);
   for (const dir of groups) assert.equal(fs.existsSync(dir), false, `${dir} removed`);
   assert.equal(nginxStarted(runDir), false, 'nginx, next in line, never started');
 });

@@ -31,6 +31,6 @@ test('bad input through nginx answers 4xx, never 5xx', async (t) => {
     assert.ok(status >= 400 && status < 500, `${name}: ${status}`);
   }
 
-  for (const p of ps({ runDir })) assert.equal(p.status, 'running', `${p.service}-${p.index}`);
+  for (const p of await ps({ runDir })) assert.equal(p.status, 'running', `${p.service}-${p.index}`);
   assert.equal((await request(`${url}/`)).status, 200);
 });

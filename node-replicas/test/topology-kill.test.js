@@ -26,5 +26,5 @@ test('kill -9 one of 4 replicas under steady load: zero failed GETs, and it come
   assert.deepEqual(afterKill.filter((r) => r.pid === victim.pid), [], 'the killed process never answered again');
   assert.ok(Object.keys(countBy(afterKill)).length >= 3, JSON.stringify(countBy(afterKill)));
   await waitRunning(runDir, 'app', 2);
-  assert.equal(restartsOf(runDir, 'app', 2), 1, 'restarted once by its restart policy');
+  assert.equal(await restartsOf(runDir, 'app', 2), 1, 'restarted once by its restart policy');
 });

@@ -82,7 +82,7 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
     // CPU ns and memory of the services the topology covers: its app, nginx if through it, and its
     // database for the workload that uses it.
     usage: async (t, workload) => {
-      const u = runner.usage({ runDir });
+      const u = await runner.usage({ runDir });
       const wanted = servicesOf(t, { withDatabase: workload === 'db' });
       const mine = u.instances.filter((i) => wanted.includes(i.service));
       return {

@@ -23,10 +23,10 @@ test('a pinned run: every process on the cpuset, CPU time per instance, memory o
     assert.ok(members.length >= 4, `run members: ${members}`);
     for (const pid of members) assert.equal(allowedCpus(pid), lastCpu, `pid ${pid} is pinned`);
 
-    const before = usage({ runDir });
+    const before = await usage({ runDir });
     const spin = await fetch(`${state.services.app.instances[0].url}/spin`, { signal: AbortSignal.timeout(20_000) });
     assert.equal(spin.status, 200);
-    const after = usage({ runDir });
+    const after = await usage({ runDir });
     const delta = (i) => after.instances[i].cpuNs - before.instances[i].cpuNs;
     const [busy, idle] = [delta(0), delta(1)];
     t.diagnostic(`busy instance ${(busy / 1e6).toFixed(0)} ms, idle instance ${(idle / 1e6).toFixed(0)} ms, run ${((after.cpuNs - before.cpuNs) / 1e6).toFixed(0)} ms`);
@@ -50,7 +50,7 @@ test('a cpuset or budget that does not fit: one clear error, nothing started', a
   await assert.rejects(up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: '999' }), /^Error: cpuset 999 names CPU 999, which this machine doesn't let us use \(available: /);
   await assert.rejects(up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: lastCpu, budget: 2 }), new RegExp(`a CPU budget of 2 doesn't fit on the 1 CPU\\(s\\) of cpuset ${lastCpu}`));
   await assert.rejects(up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: '1-x' }), /is not a CPU list/);
-  assert.equal(readState(runDir), undefined);
+  assert.equal(await readState(runDir), undefined);
 });
 
 test('pinProcess puts a process and its threads on CPUs of its own, release gives them back', async (t) => {

@@ -22,21 +22,21 @@ export async function startTopology(t, env = {}) {
   return { runDir, topo, url: topo.url, app, names: app.map((i) => i.name), stop };
 }
 
-export function statusOf(runDir, service, index) {
-  return ps({ runDir }).find((p) => p.service === service && p.index === index)?.status;
+export async function statusOf(runDir, service, index) {
+  return (await ps({ runDir })).find((p) => p.service === service && p.index === index)?.status;
 }
 
 // Polls until the instance's process is gone (bounded); returns its last status.
 export async function waitExited(runDir, service, index, maxMs = 15_000) {
-  await waitFor(() => statusOf(runDir, service, index) !== 'running', { timeoutMs: maxMs }).catch(() => {});
+  await waitFor(async () => await statusOf(runDir, service, index) !== 'running', { timeoutMs: maxMs }).catch(() => {});
   return statusOf(runDir, service, index);
 }
 
-export function restartsOf(runDir, service, index) {
-  return ps({ runDir }).find((p) => p.service === service && p.index === index)?.restarts;
+export async function restartsOf(runDir, service, index) {
+  return (await ps({ runDir })).find((p) => p.service === service && p.index === index)?.restarts;
 }
 
 // Polls until the instance runs again (its restart policy brought it back); bounded.
 export async function waitRunning(runDir, service, index, maxMs = 30_000) {
-  await waitFor(() => statusOf(runDir, service, index) === 'running', { what: `${service} ${index} to run again`, timeoutMs: maxMs });
+  await waitFor(async () => await statusOf(runDir, service, index) === 'running', { what: `${service} ${index} to run again`, timeoutMs: maxMs });
 }

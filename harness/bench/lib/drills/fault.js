@@ -16,8 +16,8 @@ import { median, round } from '../stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function appOf(runDir, service) {
-  const state = readState(runDir);
+async function appOf(runDir, service) {
+  const state = await readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
   const entry = state.services[service];
   if (!entry?.instances?.length) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
@@ -30,7 +30,7 @@ function appOf(runDir, service) {
 async function workerBack({ runDir, service, victim, count, offset, timeoutMs = 60_000 }) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const entry = appOf(runDir, service);
+    const entry = await appOf(runDir, service);
     const inst = entry.instances[0];
     const workers = childPids(inst.pid);
     const fresh = workers.filter((p) => !count.before.includes(p));
@@ -45,7 +45,7 @@ async function workerBack({ runDir, service, victim, count, offset, timeoutMs = 
 }
 
 async function killInstance({ runDir, service, k, load }) {
-  const entry = appOf(runDir, service);
+  const entry = await appOf(runDir, service);
   const index = (k % entry.instances.length) + 1;
   const inst = entry.instances.find((i) => i.index === index);
   const killedAtMs = load.now();
@@ -56,7 +56,7 @@ async function killInstance({ runDir, service, k, load }) {
 }
 
 async function killWorker({ runDir, service, load }) {
-  const inst = appOf(runDir, service).instances[0];
+  const inst = (await appOf(runDir, service)).instances[0];
   const before = childPids(inst.pid);
   if (!before.length) throw new Error(`${inst.name} has no worker processes to kill (is it a cluster primary?)`);
   const victim = before[0]; // the oldest: each kill hits a worker that has not been killed yet
@@ -81,7 +81,7 @@ export async function faultDrill({ runDir, service = 'app', url, how = 'instance
   if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);
   checkMix(mix);
-  appOf(runDir, service);
+  await appOf(runDir, service);
   const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
     const done = [];
     for (let k = 0; k < kills; k += 1) {
