@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 // Command line for the local runner: `make up/ps/down/kill/term/hup/restart/reload` call this.
+// --engine docker|processes (make's ENGINE=) picks the backend; runner/engine.js decides the default.
 import { Command } from 'commander';
 import Table from 'cli-table3';
-import { up, down, ps, signal, restart, reload, readState, DEFAULT_RUN_DIR } from '../runner/index.js';
+import { DEFAULT_RUN_DIR, selectEngine, runnerFor, EngineChoiceError } from '../runner/index.js';
 
-const program = new Command('lab').description('Run a sample\'s compose topology as local processes on 127.0.0.1');
+const program = new Command('lab').description('Run a sample\'s compose topology as local processes on 127.0.0.1, or on Docker (--engine docker)')
+  .option('--engine <name>', 'docker | processes (default: docker when an engine answers, else processes)');
 /** @type {[string, string, string]} */
 const runDirOption = ['--run-dir <dir>', 'where state and logs live', DEFAULT_RUN_DIR];
 const say = (line) => console.log(`  ${line}`);
+
+// The backend for this command: { engine, why, runner } (an unknown engine: one line, exit 2).
+async function backend() {
+  const { engine, why } = selectEngine(program.opts().engine ?? process.env.ENGINE);
+  return { engine, why, runner: await runnerFor(engine) };
+}
 
 // Knobs reach compose.yaml through interpolation, exactly as with `docker compose`.
 const knobs = (o) => Object.fromEntries(Object.entries({
@@ -21,43 +29,52 @@ program.command('up <sample>').description('start a sample and wait until it is 
   .option('--no-deps', 'with --services: not their dependencies')
   .option(...runDirOption)
   .action(async (sample, o) => {
+    const { engine, why, runner } = await backend();
+    if (engine === 'processes') say(`engine: processes (${why})`);
     // Ctrl-C while starting: take down what was started, leave nothing running.
     process.once('SIGINT', () => {
       console.error('SIGINT: stopping what was started');
-      down({ runDir: o.runDir }).finally(() => process.exit(130));
+      runner.down({ runDir: o.runDir }).finally(() => process.exit(130));
     });
-    const state = await up({
+    const state = await runner.up({
       sample, runDir: o.runDir, env: knobs(o), log: say,
       services: o.services ? o.services.split(',') : undefined, noDeps: o.services ? !o.deps : false,
     });
     const limits = state.cpuLimits.enforced ? `CPU limits enforced (${state.cpuLimits.mechanism})` : `CPU limits NOT enforced: ${state.cpuLimits.reason}`;
-    console.log(`${state.sample} is up: ${state.url}\n  ${limits}\n  make ps | make reload SAMPLE=${state.sample} | make down`);
+    const flag = engine === 'docker' ? ' ENGINE=docker' : '';
+    console.log(`${state.sample} is up (engine: ${engine}): ${state.url}\n  ${limits}\n  make ps${flag} | make reload SAMPLE=${state.sample}${flag} | make down${flag}`);
   });
 
-program.command('ps').description('list the running processes').option(...runDirOption).action((o) => {
-  const rows = ps({ runDir: o.runDir });
+program.command('ps').description('list the running processes').option(...runDirOption).action(async (o) => {
+  const { engine, runner } = await backend();
+  const rows = runner.ps({ runDir: o.runDir });
   if (!rows.length) { console.log('nothing running'); return; }
   const table = new Table({ head: ['service', 'instance', 'pid', 'url', 'status', 'restarts', 'child pids'], style: { head: [], border: [] } });
   for (const r of rows) table.push([r.service, r.index, r.pid, r.url, r.status === 'exited' && r.exit ? `exited (${r.exit})` : r.status, r.restarts, (r.children ?? []).join(' ')]);
-  console.log(`${readState(o.runDir).sample}\n${table.toString()}`);
+  console.log(`${runner.readState(o.runDir).sample} (engine: ${engine})\n${table.toString()}`);
 });
 
 program.command('down').description('stop everything and leave nothing running').option(...runDirOption).action(async (o) => {
-  const { stopped, cgroupsLeft = [] } = await down({ runDir: o.runDir });
-  console.log(stopped ? `stopped ${stopped} process(es)` : 'nothing running');
+  const { engine, runner } = await backend();
+  const { stopped, cgroupsLeft = [], left = [], engineStopped } = await runner.down({ runDir: o.runDir, engine: true });
+  const what = engine === 'docker' ? 'container(s)' : 'process(es)';
+  console.log(stopped ? `stopped ${stopped} ${what} (engine: ${engine})` : `nothing running (engine: ${engine})`);
+  if (engineStopped) console.log('stopped the private Docker daemon');
+  if (left.length) console.log(`Docker objects left behind: ${left.join(' ')}`);
   if (cgroupsLeft.length) console.log(`cgroups left behind: ${cgroupsLeft.join(' ')}`);
 });
 
-const policyNote = (o, service) => {
-  const entry = readState(o.runDir)?.services?.[service];
+const policyNote = (runner, o, service) => {
+  const entry = runner.readState(o.runDir)?.services?.[service];
   const policy = entry?.restart?.name ?? 'no';
   return policy === 'no' ? 'restart: no — it stays down (make restart brings it back)' : `restart: ${policy} — the runner decides from its exit code (make ps)`;
 };
 
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)
   .action(async (service, index = '1', o) => {
-    const inst = await signal({ runDir: o.runDir, service, index, signal: sig });
-    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${policyNote(o, service)}`);
+    const { engine, runner } = await backend();
+    const inst = await runner.signal({ runDir: o.runDir, service, index, signal: sig });
+    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}, engine: ${engine}); ${policyNote(runner, o, service)}`);
   });
 fault('kill', 'SIGKILL', 'kill -9 one instance (a crash, as far as its restart policy is concerned)');
 fault('term', 'SIGTERM', 'SIGTERM one instance (it drains and exits; on-failure leaves a clean exit down)');
@@ -65,20 +82,23 @@ fault('hup', 'SIGHUP', 'SIGHUP one instance (node-cluster: rolling restart of it
 
 program.command('restart <service> [index]').description('restart one instance on the same port').option(...runDirOption)
   .action(async (service, index = '1', o) => {
-    const inst = await restart({ runDir: o.runDir, service, index });
-    console.log(`restarted ${inst.name}: pid ${inst.pid}, ${inst.url}`);
+    const { engine, runner } = await backend();
+    const inst = await runner.restart({ runDir: o.runDir, service, index });
+    console.log(`restarted ${inst.name} (engine: ${engine}): pid ${inst.pid}, ${inst.url}`);
   });
 
 program.command('reload [sample]').description('replace a service\'s processes one at a time (rolling restart)')
   .option('--service <name>', 'the service to reload', 'app')
   .option(...runDirOption)
   .action(async (sample, o) => {
-    const r = await reload({ runDir: o.runDir, sample, service: o.service, log: say });
+    const { engine, runner } = await backend();
+    say(`engine: ${engine}`);
+    const r = await runner.reload({ runDir: o.runDir, sample, service: o.service, log: say });
     const how = { proxy: 'start-first behind nginx', signal: 'the process\'s own rolling restart', nginx: 'nginx -s reload', restart: 'stop-first, no proxy in front' }[r.strategy];
     console.log(`${r.sample} ${r.service}: ${r.steps.length} instance(s) replaced in ${(r.tookMs / 1000).toFixed(1)} s (${how}${r.zeroDowntime ? '' : '; not zero-downtime'})`);
   });
 
 program.parseAsync().catch((err) => {
   console.error(`error: ${err.message}`);
-  process.exit(1);
+  process.exit(err instanceof EngineChoiceError ? 2 : 1);
 });
