@@ -67,7 +67,8 @@ program.command('down').description('stop everything and leave nothing running')
 const policyNote = (runner, o, service) => {
   const entry = runner.readState(o.runDir)?.services?.[service];
   const policy = entry?.restart?.name ?? 'no';
-  return policy === 'no' ? 'restart: no — it stays down (make restart brings it back)' : `restart: ${policy} — the runner decides from its exit code (make ps)`;
+  const who = runner.engine === 'docker' ? 'Docker' : 'the runner';
+  return policy === 'no' ? 'restart: no — it stays down (make restart brings it back)' : `restart: ${policy} — ${who} decides from its exit code (make ps)`;
 };
 
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)

@@ -66,7 +66,10 @@ export async function up(opts = {}) {
   }
   const engine = await ensureEngine({ log });
   const runId = runIdOf(runDir);
-  const files = ['compose.yaml', 'compose.override.yaml', ...(opts.files ?? [])].filter((f, i) => i !== 1 || fs.existsSync(path.join(sampleDir, f)));
+  // As `docker compose` picks its files: COMPOSE_FILE (e.g. compose.yaml:compose.postgres.yaml),
+  // else compose.yaml and, if there is one, compose.override.yaml.
+  const listed = (opts.env?.COMPOSE_FILE ?? process.env.COMPOSE_FILE)?.split(':').filter(Boolean);
+  const files = [...(listed?.length ? listed : ['compose.yaml', 'compose.override.yaml'].filter((f) => fs.existsSync(path.join(sampleDir, f)))), ...(opts.files ?? [])];
   /** @type {Record<string, any>} */
   const record = {
     engine: 'docker', sample, sampleDir, runDir, runId, project: projectOf(runDir), host: engine.host, privateEngine: engine.private,
