@@ -59,7 +59,8 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   const runner = await loadRunner();
   const s = describeSample(dep.sample);
   const untrack = track(() => stopRunDir(runDir));
-  const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...dep.env }, cpuset, budget, priority: true, build, log };
+  const files = engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
+  const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...files, ...dep.env }, cpuset, budget, priority: true, build, log };
   // Without its database server: the sample's own recipe (x-bench.without_database): an environment,
   // and where it says so, only some services (with no dependencies).
   const w = s.withoutDatabase;
