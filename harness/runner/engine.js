@@ -34,7 +34,10 @@ export function selectEngine(asked = process.env.ENGINE) {
     : { engine: 'processes', why: 'default: no Docker engine answers' };
 }
 
-/** The backend's module: the same operations (up, down, ps, signal, killHeld, restart, reload, usage, readState). */
+/**
+ * The backend's module: the same operations (up, down, ps, signal, killHeld, restart, reload, usage, readState).
+ * @param {string} engine @returns {Promise<any>}
+ */
 export async function runnerFor(engine) {
   return engine === 'docker' ? import('./docker/index.js') : import('./index.js');
 }

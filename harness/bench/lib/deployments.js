@@ -23,6 +23,7 @@ export function loadRunner() {
  * Sets the engine for the run and, for docker, gets one running (the private daemon and the
  * stand-in images when none answers) before the bench pins itself to the generator's CPUs.
  * Returns what results.json records: { name, chosen, version?, daemon? }.
+ * @param {{ engine: string, why: string }} choice @param {{ log?: (line: string) => void }} [options]
  */
 export async function useEngine({ engine: name, why }, { log } = {}) {
   engine = name;

@@ -53,7 +53,7 @@ function removeTree(dir, left) {
 /** Removes the run's groups once its containers are gone; returns the folders that could not go. */
 export function removeRunGroups(runId) {
   const left = cgroup.removeRun(runId);
-  let controllers = [];
+  let controllers;
   try { controllers = fs.readdirSync(ROOT); } catch { return left; }
   for (const ctl of controllers) {
     const base = path.join(ROOT, ctl, GROUP);

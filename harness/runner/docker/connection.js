@@ -33,6 +33,7 @@ export function runningEngine() {
  * An engine to run on, started when none runs (the private daemon, then the stand-in images,
  * cached after the first build). Throws EngineChoiceError (one line, exit 2) when none can start.
  * `log` gets the line saying which engine.
+ * @param {{ log?: (line: string) => void }} [options]
  */
 export async function ensureEngine({ log = () => {} } = {}) {
   let engine = runningEngine();

@@ -25,6 +25,7 @@ const loopback = (target, published, protocol = 'tcp') => ({
 /**
  * config: `docker compose config --format json` of the sample's files with the run's knobs.
  * placement: { cpuset?: string, cgroupParent?: string }. Writes the file; returns its path.
+ * @param {string} runDir @param {any} config @param {{ cpuset?: string, cgroupParent?: string | null }} [placement]
  */
 export function writeOverride(runDir, config, { cpuset, cgroupParent } = {}) {
   const doc = new YAML.Document({ services: {} });

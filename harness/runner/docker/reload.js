@@ -67,7 +67,10 @@ async function signalStep(record, c, sig, log) {
   await waitHealthy(record, c.id, { label: c.name });
 }
 
-/** { runDir, service, log } -> { sample, service, strategy, steps, tookMs, zeroDowntime }. */
+/**
+ * { runDir, service, log } -> { sample, service, strategy, steps, tookMs, zeroDowntime }.
+ * @param {{ runDir?: string, service?: string, sample?: string, log?: (line: string) => void }} [options]
+ */
 export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = () => {} } = {}) {
   const record = readRecord(runDir);
   if (!record) throw new Error(`nothing running on Docker from ${runDir}`);
