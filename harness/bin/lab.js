@@ -73,9 +73,9 @@ const policyNote = (runner, o, service) => {
 
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)
   .action(async (service, index = '1', o) => {
-    const { engine, runner } = await backend();
+    const { runner } = await backend();
     const inst = await runner.signal({ runDir: o.runDir, service, index, signal: sig });
-    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}, engine: ${engine}); ${policyNote(runner, o, service)}`);
+    console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${policyNote(runner, o, service)}`);
   });
 fault('kill', 'SIGKILL', 'kill -9 one instance (a crash, as far as its restart policy is concerned)');
 fault('term', 'SIGTERM', 'SIGTERM one instance (it drains and exits; on-failure leaves a clean exit down)');

@@ -8,6 +8,7 @@ import { DOCKER_HOST as PRIVATE_HOST, engineUnavailable, startDaemon, stopDaemon
 import { buildStandIns } from '../../docker/engine.js';
 
 let standInsChecked = false;
+let announced = false; // the line naming the engine: once per process
 // The stand-in base images in the private daemon: built once, then found cached (checked once per process).
 function standIns() {
   if (standInsChecked) return;
@@ -38,7 +39,8 @@ export function runningEngine() {
 export async function ensureEngine({ log = () => {} } = {}) {
   let engine = runningEngine();
   if (engine) {
-    log(`engine: docker (Docker Engine ${engine.version}, ${engine.private ? 'the private daemon of harness/docker' : engine.host ?? 'the system daemon'})`);
+    if (!announced) log(`engine: docker (Docker Engine ${engine.version}, ${engine.private ? 'the private daemon of harness/docker' : engine.host ?? 'the system daemon'})`);
+    announced = true;
     if (engine.private) standIns(); // the images this daemon's data root lacks, if any
     return engine;
   }
@@ -59,6 +61,7 @@ export async function ensureEngine({ log = () => {} } = {}) {
   engine = runningEngine();
   if (!engine) throw new Error('the private Docker daemon started, then stopped answering');
   log(`engine: docker (Docker Engine ${engine.version}, the private daemon, stand-in images)`);
+  announced = true;
   return engine;
 }
 
