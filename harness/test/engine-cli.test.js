@@ -54,6 +54,12 @@ test('ENGINE=docker where no engine answers and none can start (no dockerd): one
   assertUsageError(res, /^error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
 });
 
+test('bench --engine docker where none can start: one line naming why, exit 2, nothing measured', () => {
+  const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
+  const res = run(BENCH, ['--engine', 'docker', '--scenario', 'verdicts', '--sample', 'node-replicas', '--budgets', '1'], env);
+  assertUsageError(res, /^bench: error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
+});
+
 test('the default is processes where no engine answers, and says so', () => {
   const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
   const saved = { PATH: process.env.PATH, DOCKER_HOST: process.env.DOCKER_HOST };
