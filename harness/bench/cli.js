@@ -21,7 +21,8 @@ import { sanitizeDoc } from './lib/report/sanitize.js';
 import { pacedToolName } from './lib/tools/index.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { progress } from './lib/progress.js';
-import { resolveSample } from '../runner/index.js';
+import { resolveSample, selectEngine } from '../runner/index.js';
+import { useEngine, releaseEngine } from './lib/deployments.js';
 import { relaunchWithHeap } from './lib/generator-heap.js';
 import { fileURLToPath } from 'node:url';
 
@@ -50,6 +51,7 @@ const program = new Command()
   .option('--sample <dir>', 'run only the cells of one sample (node-replicas, node-cluster, dotnet-api)')
   .addOption(new Option('--tool <name>', 'closed-loop load generator (default: wrk if installed, else autocannon)').choices(['wrk', 'autocannon']))
   .option('--budgets <list>', 'CPU budgets the verdicts sweep, e.g. 1,2 (default: 1, 2, 4, … up to the CPUs left after the load generator\'s; on 2 cores 1 and 2, the generator sharing the second)')
+  .option('--engine <name>', 'docker | processes: what runs the topologies (default: docker when an engine answers, else processes)')
   .option('--budget <cpus>', 'CPU budget of the drills and experiments (default: every CPU left after the load generator\'s)', positive('--budget'))
   .option('--out <dir>', 'output folder (default: docs/results for a whole run, .run/bench/<time> for a partial one)')
   .option('--guide <file>', 'where to write the decision guide (default: docs/decision-guide.md with the default --out, else <out>/decision-guide.md)')
@@ -103,6 +105,7 @@ async function waitForQuiet(ui, { maxS = 30 } = {}) {
 async function main() {
   program.parse();
   const opts = program.opts();
+  const engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
   if (opts.from) return rerender(opts);
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   const spread = loadSpread(); // read before measuring: a broken file stops the run now, not after it
@@ -127,7 +130,7 @@ async function main() {
 
   if (opts.list) {
     const budgets = iso.budgets.map((b) => `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`).join(', ');
-    console.log(`mode ${plan.mode}: ${plan.params.rounds} rounds × ${plan.params.windowS} s windows (warm-up ${plan.params.warmupS} s, ${plan.params.rewarmS} s before each window); generator on CPU ${iso.generatorCpus}; verdict budgets ${budgets}`);
+    console.log(`engine ${engineChoice.engine} (${engineChoice.why}); mode ${plan.mode}: ${plan.params.rounds} rounds × ${plan.params.windowS} s windows (warm-up ${plan.params.warmupS} s, ${plan.params.rewarmS} s before each window); generator on CPU ${iso.generatorCpus}; verdict budgets ${budgets}`);
     for (const s of plan.scenarios) {
       console.log(`\n${s.name}: ${s.title}`);
       for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
@@ -151,6 +154,9 @@ async function main() {
   process.on('SIGTERM', onSignal);
 
   const startedAt = new Date().toISOString();
+  // Before the generator is pinned: a private Docker daemon started now keeps every CPU.
+  const engine = await useEngine(engineChoice, { log: (line) => ui.log(line) });
+  if (engine.name === 'processes') ui.log(`engine: processes (${engine.chosen})`);
   if (whole) await waitForQuiet(ui);
   const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
   // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
@@ -169,6 +175,7 @@ async function main() {
   } finally {
     ui.stop();
     release();
+    await releaseEngine();
   }
   const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: iso.sutCpus, withReadings: true });
   const box = boxReport(before, boxSnapshot(), undefined, coreSpeed);
@@ -179,6 +186,7 @@ async function main() {
     label: opts.label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv: process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' '),
   });
+  doc.protocol.engine = engine; // docker | processes, how it was chosen (results.js knows nothing of it)
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (lib/generator-heap.js)
   withPrices(sanitizeDoc(doc), parsePrices(opts));
   const files = await writeOutputs(doc, { outDir, guidePath, repo: REPO, quoteDocs: outDir === DEFAULT_OUT });

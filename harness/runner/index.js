@@ -40,3 +40,7 @@ export async function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
   if (!state) throw new Error(`nothing running from ${runDir}`);
   return usageOf(state);
 }
+
+// The backend in use: this one (`processes`) or Docker Compose (`docker`, runner/docker/).
+export const engine = 'processes';
+export { selectEngine, runnerFor, EngineChoiceError, ENGINES } from './engine.js';

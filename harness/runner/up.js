@@ -176,7 +176,7 @@ async function waitExit(runDir, inst, cancelled, timeoutMs = 600_000) {
 // `priority` puts the run ahead of other load on the machine (the highest CPU weight).
 // `cpuset` (CPU list, e.g. "1" or "2-5") pins every process of the run; `budget` (CPUs) caps the
 // whole run with one quota. The benchmark uses both to give the load generator CPUs of its own.
-function isolationOf(opts) {
+export function isolationOf(opts) {
   const available = cgroup.availableCpus();
   let cpus = available;
   if (opts.cpuset !== undefined && opts.cpuset !== null && opts.cpuset !== '') {

@@ -60,7 +60,7 @@ function schedOf(pid) {
   return out;
 }
 
-function memoryOf(pids) {
+export function memoryOf(pids) {
   const mem = pids.map(memoryKiB);
   const sched = pids.map(schedOf);
   const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0);

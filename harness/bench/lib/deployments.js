@@ -6,13 +6,42 @@ import { track } from './cleanup.js';
 
 const RUNNER = new URL('../../runner/index.js', import.meta.url);
 
+// The backend every deployment of this run goes through (cli.js: --engine, runner/engine.js).
+let engine = 'processes';
+let startedEngine = false;
+
 let runnerPromise;
 export function loadRunner() {
-  runnerPromise ??= import(RUNNER.href).catch((e) => {
+  runnerPromise ??= import(RUNNER.href).then((runner) => runner.runnerFor(engine)).catch((e) => {
     runnerPromise = undefined;
-    throw new Error(`the local runner (harness/runner/index.js) cannot be loaded: ${e.message}`);
+    throw new Error(`the runner (harness/runner/index.js, engine ${engine}) cannot be loaded: ${e.message}`);
   });
   return runnerPromise;
+}
+
+/**
+ * Sets the engine for the run and, for docker, gets one running (the private daemon and the
+ * stand-in images when none answers) before the bench pins itself to the generator's CPUs.
+ * Returns what results.json records: { name, chosen, version?, daemon? }.
+ * @param {{ engine: string, why: string }} choice @param {{ log?: (line: string) => void }} [options]
+ */
+export async function useEngine({ engine: name, why }, { log } = {}) {
+  engine = name;
+  runnerPromise = undefined;
+  if (name !== 'docker') return { name, chosen: why };
+  const docker = await loadRunner();
+  const running = docker.runningEngine();
+  const e = await docker.ensureEngine({ log });
+  startedEngine = !running;
+  if (startedEngine) track(releaseEngine);
+  return { name, chosen: why, version: e.version, daemon: e.private ? 'private (harness/docker, userland proxy off)' : 'existing' };
+}
+
+/** Stops the private Docker daemon if this run started it. */
+export async function releaseEngine() {
+  if (!startedEngine) return;
+  startedEngine = false;
+  await (await loadRunner()).stopPrivateEngine();
 }
 
 /** Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it). */
@@ -31,7 +60,8 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   const runner = await loadRunner();
   const s = describeSample(dep.sample);
   const untrack = track(() => stopRunDir(runDir));
-  const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...dep.env }, cpuset, budget, priority: true, build, log };
+  const files = engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
+  const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...files, ...dep.env }, cpuset, budget, priority: true, build, log };
   // Without its database server: the sample's own recipe (x-bench.without_database): an environment,
   // and where it says so, only some services (with no dependencies).
   const w = s.withoutDatabase;

@@ -32,6 +32,8 @@ export function describeSample(sample) {
     knobs: x.knobs,
     defaults: Object.fromEntries(Object.entries(x.defaults ?? {}).map(([k, v]) => [k, String(v ?? '')])),
     withoutDatabase: x.without_database ?? null,
+    // { compose_file }: the files `docker compose` runs on the docker engine (COMPOSE_FILE's spelling).
+    docker: x.docker ?? null,
     post: x.post ?? null,
     // { process: s (the first cell on a started deployment), <workload>: s (every cell of it) }
     warmupMinS: typeof x.warmup_min_s === 'object' && x.warmup_min_s !== null ? x.warmup_min_s : { process: x.warmup_min_s ?? 0 },

@@ -1,0 +1,95 @@
+// A run on Docker: one Compose v2 project per run folder, its record (<runDir>/docker.json: the
+// project, the compose files, the knobs it was started with, the engine) and its containers as
+// the engine sees them now.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { runIdOf, DEFAULT_RUN_DIR } from '../state.js';
+
+export const recordFile = (runDir) => path.join(path.resolve(runDir), 'docker.json');
+
+/** The project name of a run folder (Compose: lower case, digits, - and _). */
+export const projectOf = (runDir) => `lab-${runIdOf(path.resolve(runDir))}`;
+
+/** The run's record, or undefined when nothing was started on Docker from runDir. */
+export function readRecord(runDir = DEFAULT_RUN_DIR) {
+  try { return JSON.parse(fs.readFileSync(recordFile(runDir), 'utf8')); } catch { return undefined; }
+}
+
+export function writeRecord(record) {
+  fs.mkdirSync(record.runDir, { recursive: true });
+  const tmp = `${recordFile(record.runDir)}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
+  fs.renameSync(tmp, recordFile(record.runDir));
+}
+
+export const removeRecord = (runDir) => fs.rmSync(recordFile(runDir), { force: true });
+
+const envOf = (record) => ({ ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) });
+
+const why = (res) => (res.error ? res.error.message : (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | '));
+
+/** `docker <args>` against the run's engine; throws one line unless check is false. */
+export function docker(record, args, { timeout = 120_000, check = true } = {}) {
+  const res = spawnSync('docker', args, { encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: envOf(record) });
+  if (check && res.status !== 0) throw new Error(`docker ${args.slice(0, 2).join(' ')}: ${why(res)}`);
+  return res;
+}
+
+/** `docker compose -p <project> -f … <args>` in the sample's folder, with the run's knobs. */
+export function compose(record, args, { timeout = 120_000, check = true } = {}) {
+  const full = ['compose', '-p', record.project, ...record.files.flatMap((f) => ['-f', f]), ...args];
+  const res = spawnSync('docker', full, { cwd: record.sampleDir, encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: envOf(record) });
+  if (check && res.status !== 0) throw new Error(`docker compose ${args.join(' ')}: ${why(res)}`);
+  return res;
+}
+
+/** The last line a service's containers logged (what it said before it failed). */
+export function lastLogLine(record, service) {
+  const res = compose(record, ['logs', '--no-log-prefix', '--tail', '1', service], { check: false, timeout: 30_000 });
+  return (res.stdout + res.stderr).trim().split('\n').at(-1) || '(no output)';
+}
+
+// The first host port a container publishes on 127.0.0.1, as a URL.
+function urlOf(c) {
+  const bound = Object.values(c.NetworkSettings?.Ports ?? {}).flat().filter(Boolean);
+  const mine = bound.find((b) => b.HostIp === '127.0.0.1') ?? bound[0];
+  return mine ? `http://127.0.0.1:${mine.HostPort}` : null;
+}
+
+/**
+ * Every container of the project (stopped ones too), in service and number order:
+ * [{ service, index, name, id, pid, running, status, health, exit, restarts, restart, url }].
+ */
+export function containers(record) {
+  const ids = docker(record, ['ps', '-aq', '--no-trunc', '--filter', `label=com.docker.compose.project=${record.project}`]).stdout.trim().split('\n').filter(Boolean);
+  if (!ids.length) return [];
+  // A container removed between the two calls is simply not listed.
+  const res = docker(record, ['inspect', ...ids], { check: false });
+  const list = /** @type {any[]} */ (JSON.parse(res.stdout || '[]'));
+  return list.map((c) => ({
+    service: c.Config.Labels['com.docker.compose.service'],
+    index: Number(c.Config.Labels['com.docker.compose.container-number']),
+    name: c.Name.replace(/^\//, ''),
+    id: c.Id,
+    pid: c.State.Pid,
+    running: c.State.Running,
+    status: c.State.Status,
+    health: c.State.Health?.Status ?? null,
+    exit: c.State.Running ? undefined : String(c.State.ExitCode),
+    restarts: c.RestartCount,
+    restart: c.HostConfig.RestartPolicy?.Name || 'no',
+    oneshot: c.HostConfig.RestartPolicy?.Name === 'no' && !c.State.Running && c.State.ExitCode === 0,
+    url: urlOf(c),
+  })).sort((a, b) => a.service.localeCompare(b.service) || a.index - b.index);
+}
+
+/** One container of a service, by its number; a one-line error naming what there is. */
+export function findContainer(record, service, index) {
+  const all = containers(record);
+  const mine = all.filter((c) => c.service === service);
+  if (!mine.length) throw new Error(`no service '${service}' in ${record.sample} (there are: ${[...new Set(all.map((c) => c.service))].join(', ')})`);
+  const c = mine.find((x) => x.index === Number(index));
+  if (!c) throw new Error(`${service} has no instance ${index} (there are: ${mine.map((x) => x.index).join(', ')})`);
+  return c;
+}

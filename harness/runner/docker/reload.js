@@ -1,0 +1,96 @@
+// `make reload ENGINE=docker`: replace a service's containers one at a time, by the strategy its
+// place in the topology allows (the processes backend's strategies, done with Compose):
+//   proxy    containers behind the sample's nginx: start-first. `up --scale <n+1> --no-recreate`
+//            starts a new container and waits until it is healthy; once nginx has re-resolved the
+//            service's name (its resolver's valid=), the old container is stopped (it drains) and
+//            removed. A new container that never gets healthy stops the rollout; the old ones serve.
+//   signal   a service whose x-local names a reload signal (node-cluster: SIGHUP, the primary's own
+//            rolling restart of its workers): sent to each container, then its old workers waited out.
+//   nginx    nginx itself: `nginx -s reload` in each container.
+//   restart  anything else: `docker restart`, one at a time (not zero-downtime).
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as cgroup from '../cgroup.js';
+import { DEFAULT_RUN_DIR } from '../state.js';
+import { compose, containers, docker, readRecord } from './project.js';
+import { waitHealthy } from './instances.js';
+import { sampleFile } from './up.js';
+
+// How long nginx keeps a resolved address (resolver … valid=Ns in the sample's templates), + 1 s.
+function reResolveMs(sampleDir) {
+  const dir = path.join(sampleDir, 'nginx', 'templates');
+  const text = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : '';
+  const m = /resolver\s[^;]*valid=(\d+)s/.exec(text);
+  return ((m ? Number(m[1]) : 10) + 1) * 1000;
+}
+
+function strategyOf(file, service) {
+  const svc = file.services?.[service];
+  if (!svc) throw new Error(`no service '${service}' in the sample (there are: ${Object.keys(file.services ?? {}).join(', ')})`);
+  const proxy = file['x-bench']?.proxy ?? Object.keys(file.services).find((n) => file.services[n]['x-local']?.nginx);
+  if (service === proxy) return 'nginx';
+  if (svc['x-local']?.reload_signal) return 'signal';
+  return proxy && file.services[proxy] ? 'proxy' : 'restart';
+}
+
+async function proxyStep(record, service, old, count, log) {
+  const ids = () => containers(record).filter((c) => c.service === service).map((c) => c.id);
+  const before = new Set(ids());
+  log(`${old.name}: starting a new container beside it`);
+  const res = compose(record, ['up', '-d', '--wait', '--no-deps', '--no-recreate', '--scale', `${service}=${count + 1}`, service], { check: false, timeout: 600_000 });
+  if (res.status !== 0) {
+    // The new container never got healthy: it goes, the old ones keep serving.
+    for (const id of ids().filter((x) => !before.has(x))) docker(record, ['rm', '-f', id], { check: false });
+    throw new Error(`reload stopped at ${old.name}: the new container did not get healthy (${(res.stderr || '').trim().split('\n').at(-1)}); the old containers keep serving`);
+  }
+  await sleep(reResolveMs(record.sampleDir));
+  log(`${old.name}: stopping it (it drains), nginx sends to the new one`);
+  docker(record, ['stop', old.id], { timeout: 180_000 });
+  docker(record, ['rm', old.id]);
+}
+
+async function signalStep(record, c, sig, log) {
+  const before = new Set(cgroup.instancePids(record.runId, c.id));
+  log(`${c.name}: ${sig} (its own rolling restart)`);
+  process.kill(c.pid, sig);
+  const deadline = Date.now() + 180_000;
+  // Its workers: every process but the first (tini) and its child (the primary).
+  for (;;) {
+    await sleep(500);
+    const now = cgroup.instancePids(record.runId, c.id);
+    const stayed = now.filter((p) => before.has(p));
+    const healthy = containers(record).find((x) => x.id === c.id)?.health !== 'unhealthy';
+    if (stayed.length <= 2 && now.length > stayed.length && healthy) return;
+    if (!record.cgroupParent || Date.now() > deadline) break;
+  }
+  await waitHealthy(record, c.id, { label: c.name });
+}
+
+/**
+ * { runDir, service, log } -> { sample, service, strategy, steps, tookMs, zeroDowntime }.
+ * @param {{ runDir?: string, service?: string, sample?: string, log?: (line: string) => void }} [options]
+ */
+export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = () => {} } = {}) {
+  const record = readRecord(runDir);
+  if (!record) throw new Error(`nothing running on Docker from ${runDir}`);
+  const file = sampleFile(record.sampleDir);
+  const strategy = strategyOf(file, service);
+  const began = Date.now();
+  const olds = containers(record).filter((c) => c.service === service && c.running);
+  if (!olds.length) throw new Error(`${service} has no running container`);
+  const steps = [];
+  for (const c of olds) {
+    const t = Date.now();
+    if (strategy === 'proxy') await proxyStep(record, service, c, olds.length, log);
+    else if (strategy === 'signal') await signalStep(record, c, file.services[service]['x-local'].reload_signal, log);
+    else if (strategy === 'nginx') docker(record, ['exec', c.id, 'nginx', '-s', 'reload']);
+    else {
+      log(`${c.name}: docker restart`);
+      docker(record, ['restart', c.id], { timeout: 180_000 });
+      await waitHealthy(record, c.id, { label: c.name });
+    }
+    steps.push({ name: c.name, tookMs: Date.now() - t });
+  }
+  return { sample: record.sample, service, strategy, steps, tookMs: Date.now() - began, zeroDowntime: strategy !== 'restart' };
+}

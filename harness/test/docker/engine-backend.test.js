@@ -1,0 +1,112 @@
+// The runner's docker backend (ENGINE=docker) on the real engine, through runner/index.js as make
+// and the bench use it: node-replicas up with 2 replicas under a CPU budget and a cpuset, ps, usage
+// from each container's cgroup, a crash that its restart policy undoes, a `docker kill` that stays
+// down, a rolling reload under a bounded load, and a down that leaves nothing behind.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runnerFor } from '../../runner/index.js';
+import { engine, docker, waitFor, STAND_INS } from './helpers.js';
+import { startLoad, describeStats } from './load.js';
+
+const { skip, failed } = await engine();
+const runner = await runnerFor('docker');
+
+describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, () => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-docker-backend-'));
+  const cpuset = '0';
+  let state;
+  const app = () => runner.ps({ runDir }).filter((r) => r.service === 'app');
+  const inspect = (name) => JSON.parse(docker(['inspect', name]).stdout)[0];
+
+  before(async () => {
+    if (failed) throw new Error(failed);
+    state = await runner.up({ sample: 'node-replicas', runDir, env: { REPLICAS: '2', CPUS: '0.5', HTTP_PORT: '0' }, cpuset, budget: 1, priority: true });
+  });
+
+  after(async () => {
+    const { left, cgroupsLeft } = await runner.down({ runDir });
+    assert.deepEqual(left, [], 'no container, network or volume of the project left');
+    assert.deepEqual(cgroupsLeft, [], 'no cgroup of the run left');
+    fs.rmSync(runDir, { recursive: true, force: true });
+  });
+
+  test(`up: the sample's compose.yaml on Docker, nginx on a loopback port, pinned and under one budget ${STAND_INS}`, async () => {
+    assert.equal(state.engine, 'docker');
+    assert.match(state.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await fetch(`${state.url}/nginx-health`)).status, 200);
+    const direct = state.services.app.instances.map((i) => i.url);
+    assert.equal(direct.length, 2);
+    for (const url of direct) assert.equal((await fetch(`${url}/`)).status, 200, `the app straight at ${url}`);
+    const c = inspect(state.services.app.instances[0].id);
+    assert.equal(c.HostConfig.CpusetCpus, cpuset);
+    assert.equal(c.HostConfig.NanoCpus, 0.5e9, 'CPUS=0.5 reached the container as compose\'s cpus limit');
+    assert.equal(c.HostConfig.CgroupParent, `/scaling-lab/${state.runId}`);
+    for (const port of Object.values(c.NetworkSettings.Ports).flat().filter(Boolean)) assert.equal(port.HostIp, '127.0.0.1');
+    assert.deepEqual(state.cpuLimits.budget, { enforced: true, cpus: 1 });
+  });
+
+  test(`ps: every container, running and healthy ${STAND_INS}`, () => {
+    const rows = runner.ps({ runDir });
+    assert.deepEqual(rows.map((r) => `${r.service}-${r.index}`), ['app-1', 'app-2', 'nginx-1']);
+    for (const r of rows) assert.equal(r.status, 'running (healthy)', `${r.name}`);
+  });
+
+  test(`usage: CPU time and memory of each container from its cgroup, growing with the load ${STAND_INS}`, async () => {
+    const before = runner.usage({ runDir });
+    assert.match(before.source, /cgroup v1 cpuacct\.usage of each container/);
+    assert.equal(before.instances.length, 3);
+    for (let i = 0; i < 300; i++) assert.equal((await fetch(`${state.url}/pi?samples=20000`)).status, 200);
+    const afterLoad = runner.usage({ runDir });
+    const appNs = (u) => u.instances.filter((i) => i.service === 'app').reduce((s, i) => s + i.cpuNs, 0);
+    assert.ok(appNs(afterLoad) > appNs(before), `the app's CPU time grew (${appNs(before)} -> ${appNs(afterLoad)} ns)`);
+    assert.ok(afterLoad.cpuNs >= appNs(afterLoad), 'the run\'s group holds at least its app containers\' time');
+    for (const i of afterLoad.instances) {
+      assert.ok(i.memory.pssMiB > 1 && i.memory.processes >= 1, `${i.name}: ${JSON.stringify(i.memory)}`);
+      assert.ok(i.throttling && Number.isFinite(i.throttling.periods), `${i.name}: throttling counters`);
+    }
+  });
+
+  test(`kill: a crash of app 1 comes back by its restart policy (on-failure) ${STAND_INS}`, async () => {
+    const [one] = app();
+    const killed = await runner.signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' });
+    assert.equal(killed.pid, one.pid);
+    await waitFor('app 1 back and healthy', () => {
+      const row = app().find((r) => r.index === 1);
+      return row.restarts > one.restarts && row.status === 'running (healthy)';
+    }, { timeoutMs: 60_000 });
+  });
+
+  test(`killHeld: docker kill leaves app 2 down; restart brings it back ${STAND_INS}`, async () => {
+    await runner.killHeld({ runDir, service: 'app', index: 2 });
+    await sleep(3000);
+    assert.notEqual(app().find((r) => r.index === 2).status.startsWith('running'), true, 'still down after 3 s');
+    const back = await runner.restart({ runDir, service: 'app', index: 2 });
+    assert.equal(back.health, 'healthy');
+  });
+
+  test(`reload: start-first behind nginx, every replica replaced, no failed GET under a bounded load ${STAND_INS}`, async () => {
+    const before = new Set(app().map((r) => r.id));
+    const load = startLoad(`${state.url}/`, { concurrency: 4, maxSeconds: 240 });
+    let r;
+    try {
+      r = await runner.reload({ runDir, service: 'app' });
+    } finally {
+      const stats = await load.stop();
+      console.log(`  reload under load ${STAND_INS}: ${describeStats(stats)}`);
+      assert.equal(stats.failed, 0, describeStats(stats));
+      assert.ok(stats.ok > 0);
+    }
+    assert.equal(r.strategy, 'proxy');
+    assert.equal(r.steps.length, 2);
+    const now = app();
+    assert.equal(now.length, 2);
+    for (const row of now) {
+      assert.ok(!before.has(row.id), `${row.name} is a new container`);
+      assert.equal(row.status, 'running (healthy)');
+    }
+  });
+});

@@ -1,0 +1,74 @@
+// ENGINE=docker|processes on the command lines (make, lab.js, the bench's cli.js): a bad value, or
+// docker where no engine can be started, is one line and exit 2, before anything starts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readState, selectEngine } from '../runner/index.js';
+
+const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const LAB = path.join(HARNESS, 'bin', 'lab.js');
+const BENCH = path.join(HARNESS, 'bench', 'cli.js');
+
+function run(script, args, env = {}) {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-engine-cli-'));
+  const res = spawnSync(process.execPath, [script, ...args, '--run-dir', runDir], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const leftState = readState(runDir);
+  fs.rmSync(runDir, { recursive: true, force: true });
+  return { ...res, leftState };
+}
+
+function assertUsageError(res, pattern) {
+  assert.equal(res.status, 2, `exit code (stdout: ${res.stdout}, stderr: ${res.stderr})`);
+  const lines = res.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line: ${res.stderr}`);
+  assert.match(lines[0], pattern);
+  assert.equal(res.leftState, undefined, 'nothing started');
+}
+
+test('lab --engine foo: one line naming the engines, exit 2', () => {
+  assertUsageError(run(LAB, ['--engine', 'foo', 'up', 'node-replicas']), /^error: ENGINE=foo is not an engine: use one of docker, processes$/);
+});
+
+test('ENGINE=foo in the environment: the same line, for ps too', () => {
+  assertUsageError(run(LAB, ['ps'], { ENGINE: 'foo' }), /ENGINE=foo is not an engine/);
+});
+
+test('bench --engine foo: one line, exit 2, nothing measured', () => {
+  assertUsageError(run(BENCH, ['--engine', 'foo', '--scenario', 'verdicts', '--list']), /^bench: error: ENGINE=foo is not an engine/);
+});
+
+test('make … ENGINE=foo stops before anything is installed: one line, exit 2', () => {
+  const res = spawnSync('make', ['-s', 'ps', 'ENGINE=foo'], { cwd: path.dirname(HARNESS), encoding: 'utf8', timeout: 30_000 });
+  assert.equal(res.status, 2);
+  assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+  assert.match(res.stderr, /ENGINE=foo is not an engine: use docker or processes/);
+});
+
+test('ENGINE=docker where no engine answers and none can start (no dockerd): one line naming why, exit 2', () => {
+  // Only node on PATH: no docker CLI, no dockerd; no DOCKER_HOST.
+  const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
+  const res = run(LAB, ['--engine', 'docker', 'up', 'node-replicas', '--port', '0'], env);
+  assertUsageError(res, /^error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
+});
+
+test('bench --engine docker where none can start: one line naming why, exit 2, nothing measured', () => {
+  const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
+  const res = run(BENCH, ['--engine', 'docker', '--scenario', 'verdicts', '--sample', 'node-replicas', '--budgets', '1'], env);
+  assertUsageError(res, /^bench: error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
+});
+
+test('the default is processes where no engine answers, and says so', () => {
+  const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
+  const saved = { PATH: process.env.PATH, DOCKER_HOST: process.env.DOCKER_HOST };
+  Object.assign(process.env, env);
+  try {
+    if (fs.existsSync('/var/run/docker.sock')) return; // a system engine here: docker would be right
+    assert.deepEqual(selectEngine(undefined), { engine: 'processes', why: 'default: no Docker engine answers' });
+    assert.deepEqual(selectEngine('docker'), { engine: 'docker', why: 'asked for' });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+  }
+});
