@@ -1,5 +1,6 @@
-// Config checks for every sample: compose files validate with Docker Compose v2, nginx
-// configs rendered for loopback pass `nginx -t`, and the samples' nginx files don't drift from proxy/.
+// Config checks for every sample: compose files validate with Docker Compose v2 (the Swarm files
+// with docker stack config), nginx configs rendered for loopback pass `nginx -t`, and the samples'
+// nginx files don't drift from proxy/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -31,6 +32,16 @@ for (const sample of samples) {
       if (borrowed) fs.rmSync(env);
     }
   });
+
+  // What `docker stack deploy -c compose.yaml -c compose.swarm.yaml` loads: Swarm's own loader, which
+  // refuses what Compose accepts (long-form depends_on). Client-side: no daemon needed.
+  if (fs.existsSync(path.join(dir, 'compose.swarm.yaml'))) {
+    test(`${sample}: compose.yaml + compose.swarm.yaml pass docker stack config`, () => {
+      const res = spawnSync('docker', ['stack', 'config', '-c', 'compose.yaml', '-c', 'compose.swarm.yaml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(res.error, undefined, `docker could not run: ${res.error?.message}`);
+      assert.equal(res.status, 0, res.stderr);
+    });
+  }
 
   const topology = loadTopology(sample, {});
   for (const svc of Object.values(topology.services).filter((s) => s.local.nginx)) {
