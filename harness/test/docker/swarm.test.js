@@ -25,6 +25,8 @@ const POSTGRES_FOR_SQLSERVER = YAML.stringify({
       environment: { POSTGRES_PASSWORD_FILE: '/run/secrets/mssql_sa_password', POSTGRES_DB: 'products' },
       secrets: ['mssql_sa_password'],
       healthcheck: { test: ['CMD', 'pg_isready', '-U', 'postgres', '-d', 'products'], interval: '5s', timeout: '3s', retries: 12 },
+      // As sqlserver's in compose.swarm.yaml: a virtual IP needs IPVS, which this kernel lacks.
+      deploy: { endpoint_mode: 'dnsrr' },
     },
     migrator: { environment: { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=postgres;Username=postgres;Database=products' } },
     app: { environment: { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=postgres;Username=products_app;Database=products' } },
