@@ -1,4 +1,5 @@
-// Reads a sample's compose.yaml — its one description — into the topology the runner starts.
+// Reads a sample's compose.yaml — its one description — into the topology the runner starts, with
+// compose.override.yaml on top when there is one (as `docker compose up` reads them).
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -47,10 +48,39 @@ function toMap(entries) {
   }));
 }
 
+// Compose's long form of depends_on: the short list means service_started.
+function dependsOnMap(raw) {
+  if (!Array.isArray(raw)) return raw ?? {};
+  return Object.fromEntries(raw.map((name) => [name, { condition: 'service_started' }]));
+}
+
 function dependsOn(raw) {
-  if (!raw) return {};
-  if (Array.isArray(raw)) return Object.fromEntries(raw.map((name) => [name, 'service_started']));
-  return Object.fromEntries(Object.entries(raw).map(([name, spec]) => [name, spec?.condition ?? 'service_started']));
+  return Object.fromEntries(Object.entries(dependsOnMap(raw)).map(([name, spec]) => [name, spec?.condition ?? 'service_started']));
+}
+
+const isMapping = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// `docker compose up` without -f reads compose.override.yaml on top of compose.yaml; so does the
+// runner (the samples keep their start conditions there: Swarm's loader takes only short-form
+// depends_on). As Compose merges: mappings key by key, environment and depends_on in their mapping
+// form; any other value, lists included, is replaced (Compose appends a few lists, such as ports).
+const MAPPING_FORM = new Map([['depends_on', dependsOnMap], ['environment', toMap]]);
+
+function mergeCompose(base, over) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === null) continue; // `nginx:` with nothing under it changes nothing
+    const normal = MAPPING_FORM.get(key) ?? ((v) => v);
+    const [a, b] = [normal(out[key]), normal(value)];
+    out[key] = isMapping(a) && isMapping(b) ? mergeCompose(a, b) : b;
+  }
+  return out;
+}
+
+function readCompose(dir) {
+  const read = (file) => YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
+  const doc = read('compose.yaml');
+  return fs.existsSync(path.join(dir, 'compose.override.yaml')) ? mergeCompose(doc, read('compose.override.yaml')) : doc;
 }
 
 function parsePorts(raw = []) {
@@ -104,7 +134,7 @@ function cpusOf(name, svc) {
 export function loadTopology(sample, callerEnv = process.env) {
   const { name, dir } = resolveSample(sample);
   const vars = { ...readEnvFile(envFilePath(dir)), ...callerEnv };
-  const doc = interpolateDeep(YAML.parse(fs.readFileSync(path.join(dir, 'compose.yaml'), 'utf8')), vars);
+  const doc = interpolateDeep(readCompose(dir), vars);
   const services = {};
   for (const [svcName, svc] of Object.entries(doc.services ?? {})) {
     const envFiles = [svc.env_file ?? []].flat().map((f) => (typeof f === 'string' ? f : f.path));

@@ -1,6 +1,6 @@
-// Config checks for every sample: compose files validate with Docker Compose v2, and the samples'
-// nginx files don't drift from proxy/. (Their nginx configs rendered for loopback pass `nginx -t`:
-// runner/test/nginx-render.test.js.)
+// Config checks for every sample: compose files validate with Docker Compose v2 (the Swarm files
+// with docker stack config), and the samples' nginx files don't drift from proxy/. (Their nginx
+// configs rendered for loopback pass `nginx -t`: runner/test/nginx-render.test.js.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -32,6 +32,16 @@ for (const sample of samples) {
       if (borrowed) fs.rmSync(env);
     }
   });
+
+  // What `docker stack deploy -c compose.yaml -c compose.swarm.yaml` loads: Swarm's own loader, which
+  // refuses what Compose accepts (long-form depends_on). Client-side: no daemon needed.
+  if (fs.existsSync(path.join(dir, 'compose.swarm.yaml'))) {
+    test(`${sample}: compose.yaml + compose.swarm.yaml pass docker stack config`, () => {
+      const res = spawnSync('docker', ['stack', 'config', '-c', 'compose.yaml', '-c', 'compose.swarm.yaml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(res.error, undefined, `docker could not run: ${res.error?.message}`);
+      assert.equal(res.status, 0, res.stderr);
+    });
+  }
 
   const topology = loadTopology(sample, {});
   for (const svc of Object.values(topology.services).filter((s) => s.local.nginx)) {

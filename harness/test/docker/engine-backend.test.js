@@ -74,10 +74,10 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     const [one] = app();
     const killed = await runner.signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' });
     assert.equal(killed.pid, one.pid);
-    await waitFor('app 1 back and healthy', () => {
+    await waitFor(() => {
       const row = app().find((r) => r.index === 1);
       return row.restarts > one.restarts && row.status === 'running (healthy)';
-    }, { timeoutMs: 60_000 });
+    }, { what: 'app 1 back and healthy', timeoutMs: 60_000 });
   });
 
   test(`killHeld: docker kill leaves app 2 down; restart brings it back ${STAND_INS}`, async () => {

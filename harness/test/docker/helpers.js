@@ -51,9 +51,12 @@ export { freePort };
  */
 export const waitFor = (check, options = {}) => poll(check, { timeoutMs: 30_000, everyMs: 250, retryErrors: true, ...options });
 
-/** A Compose v2 project of one sample, on its own name and loopback port. */
+/**
+ * A Compose v2 project of one sample, on its own name and loopback port. No files: Compose's own
+ * choice, as `docker compose up` in the sample's folder (compose.yaml + compose.override.yaml).
+ */
 export class Project {
-  constructor({ sample, name, files = ['compose.yaml'], env = {} }) {
+  constructor({ sample, name, files = [], env = {} }) {
     this.sample = sample;
     this.dir = path.join(REPO_ROOT, sample);
     this.name = name;

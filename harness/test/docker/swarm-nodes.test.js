@@ -57,16 +57,15 @@ describe(`a three-node Swarm, a node killed under load (the slow one: about 2 mi
     for (const node of NODES.slice(1)) inNodeOk(node, ['swarm', 'join', '--token', token, `${managerIp}:2377`]);
     // The sample's folder on the manager: nginx's config is bind-mounted from it.
     dockerOk(['exec', NODES[0], 'mkdir', '-p', '/stack/node-replicas']);
-    for (const f of ['nginx', 'compose.swarm.yaml']) dockerOk(['cp', path.join(REPO_ROOT, 'node-replicas', f), `${NODES[0]}:/stack/node-replicas/`]);
+    for (const f of ['nginx', 'compose.yaml', 'compose.swarm.yaml']) dockerOk(['cp', path.join(REPO_ROOT, 'node-replicas', f), `${NODES[0]}:/stack/node-replicas/`]);
   });
 
   after(() => removeNodes());
 
   test(`node 2 killed under load: its tasks move, the service keeps answering ${STAND_INS}`, async () => {
-    const base = spawnSync(process.execPath, [path.join(REPO_ROOT, 'harness', 'docker', 'swarm-base.js'), path.join(REPO_ROOT, 'node-replicas')], { encoding: 'utf8' });
     // nginx listens on 8080 inside node 1 (published there in host mode), which maps to 127.0.0.1:port.
-    inNodeOk(NODES[0], ['stack', 'deploy', '--detach=true', '-c', '-', '-c', 'compose.swarm.yaml', 'nr'],
-      { input: base.stdout, workdir: '/stack/node-replicas', env: {}, timeout: 120_000 });
+    inNodeOk(NODES[0], ['stack', 'deploy', '--detach=true', '-c', 'compose.yaml', '-c', 'compose.swarm.yaml', 'nr'],
+      { workdir: '/stack/node-replicas', env: {}, timeout: 120_000 });
     const started = Date.now();
     const tasksOn = () => inNodeOk(NODES[0], ['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}} {{.CurrentState}}', 'nr_app'])
       .split('\n').filter((l) => / Running /.test(l)).map((l) => l.split(' ')[0]);

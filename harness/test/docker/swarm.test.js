@@ -1,10 +1,9 @@
 // Every sample's stack on a single-node Swarm (ports published in host mode: no routing mesh
-// without IPVS), deployed from compose.yaml (less depends_on, harness/docker/swarm-base.js) and
-// compose.swarm.yaml; a start-first rolling update under load with no failed GET.
+// without IPVS), deployed as the READMEs say: `docker stack deploy -c compose.yaml -c
+// compose.swarm.yaml`; a start-first rolling update under load with no failed GET.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
@@ -12,34 +11,35 @@ import YAML from 'yaml';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();
-const SWARM_BASE = path.join(REPO_ROOT, 'harness', 'docker', 'swarm-base.js');
+const SAMPLES = ['node-replicas', 'node-cluster', 'dotnet-api'];
 
-// dotnet-api's stack with PostgreSQL 18 in its `sqlserver` service: no SQL Server image can be built
-// here, and Swarm's loader takes neither compose.postgres.yaml's profiles and !override nor a
-// replaced healthcheck (it appends the lists), so the test edits its copy of compose.yaml.
-function postgresForSqlServer(text) {
-  const doc = YAML.parse(text);
-  const { sqlserver, migrator, app } = doc.services;
-  Object.assign(sqlserver, {
-    image: 'postgres:18',
-    command: ['postgres'],
-    environment: { POSTGRES_PASSWORD_FILE: '/run/secrets/mssql_sa_password', POSTGRES_DB: 'products' },
-    volumes: [],
-    healthcheck: { ...sqlserver.healthcheck, test: ['CMD', 'pg_isready', '-U', 'postgres', '-d', 'products'] },
-  });
-  Object.assign(migrator.environment, { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=sqlserver;Username=postgres;Database=products' });
-  Object.assign(app.environment, { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=sqlserver;Username=products_app;Database=products' });
-  return YAML.stringify(doc);
-}
+// A third file on top of dotnet-api's two: PostgreSQL 18 beside its sqlserver service, which is
+// scaled to 0 (no SQL Server image can be built here). Swarm's loader appends a healthcheck's test
+// list instead of replacing it, and takes neither compose.postgres.yaml's profiles nor its !override,
+// hence a service of its own.
+const POSTGRES_FOR_SQLSERVER = YAML.stringify({
+  services: {
+    sqlserver: { deploy: { replicas: 0 } },
+    postgres: {
+      image: 'postgres:18',
+      environment: { POSTGRES_PASSWORD_FILE: '/run/secrets/mssql_sa_password', POSTGRES_DB: 'products' },
+      secrets: ['mssql_sa_password'],
+      healthcheck: { test: ['CMD', 'pg_isready', '-U', 'postgres', '-d', 'products'], interval: '5s', timeout: '3s', retries: 12 },
+      // As sqlserver's in compose.swarm.yaml: a virtual IP needs IPVS, which this kernel lacks.
+      deploy: { endpoint_mode: 'dnsrr' },
+    },
+    migrator: { environment: { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=postgres;Username=postgres;Database=products' } },
+    app: { environment: { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=postgres;Username=products_app;Database=products' } },
+  },
+});
 
-function stack(sample, verb, name, { env = {}, edit = (text) => text, timeout = 240_000 } = {}) {
-  const base = spawnSync(process.execPath, [SWARM_BASE, path.join(REPO_ROOT, sample)], { encoding: 'utf8' });
-  assert.equal(base.status, 0, base.stderr);
-  const input = edit(base.stdout);
-  const args = ['-c', '-', '-c', 'compose.swarm.yaml'];
+// `docker stack config|deploy -c compose.yaml -c compose.swarm.yaml`, run in the sample's folder;
+// `extra`: one more file on top, from standard input.
+function stack(sample, verb, name, { env = {}, extra = '', timeout = 240_000 } = {}) {
+  const args = ['-c', 'compose.yaml', '-c', 'compose.swarm.yaml', ...(extra ? ['-c', '-'] : [])];
   // Detached: the tests wait for what answers (a one-shot migrator never "converges").
   const cmd = verb === 'config' ? ['stack', 'config', ...args] : ['stack', 'deploy', '--detach=true', ...args, name];
-  const res = docker(cmd, { cwd: path.join(REPO_ROOT, sample), input, env, timeout });
+  const res = docker(cmd, { cwd: path.join(REPO_ROOT, sample), input: extra || undefined, env, timeout });
   if (res.status !== 0) throw new Error(`docker stack ${verb} ${sample}: ${(res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ')}`);
   return res.stdout;
 }
@@ -61,7 +61,7 @@ async function removeStack(name) {
 describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
   before(async () => {
     if (failed) throw new Error(failed);
-    for (const sample of ['node-replicas', 'node-cluster', 'dotnet-api']) {
+    for (const sample of SAMPLES) {
       secretsReady(sample);
       // Swarm ignores build:, so the images come from the Compose build (cached after the Compose tests).
       new Project({ sample, name: `lab-build-${sample}` }).run(['build', '--quiet'], { timeout: 900_000 });
@@ -75,10 +75,10 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
   });
 
   test(`docker stack config passes for every sample ${STAND_INS}`, () => {
-    for (const sample of ['node-replicas', 'node-cluster', 'dotnet-api']) {
-      const merged = stack(sample, 'config');
-      assert.match(merged, /mode: host/, `${sample}: nginx published in host mode`);
-      assert.doesNotMatch(merged, /depends_on/, `${sample}: no depends_on left for Swarm`);
+    for (const sample of SAMPLES) {
+      const merged = YAML.parse(stack(sample, 'config'));
+      assert.equal(merged.services.nginx.ports[0].mode, 'host', `${sample}: nginx published in host mode`);
+      assert.equal(merged.services.nginx.deploy.restart_policy.condition, 'any', `${sample}: compose.swarm.yaml merged in`);
     }
   });
 
@@ -119,10 +119,10 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
     }
   });
 
-  test(`dotnet-api: deployed with PostgreSQL 18 in the sqlserver service; products through nginx ${STAND_INS}`, async () => {
+  test(`dotnet-api: deployed with PostgreSQL 18 beside sqlserver (scaled to 0); products through nginx ${STAND_INS}`, async () => {
     const port = await freePort();
     try {
-      stack('dotnet-api', 'deploy', 'lab-dn', { env: { HTTP_PORT: String(port), REPLICAS: '1', CPUS: '1' }, edit: postgresForSqlServer });
+      stack('dotnet-api', 'deploy', 'lab-dn', { env: { HTTP_PORT: String(port), REPLICAS: '1', CPUS: '1' }, extra: POSTGRES_FOR_SQLSERVER });
       await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/products`)).status === 200,
         { what: 'GET /products through nginx', timeoutMs: 120_000 }).catch((err) => { throw new Error(`${err.message}; migrator: ${lastTaskError('lab-dn_migrator')}; app: ${lastTaskError('lab-dn_app')}`); });
     } finally {
