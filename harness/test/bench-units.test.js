@@ -655,6 +655,8 @@ test('a question whose between-run spread was never measured keeps its rounds\' 
   const [earlier] = computeVerdicts([{ id: 'light.b1.cluster-control.throughput', floorId: 'light.cluster.throughput', metric: 'throughput', better: 'higher', a: 'light:a', b: 'light:b' }], cells, { floors });
   assert.equal(earlier.floorKnown, true, 'the control keeps the spread measured for it before budgets were swept');
   assert.equal(earlier.betweenRuns, 0.2);
+  const [own] = computeVerdicts([{ id: 'light.b1.cluster-control.throughput', floorId: 'light.cluster.throughput', metric: 'throughput', better: 'higher', a: 'light:a', b: 'light:b' }], cells, { floors: { ...floors, 'light.b1.cluster-control.throughput': 0.3 } });
+  assert.equal(own.betweenRuns, 0.3, 'a spread measured under its own id comes before the earlier one');
 });
 
 test('scaling efficiency: throughput at B over B × one process at budget 1; beyond ×1 by more than the noise is suspect', async () => {

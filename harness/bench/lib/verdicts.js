@@ -130,9 +130,10 @@ function generatorOf(a, b) {
 
 // A question whose spread between runs was never measured (repeatability.json has no entry for it)
 // gets the interval of its own rounds, and says so (floorKnown: false): nothing says how far a
-// second run's ratio may move.
+// second run's ratio may move. floorId: the id the same question had in a spread written before
+// budgets were swept (kept in results files of that time); its own id comes first.
 function floorFor(q, floors) {
-  const known = floors[q.floorId ?? q.id];
+  const known = floors[q.id] ?? (q.floorId ? floors[q.floorId] : undefined);
   return known ? { floor: known, known: true } : { floor: 0, known: false };
 }
 
