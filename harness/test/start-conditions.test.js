@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
-import { listSamples, loadTopology, REPO_ROOT } from '../runner/compose.js';
+import { listSamples, loadTopology } from '../runner/index.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { FIXTURE } from './helpers.js';
 
 // `docker compose config` as a user's command reads the files: no -f is Compose's default
