@@ -12,10 +12,10 @@ const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '.
 const LAB = path.join(HARNESS, 'bin', 'lab.js');
 const BENCH = path.join(HARNESS, 'bench', 'cli.js');
 
-function run(script, args, env = {}) {
+async function run(script, args, env = {}) {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-engine-cli-'));
   const res = spawnSync(process.execPath, [script, ...args, '--run-dir', runDir], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
-  const leftState = readState(runDir);
+  const leftState = await readState(runDir);
   fs.rmSync(runDir, { recursive: true, force: true });
   return { ...res, leftState };
 }
@@ -28,16 +28,16 @@ function assertUsageError(res, pattern) {
   assert.equal(res.leftState, undefined, 'nothing started');
 }
 
-test('lab --engine foo: one line naming the engines, exit 2', () => {
-  assertUsageError(run(LAB, ['--engine', 'foo', 'up', 'node-replicas']), /^error: ENGINE=foo is not an engine: use one of docker, processes$/);
+test('lab --engine foo: one line naming the engines, exit 2', async () => {
+  assertUsageError(await run(LAB, ['--engine', 'foo', 'up', 'node-replicas']), /^error: ENGINE=foo is not an engine: use one of docker, processes$/);
 });
 
-test('ENGINE=foo in the environment: the same line, for ps too', () => {
-  assertUsageError(run(LAB, ['ps'], { ENGINE: 'foo' }), /ENGINE=foo is not an engine/);
+test('ENGINE=foo in the environment: the same line, for ps too', async () => {
+  assertUsageError(await run(LAB, ['ps'], { ENGINE: 'foo' }), /ENGINE=foo is not an engine/);
 });
 
-test('bench --engine foo: one line, exit 2, nothing measured', () => {
-  assertUsageError(run(BENCH, ['--engine', 'foo', '--scenario', 'verdicts', '--list']), /^bench: error: ENGINE=foo is not an engine/);
+test('bench --engine foo: one line, exit 2, nothing measured', async () => {
+  assertUsageError(await run(BENCH, ['--engine', 'foo', '--scenario', 'verdicts', '--list']), /^bench: error: ENGINE=foo is not an engine/);
 });
 
 test('make … ENGINE=foo stops before anything is installed: one line, exit 2', () => {
@@ -47,16 +47,16 @@ test('make … ENGINE=foo stops before anything is installed: one line, exit 2',
   assert.match(res.stderr, /ENGINE=foo is not an engine: use docker or processes/);
 });
 
-test('ENGINE=docker where no engine answers and none can start (no dockerd): one line naming why, exit 2', () => {
+test('ENGINE=docker where no engine answers and none can start (no dockerd): one line naming why, exit 2', async () => {
   // Only node on PATH: no docker CLI, no dockerd; no DOCKER_HOST.
   const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
-  const res = run(LAB, ['--engine', 'docker', 'up', 'node-replicas', '--port', '0'], env);
+  const res = await run(LAB, ['--engine', 'docker', 'up', 'node-replicas', '--port', '0'], env);
   assertUsageError(res, /^error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
 });
 
-test('bench --engine docker where none can start: one line naming why, exit 2, nothing measured', () => {
+test('bench --engine docker where none can start: one line naming why, exit 2, nothing measured', async () => {
   const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
-  const res = run(BENCH, ['--engine', 'docker', '--scenario', 'verdicts', '--sample', 'node-replicas', '--budgets', '1'], env);
+  const res = await run(BENCH, ['--engine', 'docker', '--scenario', 'verdicts', '--sample', 'node-replicas', '--budgets', '1'], env);
   assertUsageError(res, /^bench: error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
 });
 
