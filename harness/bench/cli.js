@@ -130,7 +130,7 @@ async function main() {
 
   if (opts.list) {
     const budgets = iso.budgets.map((b) => `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`).join(', ');
-    console.log(`engine ${engineChoice.engine} (${engineChoice.why}); mode ${plan.mode}: ${plan.params.rounds} rounds × ${plan.params.windowS} s windows (warm-up ${plan.params.warmupS} s, ${plan.params.rewarmS} s before each window); generator on CPU ${iso.generatorCpus}; verdict budgets ${budgets}`);
+    console.log(`engine ${engineChoice.engine} (${engineChoice.why}); mode ${plan.mode}: ${plan.params.rounds} rounds × ${plan.params.windowS} s windows (warm-up ${plan.params.warmupS} s, ${plan.params.rewarmS} s before each whole window); generator on CPU ${iso.generatorCpus}; verdict budgets ${budgets}`);
     for (const s of plan.scenarios) {
       console.log(`\n${s.name}: ${s.title}`);
       for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);

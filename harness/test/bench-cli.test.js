@@ -119,12 +119,18 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
       assert.ok(w.paced.sliceAt.every((t, i) => t >= Date.parse(doc.startedAt) && t <= Date.parse(doc.finishedAt) && (i === 0 || t > w.paced.sliceAt[i - 1])), JSON.stringify(w.paced.sliceAt));
     }
   }
-  // Interleaved: each round's cells start their windows in the order of that round's first slice
-  // (a fresh shuffle every slice), and a round ends before the next begins.
+  // In blocks, one a workload (the cells its questions pair), in the plan's order: a block's rounds
+  // all end before the next block's begin. Interleaved within a block: each round's cells start
+  // their windows in the order of that round's first slice (a fresh shuffle every slice), and a
+  // round ends before the next begins.
   const at = (id, round) => Date.parse(doc.cells.find((c) => c.id === id).rounds.find((w) => w.round === round).at);
-  const ids = doc.cells.map((c) => c.id);
-  for (const r of [1, 2, 3]) assert.deepEqual([...ids].sort((x, y) => at(x, r) - at(y, r)), sliceOrder(ids, sliceSeed(r, 0)), `round ${r}`);
-  assert.ok(Math.max(...ids.map((id) => at(id, 1))) < Math.min(...ids.map((id) => at(id, 2))), 'a round ends before the next begins');
+  const blocks = [...new Set(doc.cells.map((c) => c.workload))].map((w) => doc.cells.filter((c) => c.workload === w).map((c) => c.id));
+  assert.equal(blocks.length, 2);
+  assert.ok(Math.max(...blocks[0].map((id) => at(id, 3))) < Math.min(...blocks[1].map((id) => at(id, 1))), 'the first block is measured before the second');
+  for (const ids of blocks) {
+    for (const r of [1, 2, 3]) assert.deepEqual([...ids].sort((x, y) => at(x, r) - at(y, r)), sliceOrder(ids, sliceSeed(r, 0)), `round ${r}`);
+    assert.ok(Math.max(...ids.map((id) => at(id, 1))) < Math.min(...ids.map((id) => at(id, 2))), 'a round ends before the next begins');
+  }
   // The pi cells cost more CPU per request than light ones (about 100k samples each).
   assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
   assert.equal(doc.verdicts.length, 8);

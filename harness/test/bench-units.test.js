@@ -11,6 +11,7 @@ import { histogram, quantileOf } from '../bench/lib/histogram.js';
 import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/verdicts.js';
 import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
 import { plan, MODES } from '../bench/lib/plan.js';
+import { blocksOf } from '../bench/lib/blocks.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
 import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/isolation.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
@@ -276,6 +277,22 @@ test('a proxied path faster than direct fails its check and makes verdicts on it
   const [v] = computeVerdicts([{ id: 'x', metric: 'throughput', better: 'higher', a: 'light:app-nginx', b: 'light:other' }], cells, { checks });
   assert.equal(v.suspect, true);
   assert.match(v.reasons.join(), /check failed/);
+});
+
+test('blocks: the cells of each question measured together, one workload at one budget; unnamed cells together', () => {
+  const budgets = [{ budget: 2, cpuset: 'all' }, { budget: 1, cpuset: 'sut' }];
+  const v = plan({ budget: 1, budgets, processes: 2 }).scenarios.find((s) => s.name === 'verdicts');
+  const blocks = blocksOf(v.cells, v.comparisons);
+  const blockOf = new Map(blocks.flatMap((b, i) => b.map((c) => [c.id, i])));
+  for (const q of v.comparisons) assert.equal(blockOf.get(q.a), blockOf.get(q.b), q.id);
+  const key = (c) => `${c.workload}@${c.topology.budgetCpus}`;
+  assert.deepEqual(blocks.map((b) => new Set(b.map(key)).size), blocks.map(() => 1), 'one workload at one budget a block');
+  assert.equal(blocks.length, new Set(v.cells.map(key)).size, 'and every workload at every budget its own');
+  assert.deepEqual(blocks.flat().map((c) => c.id).sort(), v.cells.map((c) => c.id).sort(), 'every cell once');
+  assert.equal(key(blocks[0][0]), key(v.cells[0]), 'in the order of their first cell: the multi-core questions first');
+  const cells = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
+  assert.deepEqual(blocksOf(cells, [{ a: 'd', b: 'b' }, { a: 'e', b: 'd' }]).map((b) => b.map((c) => c.id)), [['a', 'c'], ['b', 'd', 'e']]);
+  assert.deepEqual(blocksOf(cells).map((b) => b.length), [5], 'no questions: one block, interleaved as one');
 });
 
 test('the plan: every strategy at every budget, like for like; the cluster at budget B has B workers', () => {

@@ -36,7 +36,7 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
       rewarmS: plan.params.rewarmS,
       rounds: plan.params.rounds,
       ...(Object.keys(plan.params.roundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.roundsByWorkload } : {}),
-      order: 'interleaved: every cell of a scenario once per round, the order reversed every other round',
+      order: 'interleaved in blocks — the cells a scenario\'s questions pair (for the verdicts one workload at one budget), each block warmed up and then measured in its rounds —: every cell of a block once per round, the order reversed every other round',
       ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS, slicing: `the verdicts' cells take each round's window in slices of ${plan.params.closedSliceS} s, in turn with the other cells of the round, in a fresh (seeded) order every slice so no cell always follows the same one, added up into the round's window` } : {}),
       memory: 'memory as the topology\'s own pages — the anonymous and shared-memory part of the PSS (heaps, stacks, JIT code) of every one of its processes, nginx included — sampled every second through each window; the binaries\' and libraries\' file pages, shared with every process of the same binary on the machine (other topologies too), are left out',
       latency: plan.params.latencyRounds || Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? {

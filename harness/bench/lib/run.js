@@ -1,13 +1,14 @@
 // Runs a plan. For each scenario: start every deployment it needs (all up at once, each pinned to
-// the CPUs of the system under test under the same budget), verify each cell's answer, warm each
-// cell up, then measure in interleaved rounds — A B C, then C B A, … — so drift of the machine
-// lands on every topology alike. A cell that fails is recorded and the run goes on; a failing load
+// the CPUs of the system under test under the same budget), verify each cell's answer, then block
+// by block (the cells its questions pair) warm each cell up and measure in interleaved rounds —
+// A B C, then C B A, … — so drift of the machine lands on every topology alike. A cell that fails is recorded and the run goes on; a failing load
 // generator stops everything.
 import path from 'node:path';
 import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify, everyProcessServes } from './verify.js';
+import { blocksOf } from './blocks.js';
 import { closedWindow, combineWindows, latencyBlock, sliceOrder, sliceSeed, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
@@ -161,7 +162,7 @@ export async function runPlan(plan, ctx) {
       // Killed as `docker kill` does, so the sample's restart policy does not bring them back.
       for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
       const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
-      if (scenario.interleaved) await interleave(run, rounded);
+      if (scenario.interleaved) await interleave(run, rounded, scenario.comparisons ?? []);
       await oneByOne(run, live.filter((c) => !scenario.interleaved || !rounded.includes(c)));
       for (const extra of scenario.derive?.(records) ?? []) records.set(extra.id, extra);
     } finally {
@@ -244,15 +245,22 @@ async function prepare(c, r, handle, balancers) {
   }
 }
 
-async function interleave(run, cells) {
-  const { records, params: p, ctx, threads, toolOf } = run;
+// The cells of an interleaved scenario, block by block (blocks.js: the cells its questions pair):
+// each block warmed up, then measured in its rounds, so no cell sits idle long between windows.
+async function interleave(run, cells, comparisons) {
   const warmedProcesses = new Set(); // deployments whose runtime got its once-per-process warm-up
+  for (const block of blocksOf(cells, comparisons)) await interleaveBlock(run, block, warmedProcesses);
+  for (const c of cells) finish(run.records.get(c.id), { tool: run.toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, run.params), warmupS: run.params.warmupS, rewarmS: c.sliceS ? 0 : run.params.rewarmS, ceiling: run.ctx.ceilings?.[run.toolOf(c)] });
+}
+
+async function interleaveBlock(run, cells, warmedProcesses) {
+  const { records, params: p, ctx, threads, toolOf } = run;
   const rounds = Math.max(...cells.map((c) => roundsOf(c, p)), 0);
-  // Every cell is warmed up to a steady rate before the first round, all of them first: a runtime's
-  // background compiler (V8's optimising tiers, .NET's tier-1 JIT with dynamic PGO) gets little of a
-  // saturated CPU quota, and finishes its queue only while the cell sits idle — here, while the
-  // others warm up. Measured right after its own warm-up, a cell's first window came out up to 2.7×
-  // below its later ones.
+  // Every cell of the block is warmed up to a steady rate before the first round, all of them
+  // first: a runtime's background compiler (V8's optimising tiers, .NET's tier-1 JIT with dynamic
+  // PGO) gets little of a saturated CPU quota, and finishes its queue only while the cell sits idle
+  // — here, while the others warm up. Measured right after its own warm-up, a cell's first window
+  // came out up to 2.7× below its later ones.
   for (const c of cells) {
     const rec = records.get(c.id);
     if (c.kind === 'count' || rec.status === 'failed') continue;
@@ -294,7 +302,6 @@ async function interleave(run, cells) {
     await slicedRound(run, r, rounds, sliced);
     await latencyRound(run, r, cells.filter((c) => latencyIn.get(c.id).has(r) && rateOf.has(rateKey(c))), rateOf);
   }
-  for (const c of cells) finish(records.get(c.id), { tool: toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, p), warmupS: p.warmupS, rewarmS: c.sliceS ? 0 : p.rewarmS, ceiling: ctx.ceilings?.[toolOf(c)] });
 }
 
 const rewarm = (run, c) => getTool(run.toolOf(c)).run({ url: run.records.get(c.id).url, connections: c.connections, durationS: run.params.rewarmS, threads: run.threads });
