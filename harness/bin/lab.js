@@ -11,9 +11,10 @@ const program = new Command('lab').description('Run a sample\'s compose topology
 const runDirOption = ['--run-dir <dir>', 'where state and logs live', DEFAULT_RUN_DIR];
 const say = (line) => console.log(`  ${line}`);
 
-// The backend for this command: { engine, why, runner } (an unknown engine: one line, exit 2).
-async function backend() {
-  const { engine, why } = selectEngine(program.opts().engine ?? process.env.ENGINE);
+// The backend for this command: { engine, why, runner } (an unknown engine: one line, exit 2);
+// without ENGINE, the engine of the run already in runDir.
+async function backend(runDir) {
+  const { engine, why } = selectEngine(program.opts().engine ?? process.env.ENGINE, { runDir });
   return { engine, why, runner: await runnerFor(engine) };
 }
 
@@ -29,7 +30,7 @@ program.command('up <sample>').description('start a sample and wait until it is 
   .option('--no-deps', 'with --services: not their dependencies')
   .option(...runDirOption)
   .action(async (sample, o) => {
-    const { engine, why, runner } = await backend();
+    const { engine, why, runner } = await backend(o.runDir);
     if (engine === 'processes') say(`engine: processes (${why})`);
     // Ctrl-C while starting: take down what was started, leave nothing running, exit 130 (not
     // with the error of the up() it cancelled).
@@ -51,7 +52,7 @@ program.command('up <sample>').description('start a sample and wait until it is 
   });
 
 program.command('ps').description('list the running processes').option(...runDirOption).action(async (o) => {
-  const { engine, runner } = await backend();
+  const { engine, runner } = await backend(o.runDir);
   const state = await runner.readState(o.runDir);
   const rows = await runner.ps({ runDir: o.runDir });
   if (!state || !rows.length) { console.log('nothing running'); return; }
@@ -64,7 +65,7 @@ program.command('ps').description('list the running processes').option(...runDir
 });
 
 program.command('down').description('stop everything and leave nothing running').option(...runDirOption).action(async (o) => {
-  const { engine, runner } = await backend();
+  const { engine, runner } = await backend(o.runDir);
   const { stopped, cgroupsLeft = [], left = [], engineStopped } = await runner.down({ runDir: o.runDir, engine: true });
   const what = engine === 'docker' ? 'container(s)' : 'process(es)';
   console.log(stopped ? `stopped ${stopped} ${what} (engine: ${engine})` : `nothing running (engine: ${engine})`);
@@ -82,7 +83,7 @@ const policyNote = async (runner, o, service) => {
 
 const fault = (name, sig, what) => program.command(`${name} <service> [index]`).description(what).option(...runDirOption)
   .action(async (service, index = '1', o) => {
-    const { runner } = await backend();
+    const { runner } = await backend(o.runDir);
     const inst = await runner.signal({ runDir: o.runDir, service, index, signal: sig });
     console.log(`${sig} -> ${inst.name} (pid ${inst.pid}); ${await policyNote(runner, o, service)}`);
   });
@@ -92,7 +93,7 @@ fault('hup', 'SIGHUP', 'SIGHUP one instance (node-cluster: rolling restart of it
 
 program.command('restart <service> [index]').description('restart one instance on the same port').option(...runDirOption)
   .action(async (service, index = '1', o) => {
-    const { engine, runner } = await backend();
+    const { engine, runner } = await backend(o.runDir);
     const inst = await runner.restart({ runDir: o.runDir, service, index });
     console.log(`restarted ${inst.name} (engine: ${engine}): pid ${inst.pid}, ${inst.url}`);
   });
@@ -101,7 +102,7 @@ program.command('reload [sample]').description('replace a service\'s processes o
   .option('--service <name>', 'the service to reload', 'app')
   .option(...runDirOption)
   .action(async (sample, o) => {
-    const { engine, runner } = await backend();
+    const { engine, runner } = await backend(o.runDir);
     say(`engine: ${engine}`);
     const r = await runner.reload({ runDir: o.runDir, sample, service: o.service, log: say });
     const how = { proxy: 'start-first behind nginx', signal: 'the process\'s own rolling restart', nginx: 'nginx -s reload', restart: 'stop-first, no proxy in front' }[r.strategy];

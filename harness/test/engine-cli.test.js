@@ -72,3 +72,27 @@ test('the default is processes where no engine answers, and says so', () => {
     for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
   }
 });
+
+test('without ENGINE, a command on a run folder takes the engine that run was started on', () => {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-engine-of-run-'));
+  const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
+  const saved = { PATH: process.env.PATH, DOCKER_HOST: process.env.DOCKER_HOST };
+  Object.assign(process.env, env);
+  try {
+    // A processes run whose supervisor lives (this test's own pid stands for it), then one whose
+    // supervisor is gone: the default again.
+    fs.writeFileSync(path.join(runDir, 'state.json'), JSON.stringify({ supervisor: { pid: process.pid } }));
+    assert.equal(selectEngine(undefined, { runDir }).engine, 'processes');
+    assert.match(selectEngine(undefined, { runDir }).why, /the run in .* is on it/);
+    const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    fs.writeFileSync(path.join(runDir, 'state.json'), JSON.stringify({ supervisor: { pid: Number(gone.stdout) } }));
+    if (!fs.existsSync('/var/run/docker.sock')) assert.equal(selectEngine(undefined, { runDir }).why, 'default: no Docker engine answers');
+    // A Docker run's record (down removes it) wins, and ENGINE= still overrides it.
+    fs.writeFileSync(path.join(runDir, 'docker.json'), JSON.stringify({ project: 'lab-x', runDir }));
+    assert.deepEqual(selectEngine(undefined, { runDir }), { engine: 'docker', why: `the run in ${runDir} is on it` });
+    assert.deepEqual(selectEngine('processes', { runDir }), { engine: 'processes', why: 'asked for' });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
+    fs.rmSync(runDir, { recursive: true, force: true });
+  }
+});
