@@ -11,7 +11,7 @@ import { histogram, quantileOf } from '../bench/lib/histogram.js';
 import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/verdicts.js';
 import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
 import { plan, MODES } from '../bench/lib/plan.js';
-import { blocksOf } from '../bench/lib/blocks.js';
+import { blocksOf, warmUpOrder } from '../bench/lib/blocks.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
 import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/isolation.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
@@ -293,6 +293,9 @@ test('blocks: the cells of each question measured together, one workload at one 
   const cells = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }));
   assert.deepEqual(blocksOf(cells, [{ a: 'd', b: 'b' }, { a: 'e', b: 'd' }]).map((b) => b.map((c) => c.id)), [['a', 'c'], ['b', 'd', 'e']]);
   assert.deepEqual(blocksOf(cells).map((b) => b.length), [5], 'no questions: one block, interleaved as one');
+  // Warmed up longest floor first (a .NET deployment's first minute), ties in the block's order.
+  const floors = { a: 10, b: 60, c: 0, d: 60, e: 10 };
+  assert.deepEqual(warmUpOrder(cells, (c) => floors[c.id]).map((c) => c.id), ['b', 'd', 'a', 'e', 'c']);
 });
 
 test('the plan: every strategy at every budget, like for like; the cluster at budget B has B workers', () => {

@@ -8,7 +8,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify, everyProcessServes } from './verify.js';
-import { blocksOf } from './blocks.js';
+import { blocksOf, warmUpOrder } from './blocks.js';
 import { closedWindow, combineWindows, latencyBlock, sliceOrder, sliceSeed, fixedCount, fixedRateRun, searchRate, latencyRate, latencyRounds } from './measure.js';
 import { getTool } from './tools/index.js';
 import { GeneratorError } from './tools/errors.js';
@@ -260,16 +260,19 @@ async function interleaveBlock(run, cells, warmedProcesses) {
   // first: a runtime's background compiler (V8's optimising tiers, .NET's tier-1 JIT with dynamic
   // PGO) gets little of a saturated CPU quota, and finishes its queue only while the cell sits idle
   // — here, while the others warm up. Measured right after its own warm-up, a cell's first window
-  // came out up to 2.7× below its later ones.
-  for (const c of cells) {
+  // came out up to 2.7× below its later ones. The longest warm-ups first (a deployment's first one,
+  // a minute per .NET process): a Node cell warmed before them sat idle through them past the
+  // ~100 s after which V8's memory reducer shrinks an idle heap (blocks.js), and came out ×0.5–×0.6
+  // of its later rounds in its first (light JSON at 2 CPUs, default run, 2026-11-26).
+  const floorOf = (c) => Math.max(describeSample(c.topology.sample).warmupMinS[c.workload] ?? 0,
+    warmedProcesses.has(deploymentKey(c.topology)) ? 0 : processWarmupFloor(c.topology));
+  for (const c of warmUpOrder(cells, floorOf)) {
     const rec = records.get(c.id);
     if (c.kind === 'count' || rec.status === 'failed') continue;
     ctx.hooks.phase?.(`warm-up ${c.id}`);
     await guarded(rec, async () => {
-      const floors = describeSample(c.topology.sample).warmupMinS;
-      const key = deploymentKey(c.topology);
-      const floor = Math.max(floors[c.workload] ?? 0, warmedProcesses.has(key) ? 0 : processWarmupFloor(c.topology));
-      warmedProcesses.add(key);
+      const floor = floorOf(c);
+      warmedProcesses.add(deploymentKey(c.topology));
       rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
     });
     ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
