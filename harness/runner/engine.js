@@ -35,8 +35,10 @@ export function engineOfRun(runDir) {
 }
 
 /**
- * The engine to use: `asked` (a CLI option or the ENGINE variable), else the default.
- * Returns { engine, why } — why says how it was chosen, for the line that starts things.
+ * The engine to use: `asked` (a CLI option or the ENGINE variable), else the engine of the run in
+ * runDir, else the default. Returns { engine, why } — why says how it was chosen, for the line
+ * that starts things.
+ * @param {string} [asked] @param {{ runDir?: string }} [where]
  */
 export function selectEngine(asked = process.env.ENGINE, { runDir } = {}) {
   if (asked !== undefined && asked !== '') {
