@@ -68,6 +68,17 @@ test('the fault drill kills instances and waits for them through the runner it i
   assert.equal(r.get.failed + r.post.failed, 0);
 });
 
+test('a kill of the instance the load goes to straight fails the drill when the instance comes back on another port', async (t) => {
+  const url = await server(t);
+  let port = Number(new URL(url).port);
+  const runner = recordingRunner({
+    ps: async () => [{ service: 'app', index: 1, name: 'stand-in-app-1', pid: 101, url: `http://127.0.0.1:${port}` }],
+    waitServing: async () => { port += 1; return { pid: 111, healthyAt: Date.now(), inRotationAt: Date.now() }; },
+  });
+  await assert.rejects(faultDrill({ runner, runDir: RUN_DIR, url, how: 'instance', kills: 1, rate: 50, mix: MIX, settleMs: 100 }),
+    new RegExp(`^Error: stand-in-app-1 came back on http://127\\.0\\.0\\.1:${port + 1} instead of ${url.replaceAll('.', '\\.')}, where the load goes`));
+});
+
 test('the fault drill kills a worker the runner names and waits until the runner sees its replacement listen', async (t) => {
   const url = await server(t);
   const victim = sleeper(t);

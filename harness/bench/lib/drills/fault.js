@@ -17,14 +17,14 @@ import { median, round } from '../stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// The service's instances as they are now: [{ index, name, pid }] (a restarted one has a new pid).
+// The service's instances as they are now: [{ index, name, pid, url }] (a restarted one has a new pid).
 async function appOf({ runner, runDir, service }) {
   const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
   const entry = state.services[service];
   if (!entry?.instances?.length) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
   const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
-  return rows.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index, name: r.name, pid: r.pid }));
+  return rows.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index, name: r.name, pid: r.pid, url: r.url }));
 }
 
 // node-cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
@@ -49,13 +49,25 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
   }
 }
 
-async function killInstance({ runner, runDir, service, k, load }) {
+const originOf = (u) => { try { return new URL(u).origin; } catch { return null; } };
+
+// A container that restarts gets another host port from Docker: a load sent straight to the old
+// one can't follow it, and every request after would count as lost to this kill.
+async function checkSameAddress({ runner, runDir, service, inst, url }) {
+  const now = (await appOf({ runner, runDir, service })).find((i) => i.index === inst.index);
+  if (originOf(url) === originOf(inst.url) && originOf(now?.url) !== originOf(inst.url)) {
+    throw new Error(`${inst.name} came back on ${now?.url} instead of ${inst.url}, where the load goes: a drill straight at an instance can't follow a restart that moves its port (drill it through nginx)`);
+  }
+}
+
+async function killInstance({ runner, runDir, service, url, k, load }) {
   const instances = await appOf({ runner, runDir, service });
   const inst = instances[k % instances.length];
   const killedAtMs = load.now();
   const epoch = Date.now();
   await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
   const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
+  await checkSameAddress({ runner, runDir, service, inst, url });
   return { target: inst.name, pid: inst.pid, killedAtMs: Math.round(killedAtMs), backAfterMs: back.healthyAt - epoch, inRotationAfterMs: back.inRotationAt - epoch };
 }
 
@@ -92,7 +104,7 @@ export async function faultDrill({ runner = processes, runDir, service = 'app', 
     const done = [];
     for (let k = 0; k < kills; k += 1) {
       if (k > 0) await sleep(gapMs);
-      const kill = how === 'worker' ? await killWorker({ runner, runDir, service, load }) : await killInstance({ runner, runDir, service, k, load });
+      const kill = how === 'worker' ? await killWorker({ runner, runDir, service, load }) : await killInstance({ runner, runDir, service, url, k, load });
       log(`kill ${k + 1}/${kills}: ${kill.target} (pid ${kill.pid}) back in ${kill.backAfterMs} ms, serving again in ${kill.inRotationAfterMs} ms`);
       done.push(kill);
     }
