@@ -53,3 +53,14 @@ export function procCpuNs(pid) {
     return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_NS;
   } catch { return 0; }
 }
+
+/**
+ * The pid `pid` has in its own pid namespace (what it logs as process.pid inside a container), or
+ * undefined once gone. Outside any container it is `pid` itself.
+ */
+export function nsPidOf(pid) {
+  try {
+    const line = /^NSpid:\s*(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return line ? Number(line.trim().split(/\s+/).at(-1)) : pid;
+  } catch { return undefined; }
+}

@@ -93,7 +93,8 @@ function parsePorts(raw = []) {
   });
 }
 
-function parseHealthcheck(raw) {
+/** A compose healthcheck as the runner checks it: { kind: 'http' | 'tcp', path?, intervalMs, timeoutMs, retries, startPeriodMs }. */
+export function parseHealthcheck(raw) {
   if (!raw || raw.disable) return { kind: 'tcp', intervalMs: 1000, timeoutMs: 2000, retries: 30, startPeriodMs: 0 };
   const test = Array.isArray(raw.test) ? raw.test.join(' ') : String(raw.test ?? '');
   const url = /https?:\/\/(?:127\.0\.0\.1|localhost|0\.0\.0\.0)(?::(\d+))?(\/[^\s"'|;]*)?/.exec(test);

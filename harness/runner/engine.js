@@ -53,7 +53,8 @@ export function selectEngine(asked = process.env.ENGINE, { runDir } = {}) {
 }
 
 /**
- * The backend's module: the same operations (up, down, ps, signal, killHeld, restart, reload, usage, readState).
+ * The backend's module: the same operations (up, down, ps, signal, killHeld, restart, reload, usage,
+ * readState; for the bench's drills waitServing, isServing, workerPids, logReader).
  * @param {string} engine @returns {Promise<any>}
  */
 export async function runnerFor(engine) {

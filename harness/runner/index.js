@@ -8,7 +8,8 @@
 //   up.js          starting a run                    teardown.js   stopping one; down.js: down()
 //   supervisor.js  the per-run process that owns the instances and the run's state, and applies
 //                  `restart:` policies; supervisor-client.js: asking it (readState, or its snapshot)
-//   instances.js   ps, signal, restart               reload.js     rolling restarts
+//   instances.js   ps, signal, restart, waitServing  reload.js     rolling restarts
+//   workers.js     an instance's workers and log (the fault drill's worker kills)
 //   state.js       the state's snapshot file         usage.js      CPU time and memory of a run
 //   cgroup.js      limits, pinning, accounting       processes.js  spawning and stopping instances
 // Their unit tests are in test/ (make test runs them with the harness suite).
@@ -22,10 +23,10 @@ export { DEFAULT_RUN_DIR } from './state.js';
 export { readState } from './supervisor-client.js';
 export { up } from './up.js';
 export { down } from './down.js';
-export { ps, signal, killHeld, restart, waitServing } from './instances.js';
+export { ps, signal, killHeld, restart, waitServing, isServing } from './instances.js';
+export { workerPids, logReader } from './workers.js';
 export { reload } from './reload.js';
 export { runProcesses } from './processes.js';
-export { checkOnce } from './health.js';
 
 // The samples, and the topology the runner reads from a sample's compose.yaml.
 export { listSamples, resolveSample, loadTopology } from './compose.js';

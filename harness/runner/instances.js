@@ -11,7 +11,7 @@ import { call, ask, readState, staleSnapshot, SupervisorUnreachable } from './su
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * One row per instance: { service, index, pid, url, status, exit (last exit code or signal), restarts, children }.
+ * One row per instance: { service, index, name, pid, url, status, exit (last exit code or signal), restarts, children }.
  * Where the run's supervisor is gone, the rows come from its last snapshot and carry `stale: true`.
  */
 export async function ps(opts = {}) {
@@ -53,6 +53,14 @@ export function proxiesOf(state, service) {
   return Object.entries(state.services)
     .filter(([, entry]) => proxied && entry.spec?.local?.nginx && entry.instances.length)
     .map(([name, entry]) => ({ name, entry, inst: entry.instances[0] }));
+}
+
+/** Whether an instance answers its health check now, on the port it has now. */
+export async function isServing({ runDir = DEFAULT_RUN_DIR, service, index }) {
+  const state = await readState(path.resolve(runDir));
+  if (!state) throw new Error(`nothing running from ${runDir}`);
+  const { entry, inst } = findInstance(state, service, index);
+  return checkOnce(inst.port, entry.healthcheck);
 }
 
 /**

@@ -11,13 +11,13 @@ export function statusOf(entry, inst) {
 
 const exitOf = (inst) => (inst.lastExit ? String(inst.lastExit.signal ?? inst.lastExit.code) : undefined);
 
-/** One row per instance: { service, index, pid, url, status, exit (last exit code or signal), restarts, children }. */
+/** One row per instance: { service, index, name, pid, url, status, exit (last exit code or signal), restarts, children }. */
 export function psRows(state) {
   if (!state) return [];
   return Object.entries(state.services).flatMap(([service, entry]) => (entry.skipped
     ? [{ service, index: '-', pid: '-', url: `(skipped: ${entry.skipped})`, status: 'skipped', restarts: '-' }]
     : entry.instances.map((i) => ({
-      service, index: i.index, pid: i.pid, url: entry.oneshot ? '-' : i.url,
+      service, index: i.index, name: i.name, pid: i.pid, url: entry.oneshot ? '-' : i.url,
       status: statusOf(entry, i), exit: exitOf(i), restarts: i.restarts ?? 0, children: childPids(i.pid),
     }))));
 }

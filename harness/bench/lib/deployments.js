@@ -54,7 +54,7 @@ export async function stopRunDir(runDir) {
  * Starts a deployment: { sample, env } through runner.up, pinned to `cpuset` under `budget`.
  * needsDb: false starts the app without its database where the sample says how (x-bench.without_database);
  * knownDatabaseError: that database already failed to start here (said why), so it isn't tried again.
- * Returns { state, withDatabase, databaseError, url(topology), usage(topology), stop() }.
+ * Returns { state, runner, withDatabase, databaseError, url(topology), usage(topology), stop() }.
  */
 export async function startDeployment(dep, { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log }) {
   const runner = await loadRunner();
@@ -101,6 +101,8 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
   return {
     state,
     runDir,
+    // The engine's runner module, for what acts on the running deployment (the drills).
+    runner,
     withDatabase,
     databaseError,
     url: (t) => {

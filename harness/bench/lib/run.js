@@ -403,8 +403,8 @@ async function oneByOne(run, cells) {
         const mix = { get: c.path, post: post ? { path: post, body: '{"drill":true}', contentType: 'application/json' } : undefined, postShare: post ? c.postShare : 0 };
         const log = (l) => ctx.hooks.log?.(`  ${c.id}: ${l}`);
         rec.drill = c.kind === 'fault'
-          ? await faultDrill({ runDir: d.runDir, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
-          : await rolloutDrill({ runDir: d.runDir, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
+          ? await faultDrill({ runner: d.runner, runDir: d.runDir, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
+          : await rolloutDrill({ runner: d.runner, runDir: d.runDir, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
       } else if (c.kind === 'count') {
         const w = await fixedCount({ url: rec.url, tool: c.tool ?? ctx.pacedTool, connections: c.connections, amount: c.amount, usage, timeline: true });
         rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });

@@ -4,6 +4,8 @@
 //   project.js     the run's project, record (<runDir>/docker.json) and containers
 //   override.js    loopback ports and CPU placement   cgroups.js  the run's cgroup_parent
 //   up.js, down.js, instances.js (ps, signal, killHeld, restart), reload.js, usage.js
+//   serving.js     isServing, waitServing     workers.js  a container's workers and log (the drills)
+//   proxy.js       the sample's nginx in front, and when it sends to a container again
 import { readRecord } from './project.js';
 
 export const engine = 'docker';
@@ -12,6 +14,8 @@ export { up } from './up.js';
 export { down } from './down.js';
 export { ps, signal, killHeld, restart } from './instances.js';
 export { reload } from './reload.js';
+export { isServing, waitServing } from './serving.js';
+export { workerPids, logReader } from './workers.js';
 export { usage } from './usage.js';
 export { ensureEngine, runningEngine, stopPrivateEngine } from './connection.js';
 

@@ -7,13 +7,14 @@ import * as cgroup from '../cgroup.js';
 import { DEFAULT_RUN_DIR } from '../state.js';
 import { containers, docker, findContainer, readRecord } from './project.js';
 
-function recordOf(runDir) {
+/** The run's record, or one line saying nothing runs on Docker from runDir. */
+export function recordOf(runDir) {
   const record = readRecord(runDir);
   if (!record) throw new Error(`nothing running on Docker from ${runDir}`);
   return record;
 }
 
-const statusOf = (c) => (c.running ? (c.health ? `running (${c.health})` : 'running') : c.oneshot ? 'completed' : c.status);
+export const statusOf = (c) => (c.running ? (c.health ? `running (${c.health})` : 'running') : c.oneshot ? 'completed' : c.status);
 
 /** One row per container: { service, index, name, pid, url, status, exit, restarts, children }. */
 export function ps({ runDir = DEFAULT_RUN_DIR } = {}) {

@@ -57,6 +57,23 @@ function urlOf(c) {
   return mine ? `http://127.0.0.1:${mine.HostPort}` : null;
 }
 
+// One container as the engine's inspect shows it, in the backend's terms.
+const rowOf = (c) => ({
+  service: c.Config.Labels['com.docker.compose.service'],
+  index: Number(c.Config.Labels['com.docker.compose.container-number']),
+  name: c.Name.replace(/^\//, ''),
+  id: c.Id,
+  pid: c.State.Pid,
+  running: c.State.Running,
+  status: c.State.Status,
+  health: c.State.Health?.Status ?? null,
+  exit: c.State.Running ? undefined : String(c.State.ExitCode),
+  restarts: c.RestartCount,
+  restart: c.HostConfig.RestartPolicy?.Name || 'no',
+  oneshot: c.HostConfig.RestartPolicy?.Name === 'no' && !c.State.Running && c.State.ExitCode === 0,
+  url: urlOf(c),
+});
+
 /**
  * Every container of the project (stopped ones too), in service and number order:
  * [{ service, index, name, id, pid, running, status, health, exit, restarts, restart, url }].
@@ -67,25 +84,16 @@ export function containers(record) {
   // A container removed between the two calls is simply not listed.
   const res = docker(record, ['inspect', ...ids], { check: false });
   const list = /** @type {any[]} */ (JSON.parse(res.stdout || '[]'));
-  return list.map((c) => ({
-    service: c.Config.Labels['com.docker.compose.service'],
-    index: Number(c.Config.Labels['com.docker.compose.container-number']),
-    name: c.Name.replace(/^\//, ''),
-    id: c.Id,
-    pid: c.State.Pid,
-    running: c.State.Running,
-    status: c.State.Status,
-    health: c.State.Health?.Status ?? null,
-    exit: c.State.Running ? undefined : String(c.State.ExitCode),
-    restarts: c.RestartCount,
-    restart: c.HostConfig.RestartPolicy?.Name || 'no',
-    oneshot: c.HostConfig.RestartPolicy?.Name === 'no' && !c.State.Running && c.State.ExitCode === 0,
-    url: urlOf(c),
-  })).sort((a, b) => a.service.localeCompare(b.service) || a.index - b.index);
+  return list.map(rowOf).sort((a, b) => a.service.localeCompare(b.service) || a.index - b.index);
 }
 
 /** One container of a service, by its number; a one-line error naming what there is. */
 export function findContainer(record, service, index) {
+  // By the name Compose gives it (<project>-<service>-<n>): one call to the engine, as the drills poll.
+  const res = docker(record, ['inspect', '--type', 'container', `${record.project}-${service}-${Number(index)}`], { check: false });
+  const [one] = res.status === 0 ? /** @type {any[]} */ (JSON.parse(res.stdout || '[]')) : [];
+  const labels = one?.Config?.Labels ?? {};
+  if (labels['com.docker.compose.project'] === record.project && labels['com.docker.compose.service'] === service) return rowOf(one);
   const all = containers(record);
   const mine = all.filter((c) => c.service === service);
   if (!mine.length) throw new Error(`no service '${service}' in ${record.sample} (there are: ${[...new Set(all.map((c) => c.service))].join(', ')})`);

@@ -8,27 +8,18 @@
 //            rolling restart of its workers): sent to each container, then its old workers waited out.
 //   nginx    nginx itself: `nginx -s reload` in each container.
 //   restart  anything else: `docker restart`, one at a time (not zero-downtime).
-import fs from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as cgroup from '../cgroup.js';
 import { DEFAULT_RUN_DIR } from '../state.js';
 import { compose, containers, docker, readRecord } from './project.js';
 import { waitHealthy } from './instances.js';
 import { sampleFile } from './up.js';
-
-// How long nginx keeps a resolved address (resolver … valid=Ns in the sample's templates), + 1 s.
-function reResolveMs(sampleDir) {
-  const dir = path.join(sampleDir, 'nginx', 'templates');
-  const text = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : '';
-  const m = /resolver\s[^;]*valid=(\d+)s/.exec(text);
-  return ((m ? Number(m[1]) : 10) + 1) * 1000;
-}
+import { proxyOf, reResolveMs } from './proxy.js';
 
 function strategyOf(file, service) {
   const svc = file.services?.[service];
   if (!svc) throw new Error(`no service '${service}' in the sample (there are: ${Object.keys(file.services ?? {}).join(', ')})`);
-  const proxy = file['x-bench']?.proxy ?? Object.keys(file.services).find((n) => file.services[n]['x-local']?.nginx);
+  const proxy = proxyOf(file);
   if (service === proxy) return 'nginx';
   if (svc['x-local']?.reload_signal) return 'signal';
   return proxy && file.services[proxy] ? 'proxy' : 'restart';
@@ -44,10 +35,12 @@ async function proxyStep(record, service, old, count, log) {
     for (const id of ids().filter((x) => !before.has(x))) docker(record, ['rm', '-f', id], { check: false });
     throw new Error(`reload stopped at ${old.name}: the new container did not get healthy (${(res.stderr || '').trim().split('\n').at(-1)}); the old containers keep serving`);
   }
+  const fresh = containers(record).find((c) => c.service === service && !before.has(c.id));
   await sleep(reResolveMs(record.sampleDir));
   log(`${old.name}: stopping it (it drains), nginx sends to the new one`);
   docker(record, ['stop', old.id], { timeout: 180_000 });
   docker(record, ['rm', old.id]);
+  return { name: fresh?.name, pid: fresh?.pid };
 }
 
 async function signalStep(record, c, sig, log) {
@@ -61,14 +54,16 @@ async function signalStep(record, c, sig, log) {
     const now = cgroup.instancePids(record.runId, c.id);
     const stayed = now.filter((p) => before.has(p));
     const healthy = containers(record).find((x) => x.id === c.id)?.health !== 'unhealthy';
-    if (stayed.length <= 2 && now.length > stayed.length && healthy) return;
+    if (stayed.length <= 2 && now.length > stayed.length && healthy) return { pid: c.pid, workers: now.filter((p) => !before.has(p)) };
     if (!record.cgroupParent || Date.now() > deadline) break;
   }
   await waitHealthy(record, c.id, { label: c.name });
+  return { pid: c.pid };
 }
 
 /**
- * { runDir, service, log } -> { sample, service, strategy, steps, tookMs, zeroDowntime }.
+ * { runDir, service, log } -> { sample, service, strategy, zeroDowntime, tookMs, steps: [{ instance,
+ * from, to, startedAt (epoch ms), tookMs }] }, the processes backend's shape.
  * @param {{ runDir?: string, service?: string, sample?: string, log?: (line: string) => void }} [options]
  */
 export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = () => {} } = {}) {
@@ -82,15 +77,17 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = 
   const steps = [];
   for (const c of olds) {
     const t = Date.now();
-    if (strategy === 'proxy') await proxyStep(record, service, c, olds.length, log);
-    else if (strategy === 'signal') await signalStep(record, c, file.services[service]['x-local'].reload_signal, log);
+    /** @type {Record<string, any>} */
+    let to = { pid: c.pid };
+    if (strategy === 'proxy') to = await proxyStep(record, service, c, olds.length, log);
+    else if (strategy === 'signal') to = await signalStep(record, c, file.services[service]['x-local'].reload_signal, log);
     else if (strategy === 'nginx') docker(record, ['exec', c.id, 'nginx', '-s', 'reload']);
     else {
       log(`${c.name}: docker restart`);
       docker(record, ['restart', c.id], { timeout: 180_000 });
-      await waitHealthy(record, c.id, { label: c.name });
+      to = { pid: (await waitHealthy(record, c.id, { label: c.name })).pid };
     }
-    steps.push({ name: c.name, tookMs: Date.now() - t });
+    steps.push({ instance: c.name, from: { pid: c.pid }, to, startedAt: t, tookMs: Date.now() - t });
   }
   return { sample: record.sample, service, strategy, steps, tookMs: Date.now() - began, zeroDowntime: strategy !== 'restart' };
 }

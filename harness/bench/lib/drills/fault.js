@@ -8,85 +8,103 @@
 // instance (proxy_next_upstream error); a POST is not (nginx never replays a non-idempotent
 // request once sent), so it is lost and counted. Without nginx, or with one process behind it,
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
-import fs from 'node:fs';
-import { readState, signal, waitServing, checkOnce } from '../../../runner/index.js';
-import { childPids } from '../../../lib/processes.js';
+// Each step goes through the runner of the engine the deployment runs on (`runner`: the processes
+// backend unless said otherwise), so the drill is the same on both.
+import * as processes from '../../../runner/index.js';
+import { nsPidOf } from '../../../lib/processes.js';
 import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
 import { median, round } from '../stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function appOf(runDir, service) {
-  const state = await readState(runDir);
+// The service's instances as they are now: [{ index, name, pid, url }] (a restarted one has a new pid).
+async function appOf({ runner, runDir, service }) {
+  const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
   const entry = state.services[service];
   if (!entry?.instances?.length) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
-  return entry;
+  const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
+  return rows.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index, name: r.name, pid: r.pid, url: r.url }));
 }
 
+// node-cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
+// its pid namespace's).
+const saidListening = (log, pid) => new RegExp(`"pid":${pid}\\b[^\\n]*listening|listening[^\\n]*"pid":${pid}\\b`).test(log);
+
 // A cluster worker is back once the primary has as many workers as before the kill, none of them
-// the victim, the new one has said it listens (node-cluster logs `"worker listening"` with its
-// pid), and the instance answers its health check.
-async function workerBack({ runDir, service, victim, count, offset, timeoutMs = 60_000 }) {
+// the victim, the new one has said it listens, and the instance answers its health check.
+async function workerBack({ runner, runDir, service, index, name, victim, before, log, timeoutMs = 60_000 }) {
   const deadline = Date.now() + timeoutMs;
+  const at = { runDir, service, index };
   for (;;) {
-    const entry = await appOf(runDir, service);
-    const inst = entry.instances[0];
-    const workers = childPids(inst.pid);
-    const fresh = workers.filter((p) => !count.before.includes(p));
-    const log = fs.existsSync(inst.log) ? fs.readFileSync(inst.log, 'utf8').slice(offset) : '';
-    const listening = fresh.every((p) => new RegExp(`"pid":${p}\\b[^\\n]*listening|listening[^\\n]*"pid":${p}\\b`).test(log));
-    if (workers.length >= count.n && !workers.includes(victim) && fresh.length && listening && await checkOnce(inst.port, entry.healthcheck)) {
-      return { pid: fresh[0], at: Date.now() };
+    const workers = await runner.workerPids(at);
+    const fresh = workers.filter((p) => !before.includes(p));
+    // The cheap checks first: the log and the health check only once a new worker is there.
+    if (workers.length >= before.length && !workers.includes(victim) && fresh.length) {
+      const text = await log.read();
+      if (fresh.every((p) => saidListening(text, nsPidOf(p))) && await runner.isServing(at)) return { pid: fresh[0], at: Date.now() };
     }
-    if (Date.now() > deadline) throw new Error(`${inst.name}: its killed worker ${victim} was not replaced within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline) throw new Error(`${name}: its killed worker ${victim} was not replaced within ${timeoutMs / 1000} s`);
     await sleep(20);
   }
 }
 
-async function killInstance({ runDir, service, k, load }) {
-  const entry = await appOf(runDir, service);
-  const index = (k % entry.instances.length) + 1;
-  const inst = entry.instances.find((i) => i.index === index);
+const originOf = (u) => { try { return new URL(u).origin; } catch { return null; } };
+
+// A container that restarts gets another host port from Docker: a load sent straight to the old
+// one can't follow it, and every request after would count as lost to this kill.
+async function checkSameAddress({ runner, runDir, service, inst, url }) {
+  const now = (await appOf({ runner, runDir, service })).find((i) => i.index === inst.index);
+  if (originOf(url) === originOf(inst.url) && originOf(now?.url) !== originOf(inst.url)) {
+    throw new Error(`${inst.name} came back on ${now?.url} instead of ${inst.url}, where the load goes: a drill straight at an instance can't follow a restart that moves its port (drill it through nginx)`);
+  }
+}
+
+async function killInstance({ runner, runDir, service, url, k, load }) {
+  const instances = await appOf({ runner, runDir, service });
+  const inst = instances[k % instances.length];
   const killedAtMs = load.now();
   const epoch = Date.now();
-  await signal({ runDir, service, index, signal: 'SIGKILL' });
-  const back = await waitServing({ runDir, service, index, notPid: inst.pid });
+  await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
+  const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
+  await checkSameAddress({ runner, runDir, service, inst, url });
   return { target: inst.name, pid: inst.pid, killedAtMs: Math.round(killedAtMs), backAfterMs: back.healthyAt - epoch, inRotationAfterMs: back.inRotationAt - epoch };
 }
 
-async function killWorker({ runDir, service, load }) {
-  const inst = (await appOf(runDir, service)).instances[0];
-  const before = childPids(inst.pid);
+async function killWorker({ runner, runDir, service, load }) {
+  const [inst] = await appOf({ runner, runDir, service });
+  const at = { runDir, service, index: inst.index };
+  const before = await runner.workerPids(at);
   if (!before.length) throw new Error(`${inst.name} has no worker processes to kill (is it a cluster primary?)`);
   const victim = before[0]; // the oldest: each kill hits a worker that has not been killed yet
-  const offset = fs.existsSync(inst.log) ? fs.statSync(inst.log).size : 0;
+  const log = await runner.logReader(at);
   const killedAtMs = load.now();
   const epoch = Date.now();
   process.kill(victim, 'SIGKILL');
-  const back = await workerBack({ runDir, service, victim, count: { n: before.length, before }, offset });
+  const back = await workerBack({ runner, ...at, name: inst.name, victim, before, log });
   return { target: `${inst.name} worker`, pid: victim, killedAtMs: Math.round(killedAtMs), backAfterMs: back.at - epoch, inRotationAfterMs: back.at - epoch };
 }
 
 /**
- * faultDrill({ runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, log }):
+ * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, log }):
+ * `runner`: the engine's runner module (runner/engine.js runnerFor), the processes backend by default;
  * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
  * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
  * Returns { how, kills: [{ target, pid, killedAtMs, backAfterMs, inRotationAfterMs, failed: { get, post } }],
  * get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max },
  * recoverMs: { median, max }, inRotationMs: { median, max }, durationS, rate, mix }.
  */
-/** @param {{ runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
-export async function faultDrill({ runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, log = () => {}, settleMs = 1000, gapMs = 500 }) {
+/** @param {{ runner?: any, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
+export async function faultDrill({ runner = processes, runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, log = () => {}, settleMs = 1000, gapMs = 500 }) {
   if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);
   checkMix(mix);
-  await appOf(runDir, service);
+  await appOf({ runner, runDir, service });
   const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
     const done = [];
     for (let k = 0; k < kills; k += 1) {
       if (k > 0) await sleep(gapMs);
-      const kill = how === 'worker' ? await killWorker({ runDir, service, load }) : await killInstance({ runDir, service, k, load });
+      const kill = how === 'worker' ? await killWorker({ runner, runDir, service, load }) : await killInstance({ runner, runDir, service, url, k, load });
       log(`kill ${k + 1}/${kills}: ${kill.target} (pid ${kill.pid}) back in ${kill.backAfterMs} ms, serving again in ${kill.inRotationAfterMs} ms`);
       done.push(kill);
     }

@@ -1,20 +1,21 @@
 // The rollout drill: `make reload` of the app under the same fixed rate of mixed traffic as the
 // fault drill, counting what the clients saw while every instance was replaced one at a time.
-import { reload } from '../../../runner/index.js';
+import * as processes from '../../../runner/index.js';
 import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
 
 /**
- * rolloutDrill({ runDir, sample, service = 'app', url, rate, mix, log }): returns the fault
+ * rolloutDrill({ runner, runDir, sample, service = 'app', url, rate, mix, log }): `runner`'s reload
+ * (the engine's runner module, the processes backend by default) under the load. Returns the fault
  * drill's shape without kills — { strategy, zeroDowntime, steps: [{ instance, from, to, startedAtMs,
  * tookMs, failed: { get, post } }], reloadMs, get, post, latencyMs, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
  */
-/** @param {{ runDir: string, sample?: string, service?: string, url: string, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number }} options */
-export async function rolloutDrill({ runDir, sample, service = 'app', url, rate = 100, mix, log = () => {}, settleMs = 1000 }) {
+/** @param {{ runner?: any, runDir: string, sample?: string, service?: string, url: string, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number }} options */
+export async function rolloutDrill({ runner = processes, runDir, sample, service = 'app', url, rate = 100, mix, log = () => {}, settleMs = 1000 }) {
   checkMix(mix);
   const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
     const began = load.now();
-    const r = await reload({ runDir, sample, service, log });
+    const r = await runner.reload({ runDir, sample, service, log });
     return { ...r, beganMs: began, startedAt: load.startedAt };
   });
   const steps = result.steps.map((s) => ({ ...s, startedAtMs: s.startedAt - result.startedAt }))
