@@ -1,8 +1,8 @@
 // Runs a plan. For each scenario: start every deployment it needs (all up at once, each pinned to
 // the CPUs of the system under test under the same budget), verify each cell's answer, then block
 // by block (the cells its questions pair) warm each cell up and measure in interleaved rounds —
-// A B C, then C B A, … — so drift of the machine lands on every topology alike. A cell that fails is recorded and the run goes on; a failing load
-// generator stops everything.
+// A B C, then C B A, … — so drift of the machine lands on every topology alike. A cell that fails
+// is recorded and the run goes on; a failing load generator stops everything.
 import path from 'node:path';
 import { rm, rmdir } from 'node:fs/promises';
 import { deploymentKey } from './topologies.js';
@@ -57,10 +57,13 @@ export function processWarmupFloor(t) {
   return Math.max(floors.process ?? 0, perCpu);
 }
 
-function warmupCost(cell, p, firstOnDeployment) {
-  const floors = describeSample(cell.topology.sample).warmupMinS;
-  return Math.max(p.warmupExpectS ?? p.warmupS, floors[cell.workload] ?? 0, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
+// The least seconds a cell's warm-up takes: its workload's floor, and on the deployment's first
+// warm-up the runtime's.
+function warmupFloor(cell, firstOnDeployment) {
+  return Math.max(describeSample(cell.topology.sample).warmupMinS[cell.workload] ?? 0, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
 }
+
+const warmupCost = (cell, p, firstOnDeployment) => Math.max(p.warmupExpectS ?? p.warmupS, warmupFloor(cell, firstOnDeployment));
 
 // A cell's latency window at a fixed rate: whole slices of latencySliceS, taken in turn with the others.
 const PACED_OVERHEAD_S = 0.05; // per slice
@@ -264,8 +267,7 @@ async function interleaveBlock(run, cells, warmedProcesses) {
   // a minute per .NET process): a Node cell warmed before them sat idle through them past the
   // ~100 s after which V8's memory reducer shrinks an idle heap (blocks.js), and came out ×0.5–×0.6
   // of its later rounds in its first (light JSON at 2 CPUs, default run, 2026-11-26).
-  const floorOf = (c) => Math.max(describeSample(c.topology.sample).warmupMinS[c.workload] ?? 0,
-    warmedProcesses.has(deploymentKey(c.topology)) ? 0 : processWarmupFloor(c.topology));
+  const floorOf = (c) => warmupFloor(c, !warmedProcesses.has(deploymentKey(c.topology)));
   for (const c of warmUpOrder(cells, floorOf)) {
     const rec = records.get(c.id);
     if (c.kind === 'count' || rec.status === 'failed') continue;
