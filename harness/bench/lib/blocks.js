@@ -8,8 +8,9 @@
 // rate. Hand run 2026-11-26, one Express process on 1 CPU, light JSON, `wrk -t1 -c16`, 1 s windows
 // after an idle gap: 21,055 req/s after 5 s, 20,630 after 60 s, 11,665 after 150 s (then 17,506,
 // 19,332); after 150 s with `--no-memory-reducer`, 19,422. With 40 cells warmed up first and then
-// measured in one round, a cell sat 2–4 minutes between its windows, and Express's first round came
-// out ×0.6–×0.85 of its later ones in six default runs. In blocks, a cell waits seconds.
+// measured in one round, a cell sat 2–4 minutes between its windows, and in six default runs one
+// Express process's first round came out ×0.61–×0.85 of its later ones at 1 CPU (a cluster of 2's
+// as low as ×0.46 on light JSON at 2 CPUs). In blocks, a cell waits seconds.
 
 /**
  * @param {{ id: string }[]} cells @param {{ a: string, b: string }[]} comparisons
