@@ -56,6 +56,16 @@ test('parseWrk reads throughput, percentiles in any unit, socket errors and non-
   assert.equal(r.non2xx, 5);
 });
 
+test('parseWrk: a Thread Stats line whose columns ran together gives the max where it can be read, else none', () => {
+  // wrk pads each column to a fixed width: a wide average runs into the deviation, a wide deviation into the max.
+  const merged = (line) => parseWrk(WRK_OK.replace(/^ {4}Latency {5}1\.50ms.*$/m, line)).latencyMs;
+  assert.equal(merged('    Latency     1.23s100.00ms   2.00s    71.14%').max, 2000);
+  assert.equal(merged('    Latency     1.23s  100.00ms10.00s    71.14%').max, null);
+  assert.equal(merged('    Latency     0.00us    0.00us   0.00us    -nan%').max, 0);
+  assert.equal(merged('    Latency     -nan     -nan   -nan    -nan%').max, null);
+  assert.equal(merged('    Latency     1.23s  100.00ms10.00s    71.14%').p99, 12.34, 'the distribution is read all the same');
+});
+
 test('parseWrk: no error lines means zero errors', () => {
   const clean = WRK_OK.replace(/ {2}Socket errors.*\n/, '').replace(/ {2}Non-2xx.*\n/, '');
   const r = parseWrk(clean);

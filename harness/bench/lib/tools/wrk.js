@@ -4,8 +4,10 @@ import { execFile } from 'node:child_process';
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000, h: 3600000 };
 
+const DURATION = /^([\d.]+)(us|ms|s|m|h)$/;
+
 function toMs(text) {
-  const m = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
+  const m = DURATION.exec(text.trim());
   if (!m) throw new GeneratorError(`wrk: cannot read duration "${text}"`);
   return Number(m[1]) * UNIT_MS[m[2]];
 }
@@ -19,8 +21,11 @@ export function parseWrk(text) {
     const m = new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text);
     return m ? toMs(m[1]) : null;
   };
-  // "Latency   avg   stdev   max   +/- stdev" under Thread Stats
-  const lat = /^\s+Latency\s+(\S+)\s+(\S+)\s+(\S+)/m.exec(text);
+  // "Latency   avg   stdev   max   +/- stdev" under Thread Stats. wrk prints each column in a fixed
+  // width and truncates nothing, so a wide value runs into the one before it ("1.23s100.00ms"): the
+  // max is the value before the percentage, and where that is not one duration it is not known.
+  const lat = /^\s+Latency\s+(.+)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+  const maxText = lat.length >= 2 && lat.at(-1).endsWith('%') ? lat.at(-2) : null;
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(text);
   const socketErrors = sock ? sock.slice(1).reduce((s, n) => s + Number(n), 0) : 0;
@@ -28,7 +33,7 @@ export function parseWrk(text) {
     requests: Number(reqs[1]),
     durationS: toMs(reqs[2]) / 1000,
     rps: Number(rps[1]),
-    latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: lat && lat[3] !== '-nan' ? toMs(lat[3]) : null },
+    latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: maxText && DURATION.test(maxText) ? toMs(maxText) : null },
     // wrk counts status >= 400 here (its "Non-2xx or 3xx"); responses were verified as 2xx beforehand.
     non2xx: bad ? Number(bad[1]) : 0,
     socketErrors,
