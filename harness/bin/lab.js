@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Command line for the local runner: `make up/ps/down/kill/term/hup/restart/reload` call this.
+// Command line for the local runner: `make up/ps/down/kill/term/hup/restart/reload/scale` call this.
 // --engine docker|processes (make's ENGINE=) picks the backend; runner/engine.js decides the default.
 import { Command } from 'commander';
 import Table from 'cli-table3';
@@ -107,6 +107,16 @@ program.command('reload [sample]').description('replace a service\'s processes o
     const r = await runner.reload({ runDir: o.runDir, sample, service: o.service, log: say });
     const how = { proxy: 'start-first behind nginx', signal: 'the process\'s own rolling restart', nginx: 'nginx -s reload', restart: 'stop-first, no proxy in front' }[r.strategy];
     console.log(`${r.sample} ${r.service}: ${r.steps.length} instance(s) replaced in ${(r.tookMs / 1000).toFixed(1)} s (${how}${r.zeroDowntime ? '' : '; not zero-downtime'})`);
+  });
+
+program.command('scale <service> <replicas>').description('run a service as N instances (nginx in front follows)')
+  .option(...runDirOption)
+  .action(async (service, replicas, o) => {
+    const { engine, runner } = await backend(o.runDir);
+    say(`engine: ${engine}`);
+    const r = await runner.scale({ runDir: o.runDir, service, replicas, log: say });
+    const what = [r.added.length && `started ${r.added.join(', ')}`, r.removed.length && `stopped ${r.removed.join(', ')}`].filter(Boolean).join('; ') || 'nothing to change';
+    console.log(`${r.sample} ${r.service}: ${r.from} -> ${r.to} instance(s) in ${(r.tookMs / 1000).toFixed(1)} s (${what})`);
   });
 
 program.parseAsync().catch((err) => {

@@ -2,15 +2,19 @@
 import fs from 'node:fs';
 import net from 'node:net';
 
-function listenOnce(port) {
+function holdPort(port) {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
-      const { port: bound } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(bound));
-    });
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => resolve(server));
   });
+}
+
+async function listenOnce(port) {
+  const server = await holdPort(port);
+  const { port: bound } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  await new Promise((resolve) => server.close(resolve));
+  return bound;
 }
 
 // The range the kernel draws source ports of outgoing connections from. A port picked there (as
@@ -36,6 +40,29 @@ export async function freePort() {
     }
   }
   return listenOnce(0);
+}
+
+/**
+ * `count` consecutive free loopback ports below the ephemeral range: [first, last]. For a
+ * container engine's published range, where each container of a scaled service takes one.
+ */
+export async function freePortRange(count) {
+  const [lo] = ephemeralRange();
+  const min = 20000;
+  const max = lo - count;
+  for (let i = 0; max > min && i < 100; i += 1) {
+    const first = min + Math.floor(Math.random() * (max - min));
+    const held = [];
+    try {
+      for (let p = first; p < first + count; p += 1) held.push(await holdPort(p));
+      return [first, first + count - 1];
+    } catch (err) {
+      if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
+    } finally {
+      await Promise.all(held.map((server) => new Promise((r) => server.close(r))));
+    }
+  }
+  throw new Error(`no ${count} consecutive free ports between ${min} and ${lo - 1}`);
 }
 
 export async function ensureFree(port, hint) {

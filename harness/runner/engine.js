@@ -53,7 +53,7 @@ export function selectEngine(asked = process.env.ENGINE, { runDir } = {}) {
 }
 
 /**
- * The backend's module: the same operations (up, down, ps, signal, killHeld, restart, reload, usage,
+ * The backend's module: the same operations (up, down, ps, signal, killHeld, restart, reload, scale, usage,
  * readState; for the bench's drills waitServing, isServing, workerPids, logReader).
  * @param {string} engine @returns {Promise<any>}
  */

@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import http from 'node:http';
-import { waitFor } from '../lib/poll.js';
 
 function tcpOpen(port, timeoutMs) {
   return new Promise((resolve) => {
@@ -24,11 +23,6 @@ function httpOk(port, path, timeoutMs) {
     req.once('timeout', () => { req.destroy(); resolve(false); });
     req.once('error', () => resolve(false));
   });
-}
-
-// Resolves once something accepts TCP on 127.0.0.1:port; rejects after timeoutMs.
-export async function waitTcp(port, timeoutMs = 5000) {
-  await waitFor(() => tcpOpen(port, 1000), { what: `something listening on 127.0.0.1:${port}`, timeoutMs });
 }
 
 export function checkOnce(port, healthcheck) {

@@ -1,5 +1,5 @@
 // The local runner: a sample's compose topology as processes on 127.0.0.1. Its one interface, for
-// `make up/ps/down/kill/restart/reload` (harness/bin/lab.js), the benchmark, the orchestrator
+// `make up/ps/down/kill/restart/reload/scale` (harness/bin/lab.js), the benchmark, the orchestrator
 // checks and every test outside this folder: nothing else imports a file of it (a lint rule,
 // harness/lint/runner-interface.js, fails on such an import). Generic helpers the runner shares
 // with the rest (polling, ports, processes by pid, the nginx binary, REPO_ROOT) are in ../lib/.
@@ -9,6 +9,7 @@
 //   supervisor.js  the per-run process that owns the instances and the run's state, and applies
 //                  `restart:` policies; supervisor-client.js: asking it (readState, or its snapshot)
 //   instances.js   ps, signal, restart, waitServing  reload.js     rolling restarts
+//   scale.js       instances added or removed        service-change.js  what reload and scale share
 //   workers.js     an instance's workers and log (the fault drill's worker kills)
 //   state.js       the state's snapshot file         usage.js      CPU time and memory of a run
 //   cgroup.js      limits, pinning, accounting       processes.js  spawning and stopping instances
@@ -26,6 +27,7 @@ export { down } from './down.js';
 export { ps, signal, killHeld, restart, waitServing, isServing } from './instances.js';
 export { workerPids, logReader } from './workers.js';
 export { reload } from './reload.js';
+export { scale } from './scale.js';
 export { runProcesses } from './processes.js';
 
 // The samples, and the topology the runner reads from a sample's compose.yaml.

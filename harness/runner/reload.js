@@ -12,9 +12,9 @@
 //            Not zero-downtime: the instance refuses connections while it restarts.
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveSample } from './compose.js';
 import { waitHealthy, checkOnce } from './health.js';
-import { renderNginx, testConfig, reloadNginx } from './nginx.js';
+import { reloadNginx } from './nginx.js';
+import { claimService, switchProxies } from './service-change.js';
 import { freePort } from '../lib/ports.js';
 import { isAlive, sendSignal, childPids } from '../lib/processes.js';
 import { DEFAULT_RUN_DIR } from './state.js';
@@ -36,18 +36,6 @@ const exitedOf = (runDir, pid) => async () => {
   const st = await call(runDir, 'status', { pid });
   return st.exited ? st.how : undefined;
 };
-
-// Re-renders each nginx in front of the service with these upstream ports and reloads it. The
-// nginx instance is read from `state` (the restart policy may have replaced it since).
-async function switchProxies(state, proxies, upstreamPorts) {
-  for (const { name } of proxies) {
-    const entry = state.services[name];
-    const inst = entry.instances[0];
-    const rendered = renderNginx({ svc: entry.spec, runDir: state.runDir, upstreamPorts, listenPorts: inst.listen });
-    testConfig(rendered, state.runDir);
-    await reloadNginx(inst.pid);
-  }
-}
 
 async function proxyStep({ runDir, service, index, proxies, log }) {
   const state = await stillUp(runDir);
@@ -141,20 +129,9 @@ function strategyOf(state, service) {
  */
 /** @param {{ runDir?: string, sample?: string, service?: string, log?: (line: string) => void }} [options] */
 export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app', log = () => {} } = {}) {
-  runDir = path.resolve(runDir);
-  const wanted = sample ? resolveSample(sample).name : undefined;
-  const state = await readState(runDir);
-  if (!state) throw new Error(`nothing running from ${runDir}: start it first (make up SAMPLE=${wanted ?? '<dir>'})`);
-  if (wanted && wanted !== state.sample) throw new Error(`${wanted} is not running here (${state.sample} is): make reload SAMPLE=${state.sample}, or make down first`);
-  if (state.stale) throw new Error(`${state.sample} cannot be reloaded: ${state.stale.reason}; \`make down\`, then \`make up\``);
-  if (state.phase !== 'up') throw new Error(`${state.sample} is ${state.phase ?? 'not up'}: wait until make up has finished`);
-  const entry = state.services[service];
-  if (!entry) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
-  if (entry.skipped) throw new Error(`${service} does not run locally (${entry.skipped})`);
-  if (entry.oneshot) throw new Error(`${service} is a one-shot job: there is nothing running to reload`);
-  /** @type {{ busy: { pid: number, service: string, startedAt: string } | null }} */
-  const { busy } = await call(runDir, 'claimReload', { pid: process.pid, service });
-  if (busy) throw new Error(`a reload of ${busy.service} is already in progress (pid ${busy.pid}, since ${busy.startedAt})`);
+  const claim = await claimService({ runDir, sample, service, op: 'reload' });
+  const { state, entry } = claim;
+  runDir = claim.runDir;
   const began = Date.now();
   try {
     const strategy = strategyOf(state, service);
@@ -177,6 +154,6 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app'
     }
     return { sample: state.sample, service, strategy: strategy.kind, zeroDowntime: strategy.zeroDowntime, steps, tookMs: Date.now() - began };
   } finally {
-    await call(runDir, 'releaseReload', { pid: process.pid }).catch(() => {});
+    await claim.release();
   }
 }

@@ -204,6 +204,14 @@ export function supervise(runDir) {
     },
     // Kills an instance on purpose, as `docker kill` does: it stays down.
     kill: ({ service, index }) => serial(`${service}/${index}`, async () => (await stopCurrent(service, index, { signal: 'SIGKILL', graceMs: 0 })).inst),
+    // `make scale` down: stops an instance on purpose and takes it out of the run's state.
+    remove: ({ service, index }) => serial(`${service}/${index}`, async () => {
+      const { entry } = current(service, index);
+      const { inst } = await stopCurrent(service, index, { signal: entry.stopSignal, graceMs: entry.stopGraceMs });
+      store.update((s) => { s.services[service].instances = s.services[service].instances.filter((i) => i.index !== index); });
+      delays.delete(`${service}/${index}`);
+      return inst;
+    }),
     // Stops an instance on purpose, starts it again from its record and waits until it is healthy.
     restart: ({ service, index }) => serial(`${service}/${index}`, async () => {
       const { entry } = current(service, index);
@@ -216,12 +224,12 @@ export function supervise(runDir) {
       });
       return { ...inst, pid };
     }),
-    // One reload at a time: { busy } names the one in progress.
-    claimReload: ({ pid, service }) => {
+    // One change of a service's instances (a reload, a scale) at a time: { busy } names the one in progress.
+    claimReload: ({ pid, service, op = 'reload' }) => {
       let busy = null;
       store.update((s) => {
         if (s.reload && isAlive(s.reload.pid)) { busy = s.reload; return false; }
-        s.reload = { pid, service, startedAt: now() };
+        s.reload = { pid, service, op, startedAt: now() };
         return undefined;
       });
       return { busy };

@@ -102,22 +102,7 @@ async function start(runDir, opts, control) {
       const started = [];
       for (let index = 1; index <= svc.replicas; index += 1) {
         check();
-        const port = ports[name][index - 1];
-        const data = path.join(runDir, 'data', `${name}-${index}`);
-        fs.mkdirSync(data, { recursive: true });
-        /** @type {Record<string, any>} */
-        const inst = { index, port, url: `http://127.0.0.1:${port}`, ...instanceSpec(topology, svc, index, { ...baseCtx, port, index, data }, runDir), restarts: 0 };
-        if (svc.local.nginx) inst.listen = listen[name];
-        inst.log = path.join(runDir, 'logs', `${inst.name}.log`);
-        // Every instance gets a group, limited or not: the run's cpuset, budget and CPU accounting cover it.
-        if (cpuLimits.enforced) {
-          const group = cgroup.createGroup(runId, inst.name, { cpus: svc.cpus, memoryBytes: svc.memoryBytes });
-          inst.cgroup = group.dirs;
-          inst.cgroupProcs = group.procs;
-        }
-        await call(runDir, 'addInstance', { service: name, inst });
-        const { pid } = await call(runDir, 'spawn', { service: name, index });
-        started.push({ ...inst, pid });
+        started.push(await startInstance(runDir, { topology, svc, index, port: ports[name][index - 1], ctx: baseCtx, runId, cpuLimits }));
       }
       const exited = (pid) => async () => {
         const st = await call(runDir, 'status', { pid });
@@ -156,6 +141,31 @@ async function start(runDir, opts, control) {
   } finally {
     clearInterval(watch);
   }
+}
+
+/**
+ * Adds instance `index` of `svc` to the run and has the supervisor start it on `port`; returns its
+ * record with its pid. ctx: { ports, listen, run } (spec.js). `make scale` adds instances this way too.
+ * @param {string} runDir
+ * @param {{ topology: { sample: string, dir: string, vars?: any }, svc: any, index: number, port: number, ctx: any, runId: string, cpuLimits: any }} what
+ * @returns {Promise<Record<string, any>>}
+ */
+export async function startInstance(runDir, { topology, svc, index, port, ctx, runId, cpuLimits }) {
+  const data = path.join(runDir, 'data', `${svc.name}-${index}`);
+  fs.mkdirSync(data, { recursive: true });
+  /** @type {Record<string, any>} */
+  const inst = { index, port, url: `http://127.0.0.1:${port}`, ...instanceSpec(topology, svc, index, { ...ctx, port, index, data }, runDir), restarts: 0 };
+  if (svc.local.nginx) inst.listen = ctx.listen[svc.name];
+  inst.log = path.join(runDir, 'logs', `${inst.name}.log`);
+  // Every instance gets a group, limited or not: the run's cpuset, budget and CPU accounting cover it.
+  if (cpuLimits.enforced) {
+    const group = cgroup.createGroup(runId, inst.name, { cpus: svc.cpus, memoryBytes: svc.memoryBytes });
+    inst.cgroup = group.dirs;
+    inst.cgroupProcs = group.procs;
+  }
+  await call(runDir, 'addInstance', { service: svc.name, inst });
+  const { pid } = await call(runDir, 'spawn', { service: svc.name, index });
+  return { ...inst, pid };
 }
 
 // A one-shot job (a migrator): it must exit 0.

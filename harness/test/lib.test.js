@@ -1,8 +1,9 @@
-// The harness's shared helpers (harness/lib): loopback ports, and polling.
+// The harness's shared helpers (harness/lib): loopback ports and ranges of them, and polling.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { freePort } from '../lib/ports.js';
+import net from 'node:net';
+import { freePort, freePortRange } from '../lib/ports.js';
 import { waitFor } from '../lib/poll.js';
 
 test('free ports come from below the ephemeral range, where outgoing connections cannot take them first', async () => {
@@ -10,6 +11,24 @@ test('free ports come from below the ephemeral range, where outgoing connections
   for (let i = 0; i < 20; i += 1) {
     const port = await freePort();
     assert.ok(port >= 20000 && port < lo, `${port} is below ${lo}`);
+  }
+});
+
+test('a free port range: consecutive ports, all free, below the ephemeral range; none that holds a taken port', async () => {
+  const lo = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const [first, last] = await freePortRange(5);
+  assert.equal(last - first, 4);
+  assert.ok(first >= 20000 && last < lo, `${first}-${last} is below ${lo}`);
+  // All five bind, and a range is never handed out across a port someone holds.
+  const held = [];
+  try {
+    for (let p = first; p <= last; p += 1) held.push(await new Promise((resolve, reject) => { const s = net.createServer().once('error', reject); s.listen({ host: '127.0.0.1', port: p, exclusive: true }, () => resolve(s)); }));
+    for (let i = 0; i < 10; i += 1) {
+      const [a, b] = await freePortRange(3);
+      assert.ok(b < first || a > last, `${a}-${b} avoids the held ${first}-${last}`);
+    }
+  } finally {
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
   }
 });
 

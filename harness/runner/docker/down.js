@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DEFAULT_RUN_DIR } from '../state.js';
 import { stopPrivateEngine } from './connection.js';
 import { removeRunGroups } from './cgroups.js';
-import { compose, containers, docker, readRecord, removeRecord } from './project.js';
+import { OVERRIDE, compose, containers, docker, readRecord, removeRecord } from './project.js';
 
 // What is still there with the project's label: containers, networks, volumes.
 function leftovers(record) {
@@ -27,7 +27,7 @@ export async function down({ runDir = DEFAULT_RUN_DIR, engine = false } = {}) {
     if (res.status === 0) left = leftovers(record);
     cgroupsLeft = removeRunGroups(record.runId);
     removeRecord(runDir);
-    fs.rmSync(path.join(runDir, 'compose.engine.yaml'), { force: true });
+    fs.rmSync(path.join(runDir, OVERRIDE), { force: true });
   }
   const engineStopped = engine ? await stopPrivateEngine() : false;
   return { sample: record?.sample, stopped, left, cgroupsLeft, engineStopped };

@@ -8,6 +8,9 @@ import { runIdOf, DEFAULT_RUN_DIR } from '../state.js';
 
 export const recordFile = (runDir) => path.join(path.resolve(runDir), 'docker.json');
 
+/** The file name of the override a run adds to the sample's compose files (override.js). */
+export const OVERRIDE = 'compose.engine.yaml';
+
 /** The project name of a run folder (Compose: lower case, digits, - and _). */
 export const projectOf = (runDir) => `lab-${runIdOf(path.resolve(runDir))}`;
 
@@ -42,6 +45,12 @@ export function compose(record, args, { timeout = 120_000, check = true } = {}) 
   const res = spawnSync('docker', full, { cwd: record.sampleDir, encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: envOf(record) });
   if (check && res.status !== 0) throw new Error(`docker compose ${args.join(' ')}: ${why(res)}`);
   return res;
+}
+
+/** `docker compose config` of the sample's own files (the run's override left out), with the run's knobs. */
+export function sampleConfig(record) {
+  const own = { ...record, files: record.files.filter((f) => path.basename(f) !== OVERRIDE) };
+  return JSON.parse(compose(own, ['config', '--format', 'json']).stdout);
 }
 
 /** The last line a service's containers logged (what it said before it failed). */

@@ -15,6 +15,7 @@ import { compose, containers, docker, readRecord } from './project.js';
 import { waitHealthy } from './instances.js';
 import { sampleFile } from './up.js';
 import { proxyOf, reResolveMs } from './proxy.js';
+import { newRange } from './override.js';
 
 function strategyOf(file, service) {
   const svc = file.services?.[service];
@@ -74,6 +75,8 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = 
   const began = Date.now();
   const olds = containers(record).filter((c) => c.service === service && c.running);
   if (!olds.length) throw new Error(`${service} has no running container`);
+  // The new containers publish from a range of their own, as wide as the old ones' (override.js).
+  if (strategy === 'proxy') await newRange(record, service, olds.length);
   const steps = [];
   for (const c of olds) {
     const t = Date.now();

@@ -13,8 +13,9 @@ import { isolationOf } from '../up.js';
 import { DEFAULT_RUN_DIR, runIdOf } from '../state.js';
 import { ensureEngine, cgroupLayout } from './connection.js';
 import { createRunParent } from './cgroups.js';
-import { writeOverride } from './override.js';
-import { compose, containers, lastLogLine, projectOf, readRecord, writeRecord } from './project.js';
+import { writeOverride, ownPortServices } from './override.js';
+import { freePortRange } from '../../lib/ports.js';
+import { containers, lastLogLine, projectOf, readRecord, sampleConfig, writeRecord } from './project.js';
 import { down } from './down.js';
 
 const UP_TIMEOUT_S = 600;
@@ -75,11 +76,13 @@ export async function up(opts = {}) {
     engine: 'docker', sample, sampleDir, runDir, runId, project: projectOf(runDir), host: engine.host, privateEngine: engine.private,
     engineVersion: engine.version, files, env: opts.env ?? {}, isolation, startedAt: new Date().toISOString(), phase: 'starting',
   };
-  const config = JSON.parse(compose(record, ['config', '--format', 'json']).stdout);
+  const config = sampleConfig(record);
   const { cgroupParent, cpuLimits } = createRunParent(runId, cgroupLayout(engine.host), isolation);
   record.cgroupParent = cgroupParent;
   record.cpuLimits = cpuLimits;
-  record.files = [...files, writeOverride(runDir, config, { cpuset: isolation.cpuset, cgroupParent })];
+  record.ranges = {};
+  for (const [name, count] of Object.entries(ownPortServices(config))) record.ranges[name] = await freePortRange(count);
+  record.files = [...files, writeOverride(runDir, config, { cpuset: isolation.cpuset, cgroupParent, ranges: record.ranges })];
   writeRecord(record);
   const args = ['up', '-d', '--wait', '--wait-timeout', String(UP_TIMEOUT_S), ...(opts.build === false ? [] : ['--build']),
     ...(opts.noDeps ? ['--no-deps'] : []), ...(opts.services ?? [])];
@@ -95,16 +98,21 @@ export async function up(opts = {}) {
   return state;
 }
 
-// The state once up: each service's containers, and the URL to send traffic to (the first
-// service the sample itself publishes, i.e. its nginx; else the last one started).
-function finish(record, config) {
-  const list = containers(record);
+/** The record's services: { name: { restart, instances: [{ index, name, id, pid, url }] } } of these containers. */
+export function servicesOf(list) {
   /** @type {Record<string, any>} */
   const services = {};
   for (const c of list) {
     services[c.service] ??= { restart: { name: c.restart }, instances: [] };
     services[c.service].instances.push({ index: c.index, name: c.name, id: c.id, pid: c.pid, url: c.url });
   }
+  return services;
+}
+
+// The state once up: each service's containers, and the URL to send traffic to (the first
+// service the sample itself publishes, i.e. its nginx; else the last one started).
+function finish(record, config) {
+  const services = servicesOf(containers(record));
   const published = Object.keys(config.services).filter((n) => config.services[n].ports?.length && services[n]);
   const entry = services[published[0]] ?? Object.values(services).at(-1);
   record.services = services;

@@ -1,7 +1,8 @@
 // The runner's docker backend (ENGINE=docker) on the real engine, through runner/index.js as make
 // and the bench use it: node-replicas up with 2 replicas under a CPU budget and a cpuset, ps, usage
-// from each container's cgroup, a crash that its restart policy undoes, a `docker kill` that stays
-// down, a rolling reload under a bounded load, and a down that leaves nothing behind.
+// from each container's cgroup, a crash that its restart policy undoes (on the same loopback port),
+// a `docker kill` that stays down, a rolling reload under a bounded load, scaling, and a down that
+// leaves nothing behind.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -74,10 +75,11 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     const [one] = app();
     const killed = await runner.signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' });
     assert.equal(killed.pid, one.pid);
-    await waitFor(() => {
+    const back = await waitFor(() => {
       const row = app().find((r) => r.index === 1);
-      return row.restarts > one.restarts && row.status === 'running (healthy)';
+      return row.restarts > one.restarts && row.status === 'running (healthy)' && row;
     }, { what: 'app 1 back and healthy', timeoutMs: 60_000 });
+    assert.equal(back.url, one.url, 'it publishes the same loopback port again (load sent straight to it finds it)');
   });
 
   test(`killHeld: docker kill leaves app 2 down; restart brings it back ${STAND_INS}`, async () => {
@@ -108,5 +110,28 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
       assert.ok(!before.has(row.id), `${row.name} is a new container`);
       assert.equal(row.status, 'running (healthy)');
     }
+  });
+
+  test(`scale: 2 -> 3 -> 1 containers, nginx sends to the new one once it re-resolves ${STAND_INS}`, async () => {
+    // The instances nginx sends to: each answers with its hostname, the container's short id.
+    const servedBy = async () => {
+      const seen = new Set();
+      for (let i = 0; i < 30; i++) seen.add((/** @type {any} */ (await (await fetch(`${state.url}/`)).json())).instance);
+      return [...seen].sort();
+    };
+    const before = app();
+    const up3 = await runner.scale({ runDir, service: 'app', replicas: 3 });
+    assert.deepEqual([up3.from, up3.to, up3.added.length, up3.removed], [2, 3, 1, []]);
+    const three = app();
+    assert.equal(three.length, 3);
+    for (const row of three) assert.equal(row.status, 'running (healthy)', row.name);
+    assert.deepEqual(three.filter((r) => before.some((b) => b.id === r.id)).map((r) => r.pid).sort(), before.map((r) => r.pid).sort(), 'the containers before it kept running');
+    assert.equal(new Set(three.map((r) => r.url)).size, 3, 'each on a loopback port of its own');
+    await waitFor(async () => JSON.stringify(await servedBy()) === JSON.stringify(three.map((r) => r.id).sort()), { what: 'nginx sending to all three', timeoutMs: 30_000 });
+    const down1 = await runner.scale({ runDir, service: 'app', replicas: 1 });
+    assert.deepEqual([down1.from, down1.to, down1.removed.length], [3, 1, 2]);
+    assert.equal(app().length, 1);
+    await assert.rejects(runner.scale({ runDir, service: 'nginx', replicas: 2 }), /^Error: nginx is the proxy: scale the service behind it$/);
+    await assert.rejects(runner.scale({ runDir, service: 'app', replicas: 0 }), /^Error: REPLICAS=0 must be a whole number from 1 to 64$/);
   });
 });

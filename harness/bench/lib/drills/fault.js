@@ -51,8 +51,9 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
 
 const originOf = (u) => { try { return new URL(u).origin; } catch { return null; } };
 
-// A container that restarts gets another host port from Docker: a load sent straight to the old
-// one can't follow it, and every request after would count as lost to this kill.
+// A container that restarts takes the first free port of its service's loopback range, its own
+// while its siblings hold theirs (runner/docker/override.js). Should it move all the same, a load
+// sent straight to the old port can't follow it, and every request after would count as lost.
 async function checkSameAddress({ runner, runDir, service, inst, url }) {
   const now = (await appOf({ runner, runDir, service })).find((i) => i.index === inst.index);
   if (originOf(url) === originOf(inst.url) && originOf(now?.url) !== originOf(inst.url)) {
