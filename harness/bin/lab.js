@@ -113,10 +113,9 @@ program.command('scale <service> <replicas>').description('run a service as N in
   .option(...runDirOption)
   .action(async (service, replicas, o) => {
     const { engine, runner } = await backend(o.runDir);
-    say(`engine: ${engine}`);
     const r = await runner.scale({ runDir: o.runDir, service, replicas, log: say });
     const what = [r.added.length && `started ${r.added.join(', ')}`, r.removed.length && `stopped ${r.removed.join(', ')}`].filter(Boolean).join('; ') || 'nothing to change';
-    console.log(`${r.sample} ${r.service}: ${r.from} -> ${r.to} instance(s) in ${(r.tookMs / 1000).toFixed(1)} s (${what})`);
+    console.log(`${r.sample} ${r.service}: ${r.from} -> ${r.to} instance(s) in ${(r.tookMs / 1000).toFixed(1)} s (engine: ${engine}; ${what})`);
   });
 
 program.parseAsync().catch((err) => {
