@@ -135,7 +135,9 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
   assert.equal(doc.verdicts.length, 8);
   for (const v of doc.verdicts) {
-    assert.ok(['wins', 'equal', 'cant-tell'].includes(v.label), v.label);
+    assert.ok(['wins', 'equal', 'cant-tell', 'bounded'].includes(v.label), v.label);
+    // Bounded: something other than the strategies limited the cells, and the verdict says what.
+    if (v.label === 'bounded') assert.ok(v.bound?.by && v.bound.why && ['throughput', 'capacity'].includes(v.metric), JSON.stringify(v.bound));
     assert.ok(v.label === 'wins' ? ['node-replicas-2-nginx', 'node-1-nginx'].includes(v.winner) : v.winner === null, v.winner);
     assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
     assert.equal(typeof v.suspect, 'boolean');
