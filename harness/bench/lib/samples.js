@@ -62,6 +62,8 @@ export function describeSample(sample) {
     builds: Boolean(doc.services[x.app]?.['x-local']?.build),
     post: x.post ?? null,
     writes: x.writes ?? null,
+    // A GET answering { provider, serverVersion } of the store: kept with every database-bound cell.
+    databaseInfo: x.database_info ?? null,
     // { process: s (the first cell on a started deployment), <workload>: s (every cell of it) }
     warmupMinS: objectOr(x.warmup_min_s, { process: x.warmup_min_s ?? 0 }),
     workloads: x.workloads ?? {},

@@ -67,6 +67,19 @@ async function start(run, d, { build, noDatabase }) {
   for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, run.balancers);
 }
 
+// The store a database-bound cell talked to, as the app says (x-bench.database_info), or why not known.
+async function databaseOf(handle, c) {
+  const path = describeSample(c.topology.sample).databaseInfo;
+  if (!path) return { known: false, why: 'the app has no x-bench.database_info path' };
+  try {
+    const res = await fetch(`${handle.url(c.topology)}${path}`, { signal: AbortSignal.timeout(10_000) });
+    const body = /** @type {{ provider?: string, serverVersion?: string }} */ (await res.json());
+    return res.ok ? { known: true, provider: body.provider, serverVersion: body.serverVersion } : { known: false, why: `GET ${path} answered ${res.status}` };
+  } catch (e) {
+    return { known: false, why: `GET ${path}: ${e.message}` };
+  }
+}
+
 const readyProcesses = new WeakSet(); // deployments whose every process has answered
 
 // Verify a cell's answer, and record what an experiment needs to know of the started deployment.
@@ -91,6 +104,7 @@ async function prepare(c, r, handle, balancers) {
     }
     await verify(`${handle.url(c.topology)}${c.path}`, c.workload);
     if (c.recordDraw) r.draw = await handle.describeInstances();
+    if (c.needsDb) r.database = await databaseOf(handle, c);
   });
 }
 
@@ -109,13 +123,21 @@ function skipOrphans(scenario, records) {
   }
 }
 
+// How a cell is loaded, kept with it (results describe themselves): the closed-loop tool with its
+// threads and connections; the paced generator's connections for capacity and latency windows.
+function loadOf(c, ctx) {
+  const closed = c.kind === 'closed' ? { tool: c.tool ?? ctx.tool, threads: ctx.isolation.generatorThreads, connections: c.connections } : null;
+  const paced = c.searchCapacity || c.latencyRounds ? { tool: 'paced', threads: 1, connections: 'as many as the rate keeps in flight for 100 ms, at least 64' } : null;
+  return { ...(closed ? { closed } : {}), ...(paced ? { paced } : {}) };
+}
+
 /**
  * Runs one scenario: returns its cells' records. ctx: the run's context (context.js); built: the
  * apps already built in this run (a build step runs once); counter: numbers the run folders.
  */
 export async function runScenario(scenario, params, ctx, { built, counter }) {
   const deps = deploymentsOf(scenario, ctx.runBase, counter);
-  const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [] }]));
+  const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]));
   const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
   const run = {
     records, params, ctx, depOf, balancers: [],
