@@ -60,3 +60,15 @@ test('the samples: which strategies each supports comes from its x-bench alone',
   assert.equal(t.env.CPUS, '1');
   assert.throws(() => topology({ sample: apps.dotnet.sample, strategy: 'cluster', n: 2 }), /cluster can't run dotnet-api: \.NET is not a Node app/);
 });
+
+test('no app of this repository is named in the bench\'s code: it knows them by their x-bench alone', async () => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench');
+  const files = fs.readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.js') || f.endsWith('.cjs'));
+  assert.ok(files.length > 40, 'the bench\'s files were read');
+  const apps = listApps();
+  assert.ok(apps.length >= 3);
+  const named = files.filter((f) => apps.some((a) => fs.readFileSync(path.join(root, f), 'utf8').includes(a)));
+  assert.deepEqual(named, [], 'files naming an app folder');
+});
