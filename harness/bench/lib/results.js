@@ -7,6 +7,7 @@ import { METRICS } from './metrics.js';
 import { WORKLOADS, workloadSpec } from './workloads.js';
 import { describeSample } from './samples.js';
 import { SPENT } from './bottleneck.js';
+import { STRATEGIES } from './strategies/index.js';
 import { GENERATOR_SHARE_LIMIT } from './verdicts.js';
 import { judge, SCHEMA } from './judge.js';
 import { latencyRoundsText } from './report/format.js';
@@ -88,6 +89,8 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     ceilings,
     workloads: workloadsOf(plan),
     metrics: METRICS,
+    // The strategy records, as the report and guide name and explain them (they read results.json alone).
+    strategies: STRATEGIES.map((x) => ({ key: x.key, slug: x.slug, title: x.title, why: x.why, multiProcess: x.multiProcess, drill: x.drill })),
     scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
     cells: all,
     questions: plan.scenarios.flatMap((sc) => sc.comparisons),

@@ -195,7 +195,7 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
     return {
       ...base,
       label: bound ? 'bounded' : labelOf(side),
-      ...(bound ? { bound, statLabel: labelOf(side) } : {}),
+      ...(bound ? { bound, statLabel: labelOf(side), statWinner: won } : {}),
       winner: bound ? null : won,
       ratio: round(r.ratio, 3),
       ci95: r.ci95 ? r.ci95.map((x) => round(x, 3)) : null,
