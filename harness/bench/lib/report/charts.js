@@ -2,8 +2,8 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
-import { labelOf, LABEL_TEXT, groupOf, budgetOf, budgetsOf, mainVerdicts } from './labels.js';
-import { sideName, GROUP_TITLE } from './verdict-table.js';
+import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
+import { shortName } from './leaf-text.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -24,39 +24,63 @@ const caption = (doc) => {
 };
 const base = (title, values, doc) => ({ title: { text: title, subtitle: caption(doc), anchor: 'start' }, data: { values }, config: { font: 'sans-serif', view: { stroke: null }, axis: { labelLimit: 0 }, header: { labelLimit: 0 }, legend: { labelLimit: 0 } } });
 
-const OUTCOME = ['the compared side wins', 'the baseline wins', 'equal', "can't tell", 'suspect'];
-const OUTCOME_COLORS = { domain: OUTCOME, range: ['#2ca02c', '#d62728', '#7f7f7f', '#bcbd22', '#ff7f0e'] };
+const OUTCOME = ['the first side wins', 'the second side wins', 'equal', "can't tell", 'bounded', 'suspect'];
+const OUTCOME_COLORS = { domain: OUTCOME, range: ['#2ca02c', '#d62728', '#7f7f7f', '#bcbd22', '#9467bd', '#ff7f0e'] };
 const outcomeOf = (doc, v) => {
   if (v.suspect) return 'suspect';
   const l = labelOf(v, doc);
   if (l === 'wins') return v.winner === v.a ? OUTCOME[0] : OUTCOME[1];
-  return l === 'equal' ? 'equal' : "can't tell";
+  return l === 'equal' ? 'equal' : l === 'bounded' ? 'bounded' : "can't tell";
 };
 
-/** Every verdict: its ratio and 95% interval on a log scale, parity marked; one panel per question group, its baseline named. */
-export function verdictSpec(doc) {
+/** The file of a budget's verdict chart. */
+export const verdictChartFile = (budget) => `verdicts-b${String(budget).replace('.', '_')}.svg`;
+
+// Linear where every interval of a panel lies within ×0.5–×2 (ratios near 1 read best there), else log.
+export const NEAR_ONE = [0.5, 2];
+export const scaleTypeOf = (values) => (values.every((v) => v.lo >= NEAR_ONE[0] && v.hi <= NEAR_ONE[1]) ? 'linear' : 'log');
+export const VERDICT_CHART_NOTE = `Each panel is one metric: a dot is a verdict's ratio (the first side ÷ the second), its line the 95% interval, \
+the dashed line parity, the grey band the "equal" zone; a panel's scale is linear where every interval lies \
+within ×${NEAR_ONE[0]}–×${NEAR_ONE[1]}, logarithmic otherwise.`;
+
+// One verdict as a point of the chart: its row names the workload and the two sides.
+function verdictPoint(doc, v) {
   const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
-  const several = budgetsOf(doc).length > 1;
-  const values = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.ci95).map((v) => ({
-    group: `${GROUP_TITLE[groupOf(v)] ?? groupOf(v)}: ${sideName(topo(v.a))} ÷ ${sideName(topo(v.b))} (the baseline)${several ? `, ${budgetOf(v, doc)} CPU` : ''}`,
-    question: `${doc.workloads[v.workload]?.title ?? v.workload} · ${doc.metrics[v.metric]?.title ?? v.metric}`,
-    ratio: v.ratio, lo: v.ci95[0], hi: v.ci95[1], label: LABEL_TEXT[labelOf(v, doc)],
-    outcome: outcomeOf(doc, v),
-  }));
-  if (values.length === 0) return null;
-  const x = { type: 'quantitative', scale: { type: 'log' }, title: 'ratio to the baseline, 95% interval (1 = parity)' };
   return {
-    ...base('Verdicts: each question\'s ratio with its 95% interval, one panel per question', values, doc),
-    facet: { row: { field: 'group', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.group))], header: { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top', labelFontWeight: 'bold' } } },
-    resolve: { scale: { x: 'independent', y: 'independent' } },
-    spec: {
-      width: 380,
-      layer: [
-        { mark: { type: 'rule', color: '#999', strokeDash: [4, 3] }, encoding: { x: { datum: 1, ...x } } },
-        { mark: { type: 'rule' }, encoding: { y: { field: 'question', type: 'nominal', title: null, sort: null }, x: { field: 'lo', ...x }, x2: { field: 'hi' }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS, title: null, legend: { orient: 'bottom' } } } },
-        { mark: { type: 'point', filled: true, size: 50 }, encoding: { y: { field: 'question', type: 'nominal', sort: null }, x: { field: 'ratio', ...x }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS } } },
-      ],
-    },
+    question: `${doc.workloads[v.workload]?.title ?? v.workload} · ${shortName(doc, topo(v.a))} ÷ ${shortName(doc, topo(v.b))}`,
+    metric: doc.metrics[v.metric]?.title ?? v.metric,
+    ratio: v.ratio, lo: v.ci95[0], hi: v.ci95[1], label: LABEL_TEXT[labelOf(v, doc)], outcome: outcomeOf(doc, v),
+  };
+}
+
+// One metric's panel: the equal band, parity, each interval and ratio; its own scale.
+function metricPanel(doc, metric, values, first) {
+  const mine = values.filter((v) => v.metric === metric);
+  const { down, up } = ruleOf(doc);
+  const x = { type: 'quantitative', scale: { type: scaleTypeOf(mine), zero: false }, title: `${metric} (×)` };
+  const y = { field: 'question', type: 'nominal', title: null, sort: null, ...(first ? {} : { axis: null }) };
+  return {
+    width: 170,
+    transform: [{ filter: { field: 'metric', equal: metric } }],
+    layer: [
+      { mark: { type: 'rect', color: '#eee' }, encoding: { x: { datum: down, ...x }, x2: { datum: up } } },
+      { mark: { type: 'rule', color: '#999', strokeDash: [4, 3] }, encoding: { x: { datum: 1, ...x } } },
+      { mark: { type: 'rule' }, encoding: { y, x: { field: 'lo', ...x }, x2: { field: 'hi' }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS, title: null, legend: { orient: 'bottom' } } } },
+      { mark: { type: 'point', filled: true, size: 40 }, encoding: { y, x: { field: 'ratio', ...x }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS } } },
+    ],
+  };
+}
+
+/** The verdicts of one budget: a panel per metric side by side, a row per question, each panel its own scale. */
+export function verdictSpec(doc, budget) {
+  const values = mainVerdicts(doc).filter((v) => budgetOf(v, doc) === budget && labelOf(v, doc) !== null && Array.isArray(v.ci95))
+    .map((v) => verdictPoint(doc, v));
+  if (values.length === 0) return null;
+  const metrics = [...new Set(values.map((v) => v.metric))];
+  return {
+    ...base(`Verdicts at ${budget} CPU${budget === 1 ? '' : 's'}: ratio and 95% interval, a panel per metric`, values, doc),
+    hconcat: metrics.map((m, i) => metricPanel(doc, m, values, i === 0)),
+    resolve: { scale: { y: 'shared', x: 'independent' } },
   };
 }
 
@@ -153,7 +177,7 @@ export function charts(doc) {
   const out = {};
   const add = (file, scenario, spec) => { if (spec) out[file] = { spec, scenario }; };
   const withVerdicts = doc.scenarios.find((s) => doc.verdicts.some((v) => s.cells.includes(v.cells?.[0])));
-  add('verdicts.svg', withVerdicts?.name, verdictSpec(doc));
+  for (const b of budgetsOf(doc)) add(verdictChartFile(b), withVerdicts?.name, verdictSpec(doc, b));
   for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     if (!doc.cells.some((c) => c.scenario === s.name && c.kind === 'closed' && c.status === 'ok')) continue;
     const prefix = s.name === 'verdicts' ? '' : `${s.name}-`;

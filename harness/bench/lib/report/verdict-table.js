@@ -2,16 +2,16 @@
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
 import { fmt, fmtX, fmtCi } from './format.js';
-import { labelOf, budgetOf, budgetsOf, groupOf, isControl, skippedOf, mainVerdicts } from './labels.js';
+import { labelOf, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const UNIT = { throughput: (v) => `${fmt(v)} req/s`, capacity: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
 // CPU per request only as measured at a fixed rate below capacity (cell.paced), never the saturated figure.
 const FIELD = { throughput: (c) => c.rps?.median, capacity: (c) => c.capacity?.rps, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => c.paced?.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
-export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster of 2 on 1 CPU (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
-/** "cluster", "cluster of 2 on 1 CPU (control)": what a verdict's strategy is called in headers and charts. */
-export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? `${v.column ?? groupOf(v)}${isControl(v) ? ' (control)' : ''}`;
+export const GROUP_TITLE = { cluster: 'cluster', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2' };
+/** "cluster", "cluster-vs-replicas": what a verdict's question is called in headers. */
+export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
 const topoOf = (doc, id) => doc.cells.find((c) => c.topology.id === id)?.topology;
 /** "cluster: Express cluster of 2 ÷ Express 1 process": the strategy and the baseline it is judged against. */
 const columnTitle = (doc, v) => `${strategyTitle(v)}: ${sideName(topoOf(doc, v.a))} ÷ ${sideName(topoOf(doc, v.b))}`;
@@ -44,6 +44,7 @@ export function verdictCell(doc, v) {
   const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
   const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
   if (v.suspect) return `⚠ suspect ${interval}`;
+  if (label === 'bounded') return `bounded (${esc(v.bound?.by ?? '?')}) ${interval}`;
   if (label === 'wins') return `**${esc(sideName(topo(v.winner)))}** wins ${interval}`;
   return `${label === 'equal' ? 'equal' : "can't tell"} ${interval}`;
 }
