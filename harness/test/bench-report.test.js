@@ -26,20 +26,42 @@ async function rendered(doc = schema4Doc()) {
   try {
     const files = await writeOutputs(doc, { outDir: out, guidePath: path.join(out, 'decision-guide.md') });
     const read = (f) => readFileSync(path.join(out, f), 'utf8');
-    return { doc, files, guide: read('decision-guide.md'), report: read('report.md'), svgs: readdirSync(out).filter((f) => f.endsWith('.svg')) };
+    return {
+      doc,
+      files,
+      guide: read('decision-guide.md'),
+      report: read('report.md'),
+      svgs: readdirSync(out).filter((f) => f.endsWith('.svg')),
+    };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
-const leafOf = (doc, workload, budget, key) => decisions(doc).filter((c) => c.workload === workload)
-  .flatMap((c) => c.budgets).find((b) => b.budget === budget)?.leaves.find((l) => l.key === key);
+const leafOf = (doc, workload, budget, key) =>
+  decisions(doc)
+    .filter((c) => c.workload === workload)
+    .flatMap((c) => c.budgets)
+    .find((b) => b.budget === budget)
+    ?.leaves.find((l) => l.key === key);
 
-test('the guide opens with what it answers, for which run, how to get yours, and how to read it, before any chart', async () => {
+test('the guide opens with what it answers, for which run, how to get yours, how to read it; then charts', async () => {
   const { guide, report } = await rendered();
   for (const text of [guide, report]) assert.doesNotMatch(text, /NaN|undefined|\[object Object\]|\{\{/);
   const at = (s) => guide.indexOf(s);
-  const order = ['# When clustering', '**Measured here**', '`make bench`', '`make report`', 'make bench APP=', '## How to read this', '## Decide', '```mermaid'].map(at);
-  assert.ok(order.every((x, i) => x >= 0 && (i === 0 || x > order[i - 1])), `in order: ${order}`);
+  const order = [
+    '# When clustering',
+    '**Measured here**',
+    '`make bench`',
+    '`make report`',
+    'make bench APP=',
+    '## How to read this',
+    '## Decide',
+    '```mermaid',
+  ].map(at);
+  assert.ok(
+    order.every((x, i) => x >= 0 && (i === 0 || x > order[i - 1])),
+    `in order: ${order}`,
+  );
   assert.match(guide, /- engine: processes on 127\.0\.0\.1, each in a cgroup[^\n]*; Node 24\.21\.0, \.NET 10\.0\.1/);
   assert.match(guide, /- machine: 2 cores \(cpu\), 4 GiB/);
   assert.match(guide, /\(a default run, 2026-01-01 00:00 UTC, 13 min 45 s\)/);
@@ -53,12 +75,18 @@ test('the guide opens with what it answers, for which run, how to get yours, and
   assert.ok(read.includes(`lies above ${up}, or below ${down}`), read);
   assert.ok(read.includes(`within\n  ${down}–${up}`) || read.includes(`within ${down}–${up}`), read);
   assert.ok(read.includes(`at least ${fmt(SPENT * 100)}% of its budget`), read);
-  for (const term of ['**A ratio** is the first side ÷ the second', '**bounded**', '**The CPU budget**', '**What bounded a cell**', '**The between-run spread**']) {
+  for (const term of [
+    '**A ratio** is the first side ÷ the second',
+    '**bounded**',
+    '**The CPU budget**',
+    '**What bounded a cell**',
+    '**The between-run spread**',
+  ]) {
     assert.ok(read.includes(term), term);
   }
 });
 
-test('every chart parses with Mermaid\'s own parser, has at most 15 nodes, and each leaf says a label and ratio or why not', async () => {
+test("every chart parses with Mermaid's parser, has <= 15 nodes, each leaf a label and ratio or why not", async () => {
   const { guide } = await rendered();
   const blocks = mermaidBlocks(guide);
   assert.equal(blocks.length, 3, 'light JSON, CPU-bound and slow I/O');
@@ -69,22 +97,32 @@ test('every chart parses with Mermaid\'s own parser, has at most 15 nodes, and e
     assert.ok(leaves.length >= 5);
     for (const l of leaves) {
       assert.ok(l.text.split(/\s+/).length <= 25, l.text);
-      assert.match(l.text, /(wins|equal|can't tell|bounded) ×\d|not measured here|not drilled in this run|lost nothing/, l.text);
+      assert.match(
+        l.text,
+        /(wins|equal|can't tell|bounded) ×\d|not measured here|not drilled in this run|lost nothing/,
+        l.text,
+      );
     }
   }
 });
 
-test('light JSON at the shared 2 CPUs is machine-bound: the leaf says so, cites the bound, and recommends nothing', () => {
+test('light JSON at the shared 2 CPUs is machine-bound: the leaf says so, cites the bound, recommends nothing', () => {
   const doc = schema4Doc();
   const leaf = leafOf(doc, 'light', 2, 'throughput');
   assert.equal(leaf.lines[0], 'machine-bound here: measure on ≥ 3 cores');
   assert.equal(labelOf(leaf.cites[0], doc), 'bounded');
   assert.equal(leaf.cites[0].bound.by, 'machine');
-  assert.match(leaf.note, /the load generator, nginx and the kernel share these 2 cores with it — measure on a machine with at least 3 cores/);
+  assert.match(
+    leaf.note,
+    new RegExp(
+      'the load generator, nginx and the kernel share these 2 cores with it — ' +
+        'measure on a machine with at least 3 cores',
+    ),
+  );
   assert.match(leaf.answer, /^none/);
 });
 
-test('where the verdicts can\'t tell cluster and replicas apart, the leaf names both and what else decides', () => {
+test("where the verdicts can't tell cluster and replicas apart, the leaf names both and what else decides", () => {
   const doc = schema4Doc();
   const v = doc.verdicts.find((x) => x.id === 'pi.b2.cluster-vs-replicas.capacity');
   assert.equal(v.label, 'cant-tell');
@@ -95,13 +133,19 @@ test('where the verdicts can\'t tell cluster and replicas apart, the leaf names 
   assert.equal(leaf.cites[0].id, v.id);
   // The runtime leaf rests on the direct verdicts, .NET against each of them, not through the baseline.
   const runtime = leafOf(doc, 'pi', 2, 'runtime');
-  assert.deepEqual(runtime.cites.map((x) => x.id).sort(), ['pi.b2.dotnet-vs-cluster.capacity', 'pi.b2.dotnet-vs-replicas.capacity']);
+  assert.deepEqual(runtime.cites.map((x) => x.id).sort(), [
+    'pi.b2.dotnet-vs-cluster.capacity',
+    'pi.b2.dotnet-vs-replicas.capacity',
+  ]);
   // Memory: one process, and what it gives up against the throughput pick.
   const memory = leafOf(doc, 'pi', 2, 'memory');
   assert.equal(memory.lines[0], '1 process');
   assert.match(memory.lines.at(-1), /^capacity: cluster of 2 wins ×1\.9\d \(cluster of 2 ÷ 1 process\)$/);
   // Without drills, the deploy leaf says how to get them.
-  assert.deepEqual(leafOf(doc, 'pi', 2, 'deploy').lines, ['not drilled in this run', 'make bench SCENARIO=drills (or FULL=1)']);
+  assert.deepEqual(leafOf(doc, 'pi', 2, 'deploy').lines, [
+    'not drilled in this run',
+    'make bench SCENARIO=drills (or FULL=1)',
+  ]);
   // The tail leaf says the rate and its fraction of the weakest capacity.
   assert.match(leafOf(doc, 'pi', 2, 'tail').note, /^p99 at 500 req\/s: 0\.8 of the weakest capacity \([\d,]+ req\/s, /);
 });
@@ -109,14 +153,18 @@ test('where the verdicts can\'t tell cluster and replicas apart, the leaf names 
 test('no answer rests on a bounded or suspect verdict, even where one side won', () => {
   const doc = schema4Doc();
   // Make the cluster win the CPU-bound question at 2 CPUs with a machine-bound one process: bounded.
-  for (const v of doc.verdicts.filter((x) => x.id.startsWith('pi.b2.') && x.metric === 'capacity')) Object.assign(v, { label: 'bounded', winner: null, bound: { by: 'machine', why: 'test' } });
+  for (const v of doc.verdicts.filter((x) => x.id.startsWith('pi.b2.') && x.metric === 'capacity'))
+    Object.assign(v, { label: 'bounded', winner: null, bound: { by: 'machine', why: 'test' } });
   let answers = 0;
   for (const chart of decisions(doc)) {
     for (const { leaves } of chart.budgets) {
       for (const l of leaves.filter((x) => !/^none/.test(x.answer) && x.key !== 'deploy')) {
         answers += 1;
         const basis = l.cites[0];
-        assert.ok(basis && !['bounded', null].includes(labelOf(basis, doc)) && !basis.suspect, `${chart.workload} ${l.key}: ${basis?.id}`);
+        assert.ok(
+          basis && !['bounded', null].includes(labelOf(basis, doc)) && !basis.suspect,
+          `${chart.workload} ${l.key}: ${basis?.id}`,
+        );
       }
     }
   }
@@ -131,7 +179,15 @@ function tableAfter(text, heading) {
   const lines = text.slice(at).split('\n');
   const start = lines.findIndex((l) => l.startsWith('| '));
   const rows = [];
-  for (const l of lines.slice(start)) { if (!l.startsWith('|')) break; rows.push(l.split('|').slice(1, -1).map((c) => c.trim())); }
+  for (const l of lines.slice(start)) {
+    if (!l.startsWith('|')) break;
+    rows.push(
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
+  }
   const [head, , ...body] = rows;
   return body.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
 }
@@ -148,8 +204,16 @@ test('every derived column reproduces from the results.json fields it names', as
     assert.equal(row['capacity req/s'], fmt(c.capacity.rps), c.id);
     assert.equal(row['memory MiB, whole topology (processes)'], `${fmt(c.memoryMiB.median, 1)} (${processes})`, c.id);
     assert.equal(row['MiB per process'], fmt(c.memoryMiB.median / processes, 1), c.id);
-    assert.equal(row['GiB-hours per 1M at capacity'], fmt((c.memoryMiB.median / 1024) * (1e6 / c.capacity.rps) / 3600, 4), c.id);
-    assert.equal(row['low rate: CPU per request'], `${fmt(c.paced.cpuPerRequestUs.median, 1)} µs at ${fmt(c.paced.rate)} req/s`, c.id);
+    assert.equal(
+      row['GiB-hours per 1M at capacity'],
+      fmt(((c.memoryMiB.median / 1024) * (1e6 / c.capacity.rps)) / 3600, 4),
+      c.id,
+    );
+    assert.equal(
+      row['low rate: CPU per request'],
+      `${fmt(c.paced.cpuPerRequestUs.median, 1)} µs at ${fmt(c.paced.rate)} req/s`,
+      c.id,
+    );
   }
   // Efficiency: the strategy's median req/s ÷ (budget × the one process's at 1 CPU), both shown.
   const scaling = tableAfter(guide, '## How throughput grew with cores');
@@ -163,7 +227,7 @@ test('every derived column reproduces from the results.json fields it names', as
   }
 });
 
-test('one verdict chart per budget, linear where every interval lies near 1; the report explains it and keeps no raw log', async () => {
+test('one verdict chart per budget, linear near 1; the report explains it and keeps no raw log', async () => {
   const { doc, report, svgs } = await rendered();
   assert.deepEqual(svgs.filter((f) => f.startsWith('verdicts')).sort(), ['verdicts-b1.svg', 'verdicts-b2.svg']);
   const spec = charts(doc)['verdicts-b2.svg'].spec;
@@ -173,9 +237,21 @@ test('one verdict chart per budget, linear where every interval lies near 1; the
     assert.equal(type, scaleTypeOf(spec.data.values.filter((v) => v.metric === metric)), metric);
   }
   assert.ok(spec.hconcat.some((p) => p.layer[0].encoding.x.scale.type === 'linear'));
-  assert.equal(scaleTypeOf([{ lo: 0.9, hi: 1.2 }, { lo: 1.7, hi: 2.1 }]), 'log');
-  assert.equal(scaleTypeOf([{ lo: 0.9, hi: 1.2 }, { lo: 1.7, hi: 1.9 }]), 'linear');
-  assert.match(report, /a panel's scale is linear where every interval lies\s+within ×0\.5–×2, logarithmic otherwise/);
+  assert.equal(
+    scaleTypeOf([
+      { lo: 0.9, hi: 1.2 },
+      { lo: 1.7, hi: 2.1 },
+    ]),
+    'log',
+  );
+  assert.equal(
+    scaleTypeOf([
+      { lo: 0.9, hi: 1.2 },
+      { lo: 1.7, hi: 1.9 },
+    ]),
+    'linear',
+  );
+  assert.match(report, /a panel's scale is linear where every interval lies\s+within ×0\.5–×2, logarithmic/);
   for (const f of ['verdicts-b1.svg', 'throughput.svg', 'memory.svg']) assert.ok(report.includes(`](${f})`), f);
   // No raw log: no line of ten or more percentages, no per-minute series.
   for (const line of report.split('\n')) assert.doesNotMatch(line, /(\d+%[ ,;]+){10}/);
@@ -187,7 +263,9 @@ test('one verdict chart per budget, linear where every interval lies near 1; the
 
 test('the report, charts and guide import nothing from the plan: results.json is all they read', () => {
   for (const f of readdirSync(REPORT_DIR).filter((x) => x.endsWith('.js'))) {
-    const imports = [...readFileSync(path.join(REPORT_DIR, f), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    const imports = [...readFileSync(path.join(REPORT_DIR, f), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map(
+      (m) => m[1],
+    );
     // stats.js is pure functions over numbers (the one median); nothing else outside report/.
     for (const i of imports) assert.ok(!i.startsWith('../') || i === '../stats.js', `${f} imports ${i}`);
   }

@@ -15,15 +15,20 @@ import { schema4Doc } from './fixtures/schema4-doc.js';
 import { parseFlowchart, mermaidBlocks } from './mermaid-parse.js';
 
 const TEMPLATES = path.join(REPO_ROOT, 'harness', 'bench', 'lib', 'report', 'templates');
-const fixture2 = () => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'test', 'fixtures', 'results-schema2.json'), 'utf8'));
+const fixture2 = () =>
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'test', 'fixtures', 'results-schema2.json'), 'utf8'));
 
 // Paragraphs of prose (not tables, code or headings), split on blank lines and list items.
 function longParagraphs(markdown, limit = 80) {
-  const prose = markdown.replace(/```[\s\S]*?```/g, '').split(/\n\s*\n|\n(?=- |\d+\. )/).filter((p) => !/^\s*\|/.test(p) && !/^#/.test(p.trim()));
+  const prose = markdown
+    .replace(/```[\s\S]*?```/g, '')
+    .split(/\n\s*\n|\n(?=- |\d+\. )/)
+    .filter((p) => !/^\s*\|/.test(p) && !/^#/.test(p.trim()));
   return prose.map((p) => [p.trim().split(/\s+/).length, p.trim().slice(0, 80)]).filter(([n]) => n > limit);
 }
 // Every in-page link (#anchor) of a Markdown text, and whether the page defines it.
-const deadLinks = (markdown) => [...markdown.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]).filter((a) => !anchorsOf(markdown).has(a));
+const deadLinks = (markdown) =>
+  [...markdown.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]).filter((a) => !anchorsOf(markdown).has(a));
 
 test('the guide reads in short paragraphs, every in-page link lands, and nothing is left unfilled', () => {
   const guide = renderGuide(schema4Doc());
@@ -35,23 +40,30 @@ test('the guide reads in short paragraphs, every in-page link lands, and nothing
 });
 
 test('a template without a value for one of its placeholders, or given one it lacks, is an error', () => {
-  for (const f of fs.readdirSync(TEMPLATES).filter((x) => x.endsWith('.md'))) assert.doesNotThrow(() => placeholdersOf(f.replace(/\.md$/, '')));
+  for (const f of fs.readdirSync(TEMPLATES).filter((x) => x.endsWith('.md')))
+    assert.doesNotThrow(() => placeholdersOf(f.replace(/\.md$/, '')));
   assert.throws(() => fill('guide-how-to-read', {}), /template guide-how-to-read: no value for confidence, up, down/);
   assert.throws(() => fill('glossary', { stray: 1 }), /template glossary: it has no \{\{stray\}\}/);
 });
 
-test('cost per million requests at capacity: core-seconds from the saturated CPU, GiB-hours at capacity, low rate beside', () => {
-  const cell = { topology: { processes: 2 }, cpuPerRequestUs: { median: 90 }, paced: { rate: 1000, cpuPerRequestUs: { median: 250 } },
-    memoryMiB: { median: 512 }, capacity: { rps: 2000 }, rounds: [{ processes: 4 }, { processes: 4 }, { processes: 4 }] };
+test('cost per 1M requests at capacity: saturated CPU, GiB-hours at capacity, the low rate beside', () => {
+  const cell = {
+    topology: { processes: 2 },
+    cpuPerRequestUs: { median: 90 },
+    paced: { rate: 1000, cpuPerRequestUs: { median: 250 } },
+    memoryMiB: { median: 512 },
+    capacity: { rps: 2000 },
+    rounds: [{ processes: 4 }, { processes: 4 }, { processes: 4 }],
+  };
   const k = costOf(cell);
   assert.equal(k.coreSeconds, 90);
   assert.equal(k.processes, 4);
   assert.equal(k.perProcessMiB, 128);
-  assert.ok(Math.abs(k.gibHours - (0.5 * 1e6 / 2000) / 3600) < 1e-12);
+  assert.ok(Math.abs(k.gibHours - (0.5 * 1e6) / 2000 / 3600) < 1e-12);
   assert.deepEqual(k.lowRate, { rate: 1000, us: 250 });
   assert.equal(k.money, null);
   const priced = costOf(cell, { vcpuHour: 0.036, gibHour: 0.0072 });
-  assert.ok(Math.abs(priced.money - (0.036 * 90 / 3600 + 0.0072 * k.gibHours)) < 1e-12);
+  assert.ok(Math.abs(priced.money - ((0.036 * 90) / 3600 + 0.0072 * k.gibHours)) < 1e-12);
   assert.equal(costOf({ ...cell, capacity: { rps: null } }).gibHours, null, 'no capacity held: no GiB-hours');
   const doc = schema4Doc();
   assert.doesNotMatch(renderGuide(doc), /cost per 1M at capacity \(your currency\)/);
@@ -75,13 +87,20 @@ test('the five experiments each get an answer and the control that decides it', 
 });
 
 const committed = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'docs', 'results', 'results.json'), 'utf8'));
-const renderedFrom4 = committed.schema === 4 ? false : `the committed reference run is schema ${committed.schema}: its guide is checked once a schema-4 run is rendered`;
+const renderedFrom4 =
+  committed.schema === 4
+    ? false
+    : `the committed reference run is schema ${committed.schema}: its guide is checked once a schema-4 run is rendered`;
 
-test('the committed guide: every chart parses with Mermaid\'s parser and stays small, short paragraphs, links land', { skip: renderedFrom4 }, async () => {
-  const guide = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'decision-guide.md'), 'utf8');
-  const blocks = mermaidBlocks(guide);
-  assert.ok(blocks.length >= 2, `${blocks.length} charts`);
-  for (const src of blocks) assert.ok((await parseFlowchart(src)).nodes.length <= 15);
-  assert.deepEqual(longParagraphs(guide), []);
-  assert.deepEqual([...new Set(deadLinks(guide))], []);
-});
+test(
+  "the committed guide: every chart parses with Mermaid's parser and stays small, short paragraphs, links land",
+  { skip: renderedFrom4 },
+  async () => {
+    const guide = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'decision-guide.md'), 'utf8');
+    const blocks = mermaidBlocks(guide);
+    assert.ok(blocks.length >= 2, `${blocks.length} charts`);
+    for (const src of blocks) assert.ok((await parseFlowchart(src)).nodes.length <= 15);
+    assert.deepEqual(longParagraphs(guide), []);
+    assert.deepEqual([...new Set(deadLinks(guide))], []);
+  },
+);

@@ -35,7 +35,15 @@ export function boundText(doc, v) {
       long: `${WHO[by]}: ${sharing} — measure on a machine with at least ${need} cores (${why})`,
     };
   }
-  if (by === 'proxy') return { short: WHO.proxy, long: `${WHO.proxy}: nginx's one worker was the bottleneck, not the strategies (${why})` };
-  if (by === 'connections') return { short: WHO.connections, long: `${WHO.connections}: the load's connections capped it, not the strategies (${why})` };
+  if (by === 'proxy')
+    return {
+      short: WHO.proxy,
+      long: `${WHO.proxy}: nginx's one worker was the bottleneck, not the strategies (${why})`,
+    };
+  if (by === 'connections')
+    return {
+      short: WHO.connections,
+      long: `${WHO.connections}: the load's connections capped it, not the strategies (${why})`,
+    };
   return { short: WHO.unknown, long: `${WHO.unknown}: something other than the strategies bounded it (${why})` };
 }

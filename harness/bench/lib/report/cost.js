@@ -21,10 +21,12 @@ export function costOf(cell, prices = null) {
   const capacityRps = cell.capacity?.rps ?? null;
   if (!Number.isFinite(coreSeconds) && !Number.isFinite(memoryMiB)) return null;
   const processes = lowerMedian((cell.rounds ?? []).map((r) => r.processes)) ?? null;
-  const gibHours = Number.isFinite(memoryMiB) && capacityRps > 0 ? (memoryMiB / 1024) * (MILLION / capacityRps) / 3600 : null;
-  const money = prices && Number.isFinite(coreSeconds) && gibHours !== null
-    ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours
-    : null;
+  const gibHours =
+    Number.isFinite(memoryMiB) && capacityRps > 0 ? ((memoryMiB / 1024) * (MILLION / capacityRps)) / 3600 : null;
+  const money =
+    prices && Number.isFinite(coreSeconds) && gibHours !== null
+      ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours
+      : null;
   const lowUs = cell.paced?.cpuPerRequestUs?.median;
   return {
     coreSeconds: Number.isFinite(coreSeconds) ? coreSeconds : null,
@@ -59,29 +61,51 @@ const or = (x, text) => (x === null || x === undefined ? 'n/a' : text);
 export function costCells(doc, scenario = 'verdicts') {
   const order = Object.keys(doc.workloads ?? {});
   const budget = (c) => c.topology.budgetCpus ?? c.budgetCpus ?? 0;
-  return doc.cells.filter((c) => c.scenario === scenario && c.kind === 'closed' && c.status === 'ok')
+  return doc.cells
+    .filter((c) => c.scenario === scenario && c.kind === 'closed' && c.status === 'ok')
     .sort((a, b) => order.indexOf(a.workload) - order.indexOf(b.workload) || budget(a) - budget(b));
 }
 
-export const COST_HEAD = ['workload', 'topology', 'CPUs', 'capacity req/s', 'core-seconds per 1M at capacity',
-  'memory MiB, whole topology (processes)', 'MiB per process', 'GiB-hours per 1M at capacity'];
+export const COST_HEAD = [
+  'workload',
+  'topology',
+  'CPUs',
+  'capacity req/s',
+  'core-seconds per 1M at capacity',
+  'memory MiB, whole topology (processes)',
+  'MiB per process',
+  'GiB-hours per 1M at capacity',
+];
 
 /** Markdown lines: the cost table of the main scenario's closed-loop cells. */
 export function costTable(doc, { scenario = 'verdicts' } = {}) {
   const prices = doc.prices ?? null;
   const cells = costCells(doc, scenario);
   if (!cells.length) return [];
-  const head = [...COST_HEAD, ...(prices ? ['cost per 1M at capacity (your currency)'] : []), 'low rate: CPU per request'];
+  const head = [
+    ...COST_HEAD,
+    ...(prices ? ['cost per 1M at capacity (your currency)'] : []),
+    'low rate: CPU per request',
+  ];
   const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
   for (const c of cells) {
     const k = costOf(c, prices);
     if (!k) continue;
     const t = c.topology;
-    lines.push(`| ${[doc.workloads[c.workload]?.title ?? c.workload, `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}`, t.budgetCpus ?? c.budgetCpus ?? '',
-      or(k.capacityRps, fmt(k.capacityRps)), or(k.coreSeconds, fmt(k.coreSeconds, 1)),
-      or(k.memoryMiB, `${fmt(k.memoryMiB, 1)} (${k.processes ?? '?'})`), or(k.perProcessMiB, fmt(k.perProcessMiB, 1)),
-      or(k.gibHours, fmt(k.gibHours, 4)), ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : []),
-      k.lowRate ? `${fmt(k.lowRate.us, 1)} µs at ${fmt(k.lowRate.rate)} req/s` : 'not measured'].join(' | ')} |`);
+    lines.push(
+      `| ${[
+        doc.workloads[c.workload]?.title ?? c.workload,
+        `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}`,
+        t.budgetCpus ?? c.budgetCpus ?? '',
+        or(k.capacityRps, fmt(k.capacityRps)),
+        or(k.coreSeconds, fmt(k.coreSeconds, 1)),
+        or(k.memoryMiB, `${fmt(k.memoryMiB, 1)} (${k.processes ?? '?'})`),
+        or(k.perProcessMiB, fmt(k.perProcessMiB, 1)),
+        or(k.gibHours, fmt(k.gibHours, 4)),
+        ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : []),
+        k.lowRate ? `${fmt(k.lowRate.us, 1)} µs at ${fmt(k.lowRate.rate)} req/s` : 'not measured',
+      ].join(' | ')} |`,
+    );
   }
   return lines;
 }
@@ -89,8 +113,15 @@ export function costTable(doc, { scenario = 'verdicts' } = {}) {
 /** One sentence on where the money column comes from, or how to get one. */
 export function priceNote(doc) {
   const p = doc.prices;
-  if (!p) return 'No price is assumed. To see money, give yours: `make report PRICE_VCPU_HOUR=0.04 PRICE_GIB_HOUR=0.005` renders this folder again with it.';
-  return `Cost at the prices given for this render: ${money(p.vcpuHour)} per vCPU-hour and ${money(p.gibHour)} per GiB-hour (the reader's prices, not measured).`;
+  if (!p)
+    return (
+      'No price is assumed. To see money, give yours: ' +
+      '`make report PRICE_VCPU_HOUR=0.04 PRICE_GIB_HOUR=0.005` renders this folder again with it.'
+    );
+  return (
+    `Cost at the prices given for this render: ${money(p.vcpuHour)} per vCPU-hour and ${money(p.gibHour)} ` +
+    "per GiB-hour (the reader's prices, not measured)."
+  );
 }
 
 /** The guide's cost section: what each column counts (template), the table, the prices. */

@@ -14,7 +14,12 @@ const DRILL_KINDS = new Set(['fault', 'rollout']);
  */
 function verdictOf(doc, t, budget) {
   const judge = /** @type {any} */ (drills).drillVerdict;
-  if (typeof judge !== 'function') return { drilled: false, lostNothing: false, text: 'the drills could not be judged (no drillVerdict in report/drills.js)' };
+  if (typeof judge !== 'function')
+    return {
+      drilled: false,
+      lostNothing: false,
+      text: 'the drills could not be judged (no drillVerdict in report/drills.js)',
+    };
   try {
     return judge(doc, t.strategy, budget, { app: t.sample });
   } catch (e) {
@@ -38,7 +43,14 @@ export function deployLeaf(doc, at) {
   const key = 'deploy';
   const title = 'zero-downtime deploys';
   if (!(doc.cells ?? []).some((c) => DRILL_KINDS.has(c.kind))) {
-    return { key, title, lines: ['not drilled in this run', NO_DRILLS], answer: 'none', cites: [], note: `not measured here, because this run has no crash or rollout drills: ${NO_DRILLS}` };
+    return {
+      key,
+      title,
+      lines: ['not drilled in this run', NO_DRILLS],
+      answer: 'none',
+      cites: [],
+      note: `not measured here, because this run has no crash or rollout drills: ${NO_DRILLS}`,
+    };
   }
   const all = drilledAt(doc, at);
   const drilled = all.filter((x) => x.d.drilled);
@@ -47,8 +59,30 @@ export function deployLeaf(doc, at) {
   const notes = all.map((x) => x.d.text).join(' ');
   if (passed.length) {
     const names = passed.map((x) => shortName(doc, x.o.topology));
-    return { key, title, lines: [orList(names), `lost nothing when crashed or rolled out${elsewhere}`], answer: orList(passed.map((x) => x.o.name)), cites: [], note: notes };
+    return {
+      key,
+      title,
+      lines: [orList(names), `lost nothing when crashed or rolled out${elsewhere}`],
+      answer: orList(passed.map((x) => x.o.name)),
+      cites: [],
+      note: notes,
+    };
   }
-  if (drilled.length) return { key, title, lines: ['none lost nothing', 'every drilled strategy lost requests'], answer: 'none', cites: [], note: notes };
-  return { key, title, lines: ['not measured here', 'no strategy here was drilled'], answer: 'none', cites: [], note: `not measured here, because ${notes || 'no multi-process strategy ran here'}` };
+  if (drilled.length)
+    return {
+      key,
+      title,
+      lines: ['none lost nothing', 'every drilled strategy lost requests'],
+      answer: 'none',
+      cites: [],
+      note: notes,
+    };
+  return {
+    key,
+    title,
+    lines: ['not measured here', 'no strategy here was drilled'],
+    answer: 'none',
+    cites: [],
+    note: `not measured here, because ${notes || 'no multi-process strategy ran here'}`,
+  };
 }

@@ -18,7 +18,7 @@ export function durationOf(doc) {
 
 const ENGINES = {
   processes: 'as processes on 127.0.0.1, each in a cgroup with its CPU quota (the local runner), not in containers',
-  docker: 'as containers on a Docker engine, from the samples\' compose files',
+  docker: "as containers on a Docker engine, from the samples' compose files",
 };
 
 /** Where the topologies ran, in words: engine, and how it was chosen. */
@@ -51,14 +51,20 @@ export function firstScreen(doc, { reportLink, resultsLink, docsLink }) {
 function capacityText(doc) {
   const c = doc.protocol?.capacity;
   if (!c) return 'not searched in this run: its throughput answers rest on saturated throughput alone.';
-  return `the highest fixed rate a topology held with its p99 at most ${fmt(c.p99TargetMs)} ms, nothing failed and at least `
-    + `${fmt(c.heldShare * 100)}% of the rate achieved. The throughput answers rest on it.`;
+  return (
+    `the highest fixed rate a topology held with its p99 at most ${fmt(c.p99TargetMs)} ms, ` +
+    'nothing failed and at least ' +
+    `${fmt(c.heldShare * 100)}% of the rate achieved. The throughput answers rest on it.`
+  );
 }
 
 function spreadText(doc) {
   const b = doc.protocol?.betweenRuns;
   if (b?.text) return `${cleanText(b.text)}. A verdict marked "spread between runs unknown" has no such floor.`;
-  return 'not measured on this machine: each interval comes from this run\'s own rounds, and a second run may land further away.';
+  return (
+    "not measured on this machine: each interval comes from this run's own rounds, " +
+    'and a second run may land further away.'
+  );
 }
 
 /** "How to read this": each meaning in a sentence, the labels' bounds from the rule itself. */

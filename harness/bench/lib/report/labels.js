@@ -2,7 +2,13 @@
 // tell, bounded, or not measured), its CPU budget, its question group, and which verdicts a page
 // shows. Schema 4 stores every label; an older file's are derived from its interval.
 
-export const LABEL_TEXT = { wins: 'wins', equal: 'equal', 'cant-tell': "can't tell", bounded: 'bounded', null: 'not measured' };
+export const LABEL_TEXT = {
+  wins: 'wins',
+  equal: 'equal',
+  'cant-tell': "can't tell",
+  bounded: 'bounded',
+  null: 'not measured',
+};
 
 const marginOf = (doc) => doc?.protocol?.rule?.margin ?? doc?.protocol?.minDifference ?? 0.1;
 
@@ -37,10 +43,12 @@ export const generatorOf = (v) => (v.generator && v.generator.shared !== false ?
  * The strategies this machine could not run: doc.skipped, less any with a cell that ran (a strategy's
  * database cells skipped for want of MongoDB don't make the strategy itself unrunnable).
  */
-export const skippedStrategies = (doc) => (doc.skipped ?? []).filter((s) => !doc.cells.some((c) => c.status === 'ok' && c.topology?.strategy === s.strategy));
+export const skippedStrategies = (doc) =>
+  (doc.skipped ?? []).filter((s) => !doc.cells.some((c) => c.status === 'ok' && c.topology?.strategy === s.strategy));
 
 /** The skipped strategy a verdict belongs to, or null: its verdicts are said once, not one by one. */
-export const skippedOf = (v, doc) => skippedStrategies(doc).find((s) => s.strategy === (v.strategy ?? groupOf(v))) ?? null;
+export const skippedOf = (v, doc) =>
+  skippedStrategies(doc).find((s) => s.strategy === (v.strategy ?? groupOf(v))) ?? null;
 
 // CPU per request is shown only as measured at a fixed rate below capacity: a saturated figure is
 // the inverse of the throughput plus the queue's churn. A published experiment keeps the article's
@@ -55,7 +63,12 @@ export const shownVerdicts = (doc) => doc.verdicts.filter(shown);
 /** The margin and confidence of the labels, and the bounds they put on a ratio (×1.10, ×0.909). */
 export function ruleOf(doc) {
   const margin = marginOf(doc);
-  return { confidence: doc.protocol?.rule?.confidence ?? doc.protocol?.confidence ?? 0.95, margin, up: 1 + margin, down: 1 / (1 + margin) };
+  return {
+    confidence: doc.protocol?.rule?.confidence ?? doc.protocol?.confidence ?? 0.95,
+    margin,
+    up: 1 + margin,
+    down: 1 / (1 + margin),
+  };
 }
 
 /** Verdicts of the main questions (not the published experiments'). */

@@ -10,16 +10,20 @@ import { engineText } from './guide-intro.js';
 /** The labels' rule in words, its bounds the rule's own. */
 export function ruleText(doc) {
   const { up, down } = ruleOf(doc);
-  return `A verdict **wins** when its whole interval lies above ×${fmt(up, 2)} or below ×${fmt(down, 3)}, `
-    + `is **equal** when it lies within ×${fmt(down, 3)}–×${fmt(up, 2)}, and **can't tell** otherwise.`;
+  return (
+    `A verdict **wins** when its whole interval lies above ×${fmt(up, 2)} or below ×${fmt(down, 3)}, ` +
+    `is **equal** when it lies within ×${fmt(down, 3)}–×${fmt(up, 2)}, and **can't tell** otherwise.`
+  );
 }
 
 export function machineLine(doc) {
   const m = doc.meta.machine;
   const steal = doc.box.stealPct !== null ? `, ${fmt(doc.box.stealPct, 1)}% CPU steal during the run` : '';
-  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; ${doc.mode} mode, started `
-    + `${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC; load average ${doc.box.loadBefore.join(' / ')} before, `
-    + `${doc.box.loadAfter.join(' / ')} after${steal}.`;
+  return (
+    `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; ${doc.mode} mode, started ` +
+    `${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC; load average ${doc.box.loadBefore.join(' / ')} before, ` +
+    `${doc.box.loadAfter.join(' / ')} after${steal}.`
+  );
 }
 
 /**
@@ -31,37 +35,57 @@ export function placementText(doc) {
   if (!iso.pinned) return `unpinned (${cleanText(iso.reason)})`;
   const places = doc.protocol?.placements ?? iso.budgets ?? [{ budget: iso.budgetCpus, cpuset: 'sut' }];
   const cpus = (b) => `${b} CPU${b > 1 ? 's' : ''}`;
-  const at = (p) => (p.cpuset === 'all'
-    ? `at ${cpus(p.budget)} on every CPU of the machine, shared with the generator, whose share of the machine is given beside each verdict`
-    : `at ${cpus(p.budget)} pinned to CPU ${iso.sutCpus}, apart from the generator`);
+  const shared =
+    'on every CPU of the machine, shared with the generator, whose share of the machine is given beside each verdict';
+  const at = (p) =>
+    p.cpuset === 'all'
+      ? `at ${cpus(p.budget)} ${shared}`
+      : `at ${cpus(p.budget)} pinned to CPU ${iso.sutCpus}, apart from the generator`;
   const sorted = [...places].sort((a, b) => a.budget - b.budget);
-  return `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism}); every topology — app, nginx, database — ${sorted.map(at).join('; ')}`;
+  const gen = `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism})`;
+  return `${gen}; every topology — app, nginx, database — ${sorted.map(at).join('; ')}`;
 }
+
+// One paragraph of a template as one line of the report's list.
+const inline = (name, vars) => fill(name, vars).join(' ');
 
 function capacityText(pr) {
   const c = pr.capacity;
   if (!c) return 'not searched in this run.';
-  return `the highest fixed rate held with p99 ≤ ${fmt(c.p99TargetMs)} ms, nothing failed and ${fmt(c.heldShare * 100)}% of `
-    + `the rate achieved, by bisection over ×${c.range[0]}–×${c.range[1]} of the cell's saturated throughput in ${c.steps} `
-    + `steps of ${c.sliceS} s; its verdict's interval is the saturated one widened by both sides' brackets.`;
+  const held = `${fmt(c.heldShare * 100)}%`;
+  return inline('report-capacity', {
+    target: fmt(c.p99TargetMs),
+    held,
+    lo: c.range[0],
+    hi: c.range[1],
+    steps: c.steps,
+    slice: c.sliceS,
+  });
 }
 
 function latencyText(pr) {
   const l = pr.latency;
   if (!l) return 'not taken in this run.';
-  return `at one fixed rate per block, ${l.load} of its weakest capacity, in the last rounds (${l.rounds ?? 'per workload'}), `
-    + `${l.windowS} s per window in ${l.sliceS} s slices taken in turn; the p99 of a typical second (the median of the `
-    + 'slices\' p99s) and the CPU time of the topology during its own slices by their requests.';
+  return inline('report-latency', {
+    load: l.load,
+    rounds: l.rounds ?? 'per workload',
+    window: l.windowS,
+    slice: l.sliceS,
+  });
 }
 
 function generatorText(doc) {
   const iso = doc.isolation;
-  const pr = doc.protocol;
-  const ceil = Object.entries(doc.ceilings ?? {}).map(([t, c]) => `${t} ${fmt(c.rps)} req/s`).join(', ');
-  return `${doc.tool} for the saturated windows (closed loop, ${iso.generatorThreads} thread${iso.generatorThreads > 1 ? 's' : ''}); `
-    + `the paced generator for fixed rates (open loop, each latency from its intended send time); ${doc.pacedTool} for the `
-    + `experiments' counts and rates. Its ceiling against a bare nginx pinned the same way: ${ceil || 'not measured'}; a `
-    + `cell above ${fmt(pr.generatorBoundAt * 100)}% of it is generator-bound.`;
+  const ceiling = Object.entries(doc.ceilings ?? {})
+    .map(([t, c]) => `${t} ${fmt(c.rps)} req/s`)
+    .join(', ');
+  return inline('report-generator', {
+    tool: doc.tool,
+    threads: `${iso.generatorThreads} thread${iso.generatorThreads > 1 ? 's' : ''}`,
+    paced: doc.pacedTool,
+    ceiling: ceiling || 'not measured',
+    bound: `${fmt(doc.protocol.generatorBoundAt * 100)}%`,
+  });
 }
 
 // The probe on the topologies' CPU (lib/core-speed.js), summed up: how often it read slow, and how
@@ -69,18 +93,35 @@ function generatorText(doc) {
 function coreSpeedText(doc) {
   const c = doc.box.coreSpeed;
   if (!c) return '';
-  const bySpeed = slicesBySpeed(doc).filter((w) => w.fast.rps !== null && w.slow.rps !== null)
-    .map((w) => `${doc.workloads?.[w.workload]?.title ?? w.workload} ×${fmt(w.fast.rps, 2)} at full speed, ×${fmt(w.slow.rps, 2)} slowed`);
-  return `; a probe on the topologies' CPU ${c.cpus} (${fmt(c.fastUs, 0)} µs at full speed: the host's speed, to set beside `
-    + `another run's) read below ${Math.round(c.slowBelow * 100)}% of its full speed in ${fmt(c.slowShare * 100, 0)}% of `
-    + `${fmt(c.probes, 0)} readings${bySpeed.length ? ` (saturated slices against their cell's median: ${bySpeed.join('; ')})` : ''}`;
+  const title = (w) => doc.workloads?.[w.workload]?.title ?? w.workload;
+  const bySpeed = slicesBySpeed(doc)
+    .filter((w) => w.fast.rps !== null && w.slow.rps !== null)
+    .map((w) => `${title(w)} ×${fmt(w.fast.rps, 2)} at full speed, ×${fmt(w.slow.rps, 2)} slowed`);
+  return inline('report-probe', {
+    cpus: c.cpus,
+    fastUs: fmt(c.fastUs, 0),
+    slowBelow: `${Math.round(c.slowBelow * 100)}%`,
+    slowShare: `${fmt(c.slowShare * 100, 0)}%`,
+    probes: fmt(c.probes, 0),
+    slices: bySpeed.length ? ` (saturated slices against their cell's median: ${bySpeed.join('; ')})` : '',
+  });
 }
 
 function boxText(doc) {
   const b = doc.box;
   const steal = b.stealPct === null ? 'steal unknown' : `${fmt(b.stealPct, 1)}% of CPU time stolen by the hypervisor`;
-  return `load average ${b.loadBefore.join(' / ')} before and ${b.loadAfter.join(' / ')} after; ${steal}${coreSpeedText(doc)}`
-    + `${b.busy ? ` — **busy: ${cleanText(b.busyWhy)}**` : ''}.`;
+  const load = `load average ${b.loadBefore.join(' / ')} before and ${b.loadAfter.join(' / ')} after`;
+  return `${load}; ${steal}${coreSpeedText(doc)}${b.busy ? ` — **busy: ${cleanText(b.busyWhy)}**` : ''}.`;
+}
+
+function versionsText(doc) {
+  const m = doc.meta;
+  const versions = Object.entries(m.versions)
+    .map(([k, v]) => `${k} ${v ?? 'n/a'}`)
+    .join(', ');
+  const command = `node harness/bench/cli.js${doc.argv ? ` ${cleanText(doc.argv)}` : ''}`;
+  const dirty = m.git.dirty ? ' (with uncommitted changes)' : '';
+  return `${versions}; git ${m.git.commit.slice(0, 12)}${dirty}. Command: \`${command}\`.`;
 }
 
 const upperFirst = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -89,12 +130,13 @@ export function methodLines(doc) {
   const iso = doc.isolation;
   const pr = doc.protocol;
   const lim = iso.cpuLimits;
-  const m = doc.meta;
   return fill('report-method', {
     placement: placementText(doc),
     nice: iso.generatorNice,
     budgets: `${budgetsOf(doc).join(' or ')} CPU`,
-    quota: lim?.enforced ? `${lim.mechanism}; replicas split it as per-instance quotas` : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`,
+    quota: lim?.enforced
+      ? `${lim.mechanism}; replicas split it as per-instance quotas`
+      : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`,
     engine: engineText(doc),
     warmup: pr.warmupS,
     rounds: pr.rounds,
@@ -108,7 +150,6 @@ export function methodLines(doc) {
     spent: `${fmt((pr.bound?.spent ?? 0.9) * 100)}%`,
     generator: generatorText(doc),
     box: boxText(doc),
-    versions: `${Object.entries(m.versions).map(([k, v]) => `${k} ${v ?? 'n/a'}`).join(', ')}; git ${m.git.commit.slice(0, 12)}`
-      + `${m.git.dirty ? ' (with uncommitted changes)' : ''}. Command: \`node harness/bench/cli.js${doc.argv ? ` ${cleanText(doc.argv)}` : ''}\`.`,
+    versions: versionsText(doc),
   });
 }

@@ -11,7 +11,7 @@ export function baselineSample(doc) {
   const topo = topologyIndex(doc);
   const one = (id) => topo.get(id)?.strategy === 'one process';
   const across = mainVerdicts(doc).find((v) => one(v.a) && one(v.b) && topo.get(v.a)?.sample !== topo.get(v.b)?.sample);
-  return across ? topo.get(across.b).sample : doc.cells.find((c) => c.kind === 'closed')?.topology.sample ?? null;
+  return across ? topo.get(across.b).sample : (doc.cells.find((c) => c.kind === 'closed')?.topology.sample ?? null);
 }
 
 /** Topology id -> topology, from the cells. */
@@ -28,12 +28,23 @@ const cellBudget = (c) => c.budget ?? c.topology.budgetCpus ?? c.budgetCpus;
  * @param {any} doc @param {string} workload @param {number} budget @param {(t: any) => boolean} [keep]
  */
 export function optionsAt(doc, workload, budget, keep = () => true) {
-  const ids = new Set(mainVerdicts(doc).filter((v) => v.workload === workload && budgetOf(v, doc) === budget).flatMap((v) => v.cells ?? []));
+  const ids = new Set(
+    mainVerdicts(doc)
+      .filter((v) => v.workload === workload && budgetOf(v, doc) === budget)
+      .flatMap((v) => v.cells ?? []),
+  );
   // A strategy this machine could not run is said once in the guide, not weighed in every leaf.
   const skipped = new Set(skippedStrategies(doc).map((s) => s.strategy));
   const seen = new Map();
   for (const c of doc.cells) {
-    if (!ids.has(c.id) || c.kind !== 'closed' || cellBudget(c) !== budget || !keep(c.topology) || seen.has(c.topology.id)) continue;
+    if (
+      !ids.has(c.id) ||
+      c.kind !== 'closed' ||
+      cellBudget(c) !== budget ||
+      !keep(c.topology) ||
+      seen.has(c.topology.id)
+    )
+      continue;
     if (c.status === 'skipped' && skipped.has(c.topology.strategy)) continue;
     seen.set(c.topology.id, { topology: c.topology, cell: c, name: sideName(c.topology) });
   }
@@ -41,13 +52,23 @@ export function optionsAt(doc, workload, budget, keep = () => true) {
 }
 
 /** The baseline app's options at a workload and budget. */
-export const strategyOptions = (doc, workload, budget) => optionsAt(doc, workload, budget, (t) => t.sample === baselineSample(doc));
+export const strategyOptions = (doc, workload, budget) =>
+  optionsAt(doc, workload, budget, (t) => t.sample === baselineSample(doc));
 
 /** The verdict comparing two topologies at a workload, budget and metric (either way round), or null. */
 export function between(doc, workload, budget, metric, x, y) {
   const ids = new Set([x, y]);
-  return mainVerdicts(doc).find((v) => v.workload === workload && v.metric === metric && budgetOf(v, doc) === budget
-    && ids.has(v.a) && ids.has(v.b) && v.a !== v.b) ?? null;
+  return (
+    mainVerdicts(doc).find(
+      (v) =>
+        v.workload === workload &&
+        v.metric === metric &&
+        budgetOf(v, doc) === budget &&
+        ids.has(v.a) &&
+        ids.has(v.b) &&
+        v.a !== v.b,
+    ) ?? null
+  );
 }
 
 /** A verdict a recommendation may rest on: measured, not bounded, not suspect. */
@@ -70,7 +91,8 @@ export function ranked(doc, { workload, budget, options }, metric) {
   }
   const ok = pairs.filter((p) => usable(p.v, doc));
   const evidenced = options.filter((o) => ok.some((p) => p.x === o || p.y === o));
-  const lost = (o) => ok.some((p) => (p.x === o || p.y === o) && labelOf(p.v, doc) === 'wins' && p.v.winner !== o.topology.id);
+  const lost = (o) =>
+    ok.some((p) => (p.x === o || p.y === o) && labelOf(p.v, doc) === 'wins' && p.v.winner !== o.topology.id);
   const top = evidenced.filter((o) => !lost(o));
   // Beaten all round (a cycle no run should show): none is picked, all are named.
   return { pairs, evidenced, top: top.length ? top : evidenced };
@@ -80,6 +102,8 @@ export function ranked(doc, { workload, budget, options }, metric) {
 export function verdictsAmong(doc, pairs, set) {
   const inSet = (o) => set.includes(o);
   const closeness = (v) => Math.abs(Math.log(v.ratio ?? 1));
-  return pairs.filter((p) => inSet(p.x) && inSet(p.y)).map((p) => p.v)
+  return pairs
+    .filter((p) => inSet(p.x) && inSet(p.y))
+    .map((p) => p.v)
     .sort((a, b) => Number(usable(b, doc)) - Number(usable(a, doc)) || closeness(a) - closeness(b));
 }

@@ -5,7 +5,8 @@ import { renderDrills } from './drills.js';
 
 const DRILL_KINDS = new Set(['fault', 'rollout', 'stop', 'scale-down']);
 // docsLink: the docs folder, relative to the page the section goes into.
-const drills = (doc, where, charts, { docsLink }) => (doc.cells.some((c) => DRILL_KINDS.has(c.kind)) ? renderDrills(doc, { docs: docsLink }) : []);
+const drills = (doc, where, charts, { docsLink }) =>
+  doc.cells.some((c) => DRILL_KINDS.has(c.kind)) ? renderDrills(doc, { docs: docsLink }) : [];
 const experiments = (doc, where, charts) => experimentSections(doc, where, charts);
 const RENDERERS = [drills, experiments];
 

@@ -28,5 +28,7 @@ export function fill(name, vars = {}) {
   if (missing.length) throw new Error(`template ${name}: no value for ${missing.join(', ')}`);
   const extra = Object.keys(vars).filter((k) => !wanted.includes(k));
   if (extra.length) throw new Error(`template ${name}: it has no {{${extra[0]}}}`);
-  return templateText(name).replace(PLACEHOLDER, (_, k) => String(vars[k])).split('\n');
+  return templateText(name)
+    .replace(PLACEHOLDER, (_, k) => String(vars[k]))
+    .split('\n');
 }
