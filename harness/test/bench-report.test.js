@@ -18,6 +18,7 @@ import { charts, scaleTypeOf } from '../bench/lib/report/charts.js';
 import { costCells } from '../bench/lib/report/cost.js';
 import { schema4Doc } from './fixtures/schema4-doc.js';
 import { parseFlowchart, mermaidBlocks } from './mermaid-parse.js';
+import * as drills from '../bench/lib/report/drills.js';
 
 const REPORT_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench', 'lib', 'report');
 
@@ -171,6 +172,58 @@ test('no answer rests on a bounded or suspect verdict, even where one side won',
   assert.ok(answers >= 6, `${answers} answers checked`);
   assert.match(leafOf(doc, 'pi', 2, 'throughput').lines[0], /^machine-bound here/);
 });
+
+// Drill records as the drills write them (report/drill-verdict.js reads drill.strategy, app, budget).
+function drillCell(kind, strategy, budget, failedGets = 0) {
+  const part = (requests, failed) => ({ requests, failed, retried: 0, errors: {} });
+  const drill = {
+    kind,
+    strategy,
+    processes: 2,
+    budget,
+    app: 'node-cluster',
+    engine: 'processes',
+    how: 'worker',
+    kills: [{}],
+    get: part(500, failedGets),
+    post: part(100, 0),
+    latencyMs: { p50: 1, p90: 2, p99: 50, max: 60 },
+    backMs: { median: 1, max: 1 },
+    outageMs: { median: 0, max: 0, total: 0 },
+    durationS: 10,
+    rate: 100,
+    mix: { get: '/', post: { path: '/p' }, postShare: 0.2 },
+    writes: { counted: false, why: 'no store here' },
+  };
+  return {
+    id: `${kind}:${strategy}@${budget}`,
+    scenario: 'drills',
+    kind,
+    strategy,
+    processes: 2,
+    budget,
+    status: 'ok',
+    drill,
+  };
+}
+
+const noDrillVerdict =
+  typeof (/** @type {any} */ (drills).drillVerdict) !== 'function' &&
+  'report/drills.js has no drillVerdict yet (it comes with the drills branch)';
+
+test(
+  'a deploy leaf names only strategies whose crash and rollout drills both lost nothing',
+  { skip: noDrillVerdict },
+  () => {
+    const doc = schema4Doc();
+    doc.cells.push(drillCell('fault', 'cluster', 1), drillCell('rollout', 'cluster', 1));
+    doc.cells.push(drillCell('fault', 'replicas', 1), drillCell('rollout', 'replicas', 1, 3));
+    const leaf = leafOf(doc, 'pi', 1, 'deploy');
+    assert.deepEqual(leaf.lines, ['cluster of 2', 'lost nothing when crashed or rolled out']);
+    assert.match(leaf.note, /replicas lost something/);
+    assert.match(leafOf(doc, 'pi', 2, 'deploy').lines[1], /drilled at another CPU budget/);
+  },
+);
 
 // A Markdown table's rows under the heading that starts with `heading`, as arrays of cells.
 function tableAfter(text, heading) {

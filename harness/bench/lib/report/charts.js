@@ -63,7 +63,7 @@ export const VERDICT_CHART_NOTE =
 
 // One verdict as a point of the chart: its row names the workload and the two sides.
 function verdictPoint(doc, v) {
-  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   return {
     question:
       `${doc.workloads[v.workload]?.title ?? v.workload} · ` +

@@ -74,7 +74,7 @@ function why(doc) {
 
 function scaling(doc) {
   const order = Object.keys(doc.workloads ?? {});
-  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   const rows = (doc.scaling ?? [])
     .filter((s) => s.measured !== false && !skippedOf(s, doc))
     .sort((x, y) => order.indexOf(x.workload) - order.indexOf(y.workload) || x.budget - y.budget);
@@ -182,7 +182,7 @@ function noteOf(doc, v) {
 function verdictRow(doc, v, gen) {
   const l = labelOf(v, doc);
   const won =
-    l === 'wins' ? `${sideName(doc.cells.find((c) => c.topology.id === v.winner)?.topology)} wins` : LABEL_TEXT[l];
+    l === 'wins' ? `${sideName(doc.cells.find((c) => c.topology?.id === v.winner)?.topology)} wins` : LABEL_TEXT[l];
   const cells = [
     `<a id="${anchorOf(v.id)}"></a>\`${v.id}\``,
     budgetOf(v, doc),

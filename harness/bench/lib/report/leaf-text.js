@@ -25,7 +25,7 @@ const strategyWords = (t) => {
   );
 };
 
-const topoOf = (doc, id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+const topoOf = (doc, id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
 export const nameOf = (doc, id) => shortName(doc, topoOf(doc, id));
 
 /** "wins ×1.62 (cluster of 2 ÷ 1 process)": a verdict's label and ratio, its direction a ÷ b. */

@@ -17,7 +17,7 @@ export function baselineSample(doc) {
 /** Topology id -> topology, from the cells. */
 export function topologyIndex(doc) {
   const out = new Map();
-  for (const c of doc.cells) if (!out.has(c.topology.id)) out.set(c.topology.id, c.topology);
+  for (const c of doc.cells) if (c.topology && !out.has(c.topology.id)) out.set(c.topology.id, c.topology);
   return out;
 }
 

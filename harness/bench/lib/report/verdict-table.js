@@ -32,7 +32,7 @@ export const GROUP_TITLE = {
 };
 /** "cluster", "cluster-vs-replicas": what a verdict's question is called in headers. */
 export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
-const topoOf = (doc, id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+const topoOf = (doc, id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
 /** "cluster: Express cluster of 2 ÷ Express 1 process": the strategy and the baseline it is judged against. */
 const columnTitle = (doc, v) => `${strategyTitle(v)}: ${sideName(topoOf(doc, v.a))} ÷ ${sideName(topoOf(doc, v.b))}`;
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
@@ -64,7 +64,7 @@ export function verdictCell(doc, v) {
   if (!v) return '—';
   const label = labelOf(v, doc);
   if (label === null) return 'not measured';
-  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
   if (v.suspect) return `⚠ suspect ${interval}`;
   if (label === 'bounded') return `bounded (${esc(v.bound?.by ?? '?')}) ${interval}`;
