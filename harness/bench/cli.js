@@ -78,7 +78,7 @@ async function main() {
   program.parse();
   const opts = program.opts();
   const prices = parsePrices(opts);
-  if (opts.from) return rerender(opts, prices).then((files) => { console.log(`wrote ${files.join(', ')}`); return 0; });
+  if (opts.from) return rerender({ from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices).then((files) => { console.log(`wrote ${files.join(', ')}`); return 0; });
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   if (opts.matrix) {
     try { opts.matrixSpec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }

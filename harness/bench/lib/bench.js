@@ -16,6 +16,9 @@ import { pinGenerator } from './isolation.js';
 import { openEngine } from './engine.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
+// The engines the plan's cells name (cell.engine; the run's own where they name none).
+const enginesOf = (plan) => [...new Set(plan.scenarios.flatMap((s) => s.cells).map((c) => c.engine).filter(Boolean))];
+
 // The load generators the plan's cells use (the drills bring their own client): each gets its ceiling.
 function toolsOf(plan, tool, paced) {
   const used = plan.scenarios.flatMap((s) => s.cells).map((c) => (c.kind === 'closed' ? c.tool ?? tool : ['openloop', 'count', 'fixedrate'].includes(c.kind) ? c.tool ?? paced : null));
@@ -65,8 +68,15 @@ async function measuredAround(ctx, run) {
 export async function runBench(ctx, { label, argv, prices }) {
   const ui = progress(estimateSeconds(ctx.plan));
   const engine = await openEngine(ctx.engineChoice, { log: (line) => ui.log(line) });
+  // Cells of another engine (the drills run on both): opened now, before the generator is pinned
+  // (a private Docker daemon started later would inherit the generator's CPUs).
+  const others = new Map();
+  for (const name of enginesOf(ctx.plan).filter((x) => x !== engine.record.name)) {
+    others.set(name, await openEngine({ engine: name, why: 'the plan\'s cells on it' }, { log: (line) => ui.log(line) }));
+  }
+  const releaseAll = async () => { for (const e of [engine, ...others.values()]) await e.release(); };
   let unpin = () => {};
-  onStopSignals(ui, async () => { unpin(); await engine.release(); });
+  onStopSignals(ui, async () => { unpin(); await releaseAll(); });
   if (engine.record.name === 'processes') ui.log(`engine: processes (${engine.record.chosen})`);
   if (ctx.whole) await waitForQuiet(ui);
   const startedAt = new Date().toISOString();
@@ -79,12 +89,13 @@ export async function runBench(ctx, { label, argv, prices }) {
     try {
       const ceilings = await measureCeilings(toolsOf(ctx.plan, ctx.tool, ctx.pacedTool), { runner: engine.runner, runDir: path.join(ctx.runBase, 'ceiling'), isolation: iso, durationS: Math.max(1, Math.min(p.ceilingS, p.windowS)), onStep: ui.phase });
       ui.tick(2 * p.ceilingS + 2);
-      const run = { runner: engine.runner, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
+      const runners = { [engine.record.name]: engine.runner, ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])) };
+      const run = { runner: engine.runner, runners, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
       return { cells: await runPlan(ctx.plan, run), ceilings, isolation: iso };
     } finally {
       ui.stop();
       unpin();
-      await engine.release();
+      await releaseAll();
     }
   });
   const partial = ctx.whole ? '' : ' (partial run)';
@@ -94,6 +105,7 @@ export async function runBench(ctx, { label, argv, prices }) {
     argv,
   });
   doc.protocol.engine = engine.record; // docker | processes, how it was chosen (results.js knows nothing of it)
+  if (others.size) doc.protocol.otherEngines = [...others.values()].map((e) => e.record);
   doc.protocol.budgetChoice = ctx.budgets;
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (generator-heap.js)
   doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));

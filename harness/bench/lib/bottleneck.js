@@ -55,7 +55,10 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
   return { ...base, by: 'unknown', why: `${spent} on CPUs of its own` };
 }
 
-/** The cells with `bound` set on every ok closed-loop cell (kept as is on the others). */
+/**
+ * The cells with `bound` set on every ok closed-loop cell (kept as is on the others).
+ * @param {any[]} cells @param {{ workloads?: Record<string, any>, ceilings?: Record<string, any>, generatorShareLimit?: number }} [context]
+ */
 export function withBounds(cells, { workloads = {}, ceilings = {}, generatorShareLimit } = {}) {
   return cells.map((c) => {
     if (c.kind !== 'closed' || c.status !== 'ok') return c;

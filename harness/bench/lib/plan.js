@@ -4,7 +4,7 @@
 // of the same scenario, so their rounds pair up.
 import { topology } from './topologies.js';
 import { workloadPath, describeSample, listApps } from './samples.js';
-import { WORKLOADS, workloadSpec } from './workloads.js';
+import { workloadSpec } from './workloads.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from './strategies/index.js';
 import { EXPERIMENTS } from './experiments/index.js';

@@ -61,7 +61,7 @@ export function workload(name) {
  * A workload of a run: one of the bench's own (above), or one of the app's own requests
  * (x-bench.requests, e.g. from `make bench APP=… PATHS=…`): any 2xx answer is right, and its
  * rate for latency windows is the busiest built-in one's per CPU.
- * @param {{ requests?: { name: string, path: string, method?: string }[] } | null} app @param {string} name
+ * @param {{ requests?: { name: string, path: string, method?: string, connections?: number }[] } | null} app @param {string} name
  */
 export function workloadSpec(app, name) {
   if (WORKLOADS[name]) return WORKLOADS[name];

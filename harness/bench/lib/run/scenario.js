@@ -32,14 +32,17 @@ function placement(d, iso) {
   return { cpuset: iso.sutCpus, budget: d.budget ?? iso.budgetCpus };
 }
 
+// A deployment is one start of a topology on one engine (the drills run the same ones on both).
+const depKey = (c) => `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
+
 // The deployments a scenario's cells run on: one per distinct topology start.
 function deploymentsOf(scenario, runBase, counter) {
   const deps = new Map();
   for (const c of scenario.cells) {
-    const key = deploymentKey(c.topology);
+    const key = depKey(c);
     if (!deps.has(key)) {
       counter.n += 1;
-      deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, budget: c.budget, cells: [], runDir: path.join(runBase, `d${counter.n}`) });
+      deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, budget: c.budget, engine: c.engine ?? null, cells: [], runDir: path.join(runBase, `d${counter.n}`) });
     }
     deps.get(key).cells.push(c);
   }
@@ -52,7 +55,7 @@ async function start(run, d, { build, noDatabase }) {
   const { ctx, records } = run;
   ctx.hooks.phase?.(`starting ${describeSample(d.sample).folder} (${d.cells[0].topology.label})`);
   try {
-    d.handle = await startDeployment(ctx.runner, d, {
+    d.handle = await startDeployment(d.engine ? ctx.runners[d.engine] : ctx.runner, d, {
       runDir: d.runDir, ...placement(d, ctx.isolation),
       build, needsDb: d.cells.some((c) => c.needsDb), knownDatabaseError: noDatabase.get(d.sample) ?? null, log: ctx.hooks.log,
     });
@@ -138,7 +141,7 @@ function loadOf(c, ctx) {
 export async function runScenario(scenario, params, ctx, { built, counter }) {
   const deps = deploymentsOf(scenario, ctx.runBase, counter);
   const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]));
-  const depOf = (c) => deps.get(deploymentKey(c.topology)).handle;
+  const depOf = (c) => deps.get(depKey(c)).handle;
   const run = {
     records, params, ctx, depOf, balancers: [],
     threads: ctx.isolation.generatorThreads,
