@@ -355,9 +355,7 @@ export function charts(doc) {
       `${prefix}memory.svg`,
       s.name,
       cellSpec(doc, s.name, {
-        title: doc.protocol.memory
-          ? 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)'
-          : 'Resident memory of the whole topology (PSS, MiB)',
+        title: 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)',
         pick: (c) => c.memoryMiB,
         unit: 'MiB',
       }),
