@@ -14,6 +14,7 @@ import { sanitizeDoc } from './report/sanitize.js';
 import { progress } from './progress.js';
 import { pinGenerator } from './isolation.js';
 import { openEngine } from './engine.js';
+import { baselineOf } from './questions.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 // The engines the plan's cells name (cell.engine; the run's own where they name none).
@@ -108,7 +109,8 @@ export async function runBench(ctx, { label, argv, prices }) {
   if (others.size) doc.protocol.otherEngines = [...others.values()].map((e) => e.record);
   doc.protocol.budgetChoice = ctx.budgets;
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (generator-heap.js)
-  doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));
+  const base = baselineOf(ctx.apps);
+  doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, baseline: a === base, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));
   withPrices(sanitizeDoc(doc), prices);
   const files = await writeOutputs(doc, { outDir: ctx.outDir, guidePath: ctx.guidePath, repo: REPO_ROOT, quoteDocs: ctx.reference });
   console.log(summaryTable(doc));
