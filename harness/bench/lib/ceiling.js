@@ -56,29 +56,35 @@ export function pacedHeld(rate, r) {
 
 /**
  * The highest rate the paced generator holds against `url` (see pacedHeld): from `startRate` up by
- * ×growth while steps hold, then halving the bracket until it is within `resolution`, in at most
- * maxSteps steps of stepS, on connections kept from one step to the next. `run` is paced.run (a
- * test may count its calls). Returns { rps (the highest held rate; 0 if none), bracket, bracketed,
- * connections, threads, stepS, lagP99LimitMs, steps: [{ rate, achievedRps, lagP99Ms, p99Ms, held, why }] }.
+ * ×growth while rates hold, then halving the bracket until it is within `resolution`, at most
+ * maxSteps rates, each tried up to `tries` times for stepS (a rate fails only if every try
+ * fails: a stall of the machine is not the generator's limit, which fails every time), on
+ * connections kept from one step to the next. `run` is paced.run (a test may count its calls).
+ * Returns { rps (the highest held rate; 0 if none), bracket, bracketed, connections, threads, stepS,
+ * lagP99LimitMs, steps: [{ rate, try, achievedRps, lagP99Ms, p99Ms, held, why }] }.
  * @param {{ url: string, connections?: number, threads?: number, stepS?: number, startRate?: number, growth?: number,
- *   resolution?: number, maxSteps?: number, warmS?: number, run?: (options: any) => Promise<any> }} options
+ *   resolution?: number, maxSteps?: number, tries?: number, warmS?: number, run?: (options: any) => Promise<any> }} options
  */
-export async function pacedCeiling({ url, connections = 64, threads = 1, stepS = 2, startRate = 10_000, growth = 1.5, resolution = 0.05, maxSteps = 8, warmS = 1, run = paced.run }) {
+export async function pacedCeiling({ url, connections = 64, threads = 1, stepS = 2, startRate = 10_000, growth = 1.5, resolution = 0.05, maxSteps = 8, tries = 2, warmS = 1, run = paced.run }) {
   const agent = paced.keepAliveAgent(connections, { threads });
   const steps = [];
   let lo = 0;
   let hi = null;
   let rate = Math.round(startRate);
   try {
-    await run({ url, rate: Math.round(startRate / 2), durationS: warmS, agent }); // connections opened, code compiled: not counted
+    await run({ url, rate, durationS: warmS, agent }); // connections opened, code compiled: not counted
     for (let i = 0; i < maxSteps; i += 1) {
-      const r = await run({ url, rate, durationS: stepS, agent });
-      const { achieved, held, why } = pacedHeld(rate, r);
-      steps.push({ rate, achievedRps: Math.round(achieved), lagP99Ms: r.sendLagMs.p99, p99Ms: r.latencyMs.p99, held, why });
-      if (held) lo = rate; else hi = rate;
+      let step = null;
+      for (let t = 1; t <= tries && !step?.held; t += 1) {
+        const r = await run({ url, rate, durationS: stepS, agent });
+        const { achieved, held, why } = pacedHeld(rate, r);
+        step = { rate, try: t, achievedRps: Math.round(achieved), lagP99Ms: r.sendLagMs.p99, p99Ms: r.latencyMs.p99, held, why };
+        steps.push(step);
+      }
+      if (step.held) lo = rate; else hi = rate;
       if (hi !== null && lo > 0 && (hi - lo) / hi <= resolution) break;
       // Past its limit the generator still answers about what it can: a first guess below it.
-      const next = Math.round(hi === null ? rate * growth : lo === 0 ? Math.min(hi / growth, achieved) : (lo + hi) / 2);
+      const next = Math.round(hi === null ? rate * growth : lo === 0 ? Math.min(hi / growth, step.achievedRps) : (lo + hi) / 2);
       if (next < 1 || next === lo || next === hi) break;
       rate = next;
     }
