@@ -65,14 +65,16 @@ export function pacedHeld(rate, r) {
  * @param {{ url: string, connections?: number, threads?: number, stepS?: number, startRate?: number, growth?: number,
  *   resolution?: number, maxSteps?: number, tries?: number, warmS?: number, run?: (options: any) => Promise<any> }} options
  */
-export async function pacedCeiling({ url, connections = 64, threads = 1, stepS = 2, startRate = 10_000, growth = 1.5, resolution = 0.05, maxSteps = 8, tries = 2, warmS = 1, run = paced.run }) {
+export async function pacedCeiling({ url, connections = 64, threads = 1, stepS = 2, startRate = 10_000, growth = 2, resolution = 0.05, maxSteps = 10, tries = 2, warmS = 2, run = paced.run }) {
   const agent = paced.keepAliveAgent(connections, { threads });
   const steps = [];
   let lo = 0;
   let hi = null;
   let rate = Math.round(startRate);
   try {
-    await run({ url, rate, durationS: warmS, agent }); // connections opened, code compiled: not counted
+    // Not counted: connections opened, and the code compiled — on a generator pinned to one core the
+    // compiler's threads share it, and the first second after start-up sends late.
+    await run({ url, rate, durationS: warmS, agent });
     for (let i = 0; i < maxSteps; i += 1) {
       let step = null;
       for (let t = 1; t <= tries && !step?.held; t += 1) {
