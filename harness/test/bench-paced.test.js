@@ -39,7 +39,7 @@ async function recording(t) {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (d) => { body += d; });
-    req.on('end', () => { seen.push({ method: req.method, url: req.url, type: req.headers['content-type'], body, port: req.socket.remotePort }); res.end('{}'); });
+    req.on('end', () => { seen.push({ method: req.method, url: req.url, type: req.headers['content-type'], host: req.headers.host, body, port: req.socket.remotePort }); res.end('{}'); });
   });
   t.after(() => server.close());
   return { seen, url };
@@ -95,6 +95,7 @@ test('misuse is refused with one line: a rate, duration, thread count or request
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, method: 'GET /x' }), GeneratorError);
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, method: 'POST', body: /** @type {any} */ ({ a: 1 }) }), /body must be a string/);
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, headers: { 'x-a': 'b\r\nx-evil: 1' } }), /not a valid header/);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, headers: { 'Content-Length': '5' } }), /the generator's to set/);
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, requests: [] }), /non-empty list/);
 });
 
@@ -251,11 +252,13 @@ test('POST with a JSON body, and a mix of requests taken in turn', async (t) => 
   seen.length = 0;
   const mix = await run({ url, rate: 20, durationS: 0.5, connections: 1, requests: [
     { path: '/items?x=1' },
-    { method: 'POST', path: '/items', body: '{"name":"é"}', headers: { 'content-type': 'application/json; charset=utf-8' } },
+    { method: 'POST', path: '/items', body: '{"name":"é"}', headers: { 'content-type': 'application/json; charset=utf-8', Host: 'api.test' } },
   ] });
   assert.equal(mix.requests, 10);
   assert.deepEqual(seen.map((x) => [x.method, x.url, x.body]), Array.from({ length: 10 }, (_, i) => (i % 2 ? ['POST', '/items', '{"name":"é"}'] : ['GET', '/items?x=1', ''])));
   assert.equal(seen[1].type, 'application/json; charset=utf-8', 'a content type given is kept');
+  assert.equal(seen[1].host, 'api.test', 'and a Host, in place of the url\'s');
+  assert.equal(seen[0].host, new URL(url).host);
 });
 
 test('threads: each sends its share of the rate on connections of its own, and the shares add up', async (t) => {

@@ -6,6 +6,7 @@ import net from 'node:net';
 import { ParseError, ResponseParser } from './http1-parser.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection']);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const READ_BYTES = 64 * 1024;
 
@@ -19,15 +20,17 @@ const READ_BYTES = 64 * 1024;
 export function requestShape(url, { method = 'GET', path, body, headers = {} } = {}, keepAlive = true) {
   const target = path ?? `${url.pathname}${url.search}`;
   if (!TOKEN.test(method)) throw new TypeError(`not an HTTP method: ${JSON.stringify(method)}`);
-  if (!target.startsWith('/') || /[\s]/.test(target)) throw new TypeError(`not a request path: ${JSON.stringify(target)}`);
+  if (!target.startsWith('/') || /\s/.test(target)) throw new TypeError(`not a request path: ${JSON.stringify(target)}`);
   if (body !== undefined && typeof body !== 'string') throw new TypeError('a request body must be a string (JSON.stringify it first)');
-  const lines = [`${method} ${target} HTTP/1.1`, `Host: ${url.host}`];
+  const lines = [`${method} ${target} HTTP/1.1`];
   const named = new Set();
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name) || /[\r\n]/.test(String(value))) throw new TypeError(`not a valid header: ${JSON.stringify(name)}`);
+    if (FRAMING.has(name.toLowerCase())) throw new TypeError(`${name} is the generator's to set (the body and keepAlive decide it)`);
     named.add(name.toLowerCase());
     lines.push(`${name}: ${value}`);
   }
+  if (!named.has('host')) lines.splice(1, 0, `Host: ${url.host}`);
   if (body !== undefined || !SAFE.has(method)) {
     if (!named.has('content-type') && body !== undefined) lines.push('Content-Type: application/json');
     lines.push(`Content-Length: ${Buffer.byteLength(body ?? '')}`);
