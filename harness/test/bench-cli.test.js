@@ -77,7 +77,7 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   assert.deepEqual(doc.protocol.rule, { confidence: 0.95, margin: 0.1, labels: ['wins', 'equal', 'cant-tell'] });
   assert.equal(doc.tool, 'wrk');
   assert.ok(doc.ceilings.wrk.rps > 0, 'the ceiling of the generator the cells use');
-  assert.deepEqual(Object.keys(doc.ceilings), ['wrk'], 'and of no other');
+  assert.deepEqual(Object.keys(doc.ceilings), ['wrk', 'paced'], 'and of the paced generator its latency windows use, and of no other');
   assert.equal(typeof doc.isolation.pinned, 'boolean');
   if (doc.isolation.pinned) {
     assert.notEqual(doc.isolation.generatorCpus, doc.isolation.sutCpus, 'the generator has CPUs of its own');

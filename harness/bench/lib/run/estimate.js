@@ -5,6 +5,7 @@ import { latencyRounds } from '../measure.js';
 import { warmupFloor } from './warmup.js';
 
 export const BUILD_S = 45;
+export const PACED_CEILING_S = 15;
 export const START_S = 3;
 export const startupSeconds = (deployments, builds) => deployments * START_S + (builds ? BUILD_S : 0);
 
@@ -38,7 +39,8 @@ export function costOf(cell, p, firstOnDeployment = false) {
 
 export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S } = {}) {
   const p = plan.params;
-  let s = 2 * p.ceilingS + 2;
+  // The closed-loop tool's ceiling, then the paced generator's search (about 15 s).
+  let s = 2 * p.ceilingS + 2 + PACED_CEILING_S;
   const samples = new Set();
   for (const sc of plan.scenarios) {
     const deps = new Set(sc.cells.map((c) => deploymentKey(c.topology)));
