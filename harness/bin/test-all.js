@@ -54,8 +54,8 @@ for (const sample of ['node-replicas', 'node-cluster']) {
 }
 if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
 // The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
-// the stand-in images for the whole suite (harness/docker/global-setup.js).
-suites.push(nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: ['--test-global-setup=docker/global-setup.js', '--test-timeout=900000'] }));
+// the stand-in images for the whole suite (harness/test-engine/global-setup.js).
+suites.push(nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: ['--test-global-setup=test-engine/global-setup.js', '--test-timeout=900000'] }));
 
 const only = process.argv.slice(2);
 const chosen = only.length ? suites.filter((s) => only.includes(s.name)) : suites;

@@ -6,8 +6,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { FIXTURE, tempRunDir, runProcesses, waitFor, getJson } from './helpers.js';
+
+const { readState } = runnerFor('processes');
 
 const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
 

@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { readState, selectEngine } from '../runner/index.js';
+import { runnerFor, selectEngine } from '../runner/index.js';
+
+const { readState } = runnerFor('processes');
 
 const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const LAB = path.join(HARNESS, 'bin', 'lab.js');

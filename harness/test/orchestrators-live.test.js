@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, spawnSync } from 'node:child_process';
-import { up, down } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { groupAlive, sendSignal, waitGone } from '../lib/processes.js';
 import { waitFor } from '../lib/poll.js';
@@ -16,6 +16,8 @@ import { render } from '../orchestrators/kustomize.js';
 import { appProbes, cpus } from '../orchestrators/k8s-checks.js';
 import { podEnv } from '../orchestrators/pod-env.js';
 import { tempRunDir } from './helpers.js';
+
+const { up, down } = runnerFor('processes');
 
 function rendered(sample, dirs) {
   return dirs.map((dir) => {

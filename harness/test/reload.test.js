@@ -6,10 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, reload, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { childPids } from '../lib/processes.js';
 import { startLoad, failed } from '../bench/lib/drills/load.js';
 import { FIXTURE, tempRunDir, getJson, runProcesses, waitFor } from './helpers.js';
+
+const { up, down, reload, readState } = runnerFor('processes');
 
 async function start(t, env, opts = {}) {
   const runDir = tempRunDir('reload');

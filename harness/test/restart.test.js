@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, ps, signal, killHeld, restart, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { FIXTURE, tempRunDir, getJson, waitFor, runProcesses } from './helpers.js';
+
+const { up, down, ps, signal, killHeld, restart, readState } = runnerFor('processes');
 
 const row = async (runDir, index) => (await ps({ runDir })).find((r) => r.service === 'app' && r.index === index);
 const record = async (runDir, index) => (await readState(runDir)).services.app.instances.find((i) => i.index === index);

@@ -4,9 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, ps, signal, restart, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { procCpuNs } from '../lib/processes.js';
 import { FIXTURE, tempRunDir, pidsOf, alivePids, getJson, runProcesses, waitFor } from './helpers.js';
+
+const { up, down, ps, signal, restart, readState } = runnerFor('processes');
 
 const nginxStarted = (runDir) => fs.existsSync(path.join(runDir, 'logs', 'echo-nginx-1.log'));
 

@@ -8,10 +8,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { up, down, scale, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { startLoad, failed } from '../bench/lib/drills/load.js';
 import { FIXTURE, tempRunDir, getJson, runProcesses, waitFor } from './helpers.js';
+
+const { up, down, scale, readState } = runnerFor('processes');
 
 async function start(t, env) {
   const runDir = tempRunDir('scale');

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { up, down, ps, signal, restart, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { childPids } from '../lib/processes.js';
 import { FIXTURE, tempRunDir, getJson, waitFor, runProcesses, alivePids } from './helpers.js';
+
+const { up, down, ps, signal, restart, readState } = runnerFor('processes');
 
 const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
 

@@ -5,7 +5,7 @@
 // removeRunGroups takes those away too.
 import fs from 'node:fs';
 import path from 'node:path';
-import * as cgroup from '../cgroup.js';
+import * as cgroup from '../common/cgroup.js';
 
 const ROOT = process.env.LAB_CGROUP_ROOT ?? '/sys/fs/cgroup';
 const GROUP = 'scaling-lab';

@@ -11,11 +11,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { freePortRange } from '../../lib/ports.js';
-import { OVERRIDE, sampleConfig, writeRecord } from './project.js';
+import { OVERRIDE, sampleConfig } from './project.js';
+import { updateRecord } from './record.js';
 
 // The port a service listens on inside its container: its PORT variable (the samples' x-local
 // port_env), else the port its healthcheck asks on loopback.
-function containerPort(svc) {
+export function containerPort(svc) {
   const fromEnv = Number(svc.environment?.PORT);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
   const test = [].concat(svc.healthcheck?.test ?? []).join(' ');
@@ -66,11 +67,12 @@ export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {
 /**
  * A new range of `count` loopback ports for the service's own port, for the containers about to
  * start (a reload's start-first ones, a scale's added ones); those running keep theirs. Rewrites
- * the override and the record.
+ * the override, and the record through record.js.
  */
 export async function newRange(record, service, count) {
   if (!record.ranges?.[service]) return;
-  record.ranges[service] = await freePortRange(count);
-  writeOverride(record.runDir, sampleConfig(record), { cpuset: record.isolation?.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges });
-  writeRecord(record);
+  const range = await freePortRange(count);
+  updateRecord(record, (r) => { r.ranges[service] = range; });
+  const placement = { cpuset: record.isolation?.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges };
+  writeOverride(record.runDir, sampleConfig(record), placement);
 }

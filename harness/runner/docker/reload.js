@@ -9,11 +9,12 @@
 //   nginx    nginx itself: `nginx -s reload` in each container.
 //   restart  anything else: `docker restart`, one at a time (not zero-downtime).
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as cgroup from '../cgroup.js';
-import { DEFAULT_RUN_DIR } from '../state.js';
-import { compose, containers, docker, readRecord } from './project.js';
+import * as cgroup from '../common/cgroup.js';
+import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
+import { compose, containers, docker } from './project.js';
+import { recordOf } from './record.js';
 import { waitHealthy } from './instances.js';
-import { sampleFile } from './up.js';
+import { sampleFile } from './sample.js';
 import { proxyOf, reResolveMs } from './proxy.js';
 import { newRange } from './override.js';
 
@@ -68,8 +69,7 @@ async function signalStep(record, c, sig, log) {
  * @param {{ runDir?: string, service?: string, sample?: string, log?: (line: string) => void }} [options]
  */
 export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = () => {} } = {}) {
-  const record = readRecord(runDir);
-  if (!record) throw new Error(`nothing running on Docker from ${runDir}`);
+  const record = recordOf(runDir);
   const file = sampleFile(record.sampleDir);
   const strategy = strategyOf(file, service);
   const began = Date.now();

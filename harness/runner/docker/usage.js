@@ -3,10 +3,11 @@
 // and context switches of its processes (their PSS, read from /proc as for local processes, so the
 // two backends count alike). Where the containers' cgroups are not reachable (another cgroup
 // driver, another host): `docker stats --no-stream`, memory only, and the source says so.
-import * as cgroup from '../cgroup.js';
-import { memoryOf } from '../usage.js';
-import { DEFAULT_RUN_DIR } from '../state.js';
-import { containers, docker, readRecord } from './project.js';
+import * as cgroup from '../common/cgroup.js';
+import { memoryOf } from '../common/memory.js';
+import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
+import { containers, docker } from './project.js';
+import { recordOf } from './record.js';
 
 const MIB = { B: 1 / 1048576, KiB: 1 / 1024, MiB: 1, GiB: 1024, kB: 1 / 1024.0, MB: 1e6 / 1048576, GB: 1e9 / 1048576 };
 
@@ -38,9 +39,8 @@ function fromStats(record, running) {
 }
 
 /** A snapshot of the run's cost; subtract two snapshots' cpuNs for a measurement's CPU time. */
-export function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
-  const record = readRecord(runDir);
-  if (!record) throw new Error(`nothing running on Docker from ${runDir}`);
+export async function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
+  const record = recordOf(runDir);
   const running = containers(record).filter((c) => c.running);
   if (!record.cgroupParent) return fromStats(record, running);
   const instances = running.map((c) => {

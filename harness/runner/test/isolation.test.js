@@ -4,9 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { up, down, usage, readState } from '../index.js';
-import { availableCpus, pinProcess, runPids } from '../cgroup.js';
+import { runnerFor } from '../index.js';
+import { availableCpus, pinProcess, runPids } from '../common/cgroup.js';
 import { FIXTURE, tempRunDir, alivePids, pidsOf } from '../../test/helpers.js';
+
+const { up, down, usage, readState } = runnerFor('processes');
 
 const allowedCpus = (pid) => /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1];
 const lastCpu = String(availableCpus().at(-1));

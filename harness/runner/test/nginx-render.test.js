@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../lib/repo-root.js';
-import { listSamples, loadTopology } from '../compose.js';
-import { renderNginx, testConfig } from '../nginx.js';
+import { listSamples, loadTopology } from '../common/compose.js';
+import { renderNginx, testConfig } from '../processes/nginx.js';
 import { tempRunDir, FIXTURE } from '../../test/helpers.js';
 
 for (const sample of [...listSamples(), path.relative(REPO_ROOT, FIXTURE)]) {

@@ -2,7 +2,7 @@
 // their own; how the supervisor applies them to real processes: harness/test/restart.test.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRestartPolicy, shouldRestart, nextDelayMs, exitCodeOf } from '../restart-policy.js';
+import { parseRestartPolicy, shouldRestart, nextDelayMs, exitCodeOf } from '../common/restart-policy.js';
 
 test('policy parsing: what compose accepts, one clear line for the rest', () => {
   assert.deepEqual(parseRestartPolicy(undefined), { name: 'no', maxRetries: 0 });

@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { localSecrets } from '../secrets.js';
+import { localSecrets } from '../processes/secrets.js';
 import { tempRunDir } from '../../test/helpers.js';
 
 const root = tempRunDir('secrets');
