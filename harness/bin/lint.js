@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 // `make test`'s static checks: ESLint and TypeScript's checker over every JavaScript file of the
-// repository. Prints each check's problems (the first 20, cut at 200 characters) and exits 1 if
-// either has any.
+// repository, and the import graph (dependency-cruiser: no cycle, the runner's backends apart).
+// Prints each check's problems (the first 20, cut at 200 characters) and exits 1 if any has one.
 // --summary <file> writes { passed, failed } (checks, not files) for harness/bin/test-all.js.
 import fs from 'node:fs';
 import { lint, typecheck } from '../lint/checks.js';
+import { dependencyProblems } from '../lint/dependencies.js';
 
 const SHOWN = 20;
 /** @type {[string, () => string[] | Promise<string[]>][]} */
-const checks = [['eslint', () => lint()], ['tsc --checkJs', () => typecheck()]];
+const checks = [
+  ['eslint', () => lint()],
+  ['tsc --checkJs', () => typecheck()],
+  ['dependency-cruiser', () => dependencyProblems()],
+];
 let failed = 0;
 for (const [name, run] of checks) {
   const problems = await run();

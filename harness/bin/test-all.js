@@ -30,11 +30,23 @@ const dotnetSuite = () => ({
   name: 'dotnet-api',
   cwd: path.join(REPO_ROOT, 'dotnet-api'),
   command: 'dotnet',
-  args: ['test', dotnetSolution(), '--logger', 'trx;LogFileName=dotnet.trx', '--results-directory', results, '--nologo'],
+  args: [
+    'test',
+    dotnetSolution(),
+    '--logger',
+    'trx;LogFileName=dotnet.trx',
+    '--results-directory',
+    results,
+    '--nologo',
+  ],
   count: () => {
     const trx = fs.readFileSync(path.join(results, 'dotnet.trx'), 'utf8');
     const attr = (key) => Number(new RegExp(`<Counters[^>]*\\s${key}="(\\d+)"`).exec(trx)?.[1] ?? NaN);
-    return { passed: attr('passed'), failed: attr('failed') + attr('error') + attr('timeout') + attr('aborted'), skipped: attr('notExecuted') };
+    return {
+      passed: attr('passed'),
+      failed: attr('failed') + attr('error') + attr('timeout') + attr('aborted'),
+      skipped: attr('notExecuted'),
+    };
   },
 });
 
@@ -55,7 +67,12 @@ for (const sample of ['node-replicas', 'node-cluster']) {
 if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
 // The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
 // the stand-in images for the whole suite (harness/test-engine/global-setup.js).
-suites.push(nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: ['--test-global-setup=test-engine/global-setup.js', '--test-timeout=900000'] }));
+suites.push(
+  nodeSuite('docker', 'harness', {
+    files: ['test/docker/*.test.js'],
+    extra: ['--test-global-setup=test-engine/global-setup.js', '--test-timeout=900000'],
+  }),
+);
 
 const only = process.argv.slice(2);
 const chosen = only.length ? suites.filter((s) => only.includes(s.name)) : suites;
@@ -63,7 +80,11 @@ const chosen = only.length ? suites.filter((s) => only.includes(s.name)) : suite
 function runSuite(suite) {
   return new Promise((resolve) => {
     console.log(`\n=== ${suite.name} ===`);
-    const child = spawn(suite.command, suite.args, { cwd: suite.cwd, stdio: 'inherit', env: { ...process.env, CI: process.env.CI ?? '' } });
+    const child = spawn(suite.command, suite.args, {
+      cwd: suite.cwd,
+      stdio: 'inherit',
+      env: { ...process.env, CI: process.env.CI ?? '' },
+    });
     child.on('exit', (code) => resolve(code));
     child.on('error', () => resolve(127));
   });

@@ -27,7 +27,8 @@ const RUNNERS = { processes: processesRunner, docker: dockerRunner(privateEngine
  * @param {string} engine @returns {Runner}
  */
 export function runnerFor(engine) {
-  if (!Object.hasOwn(RUNNERS, engine)) throw new EngineChoiceError(`ENGINE=${engine} is not an engine: use one of ${ENGINES.join(', ')}`);
+  if (!Object.hasOwn(RUNNERS, engine))
+    throw new EngineChoiceError(`ENGINE=${engine} is not an engine: use one of ${ENGINES.join(', ')}`);
   return RUNNERS[engine];
 }
 

@@ -24,12 +24,19 @@ export function engineUnavailable() {
   if (!found('dockerd')) return 'no dockerd (make setup installs Docker Engine 28 from Debian sid)';
   if (spawnSync('docker', ['compose', 'version']).status !== 0) return 'no Docker Compose v2 (make setup installs it)';
   if (!found('mmdebstrap')) return 'no mmdebstrap to build the stand-in images (make setup installs it)';
-  if (!fs.existsSync('/sys/fs/cgroup/memory') && !fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) return 'no cgroups mounted';
+  if (!fs.existsSync('/sys/fs/cgroup/memory') && !fs.existsSync('/sys/fs/cgroup/cgroup.controllers'))
+    return 'no cgroups mounted';
   return null;
 }
 
 export function docker(args, opts = {}) {
-  return spawnSync('docker', args, { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20, ...opts, env: { ...process.env, DOCKER_HOST, ...opts.env } });
+  return spawnSync('docker', args, {
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 64 << 20,
+    ...opts,
+    env: { ...process.env, DOCKER_HOST, ...opts.env },
+  });
 }
 
 function lastLines(file, n) {
@@ -41,7 +48,8 @@ export async function startDaemon() {
   fs.mkdirSync(RUN_DIR, { recursive: true });
   fs.mkdirSync(DATA_ROOT, { recursive: true });
   const stale = Number(fs.existsSync(PIDFILE) && fs.readFileSync(PIDFILE, 'utf8'));
-  if (stale && alive(stale)) throw new Error(`another test run's dockerd is running (pid ${stale}, ${PIDFILE}); stop it first`);
+  if (stale && alive(stale))
+    throw new Error(`another test run's dockerd is running (pid ${stale}, ${PIDFILE}); stop it first`);
   fs.rmSync(PIDFILE, { force: true });
   fs.rmSync(SOCKET, { force: true });
   const config = {
@@ -65,7 +73,8 @@ export async function startDaemon() {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    if (docker(['version', '--format', '{{.Server.Version}}'], { timeout: 5000 }).status === 0) return { pid: child.pid, host: DOCKER_HOST };
+    if (docker(['version', '--format', '{{.Server.Version}}'], { timeout: 5000 }).status === 0)
+      return { pid: child.pid, host: DOCKER_HOST };
     await sleep(300);
   }
   try { process.kill(child.pid, 'SIGKILL'); } catch { /* already gone */ }

@@ -10,8 +10,13 @@ let started = false;
 
 /** Builds (or finds cached) the stand-in images; `dind` too for the three-node Swarm drill. */
 export function buildStandIns(which = []) {
-  const res = spawnSync(BUILD, which, { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8', env: { ...process.env, DOCKER_HOST } });
-  if (res.status !== 0) throw new Error(`stand-in images: build failed: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  const res = spawnSync(BUILD, which, {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    encoding: 'utf8',
+    env: { ...process.env, DOCKER_HOST },
+  });
+  if (res.status !== 0)
+    throw new Error(`stand-in images: build failed: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
 }
 
 /** Starts the daemon and builds the stand-ins. Returns null when ready, else why the tests skip. */

@@ -50,5 +50,8 @@ test('exec: a failing command gives its exit code and stderr; bad targets, one l
   assert.equal(missing.code, 127);
   await assert.rejects(exec({ runDir, service: 'nope', argv: ['true'] }), /no running service 'nope'/);
   await assert.rejects(exec({ runDir, service: 'sqlserver', index: 2, argv: ['true'] }), /sqlserver has no instance 2/);
-  await assert.rejects(exec({ runDir: tempRunDir('exec-none'), service: 'sqlserver', argv: ['true'] }), /nothing running from/);
+  await assert.rejects(
+    exec({ runDir: tempRunDir('exec-none'), service: 'sqlserver', argv: ['true'] }),
+    /nothing running from/,
+  );
 });

@@ -17,7 +17,12 @@ test('an unused variable in a harness file fails ESLint, naming the file, line a
   const broken = original.replace(CALL, `${CALL}\n    const leftover = value;`);
   const problems = await lint({ overrides: { [FILE]: broken } });
   const line = original.slice(0, original.indexOf(CALL)).split('\n').length + 1;
-  assert.ok(problems.some((p) => p.startsWith(`${FILE}:${line}:`) && p.includes("'leftover'") && p.endsWith('(no-unused-vars)')), problems.join('\n'));
+  assert.ok(
+    problems.some(
+      (p) => p.startsWith(`${FILE}:${line}:`) && p.includes("'leftover'") && p.endsWith('(no-unused-vars)'),
+    ),
+    problems.join('\n'),
+  );
 });
 
 test('a wrong type in a harness file fails the TypeScript check, naming the file and line', () => {
@@ -28,7 +33,8 @@ test('a wrong type in a harness file fails the TypeScript check, naming the file
   assert.ok(problems.some((p) => p.startsWith(`${FILE}:${line}:`) && p.endsWith('(TS2322)')), problems.join('\n'));
 });
 
-test('outside harness/runner, an import of a runner internal fails ESLint; inside it, or through index.js, it passes', async () => {
+test('outside harness/runner, an import of a runner internal fails ESLint; inside it, or through index.js, it ' +
+  'passes', async () => {
   const inside = 'harness/runner/test/units.test.js';
   const insideText = fs.readFileSync(path.join(REPO_ROOT, inside), 'utf8');
   const reach = [
@@ -37,12 +43,18 @@ test('outside harness/runner, an import of a runner internal fails ESLint; insid
     "export const face = new URL('../runner/index.js', import.meta.url);",
     "export const supervisor = new URL('../runner/supervisor-main.js', import.meta.url);",
   ];
-  const problems = await lint({ overrides: {
-    [FILE]: `${original}${reach.join('\n')}\n`,
-    [inside]: `${insideText}export { up } from '../up.js';\n`,
-  } });
+  const problems = await lint({
+    overrides: {
+      [FILE]: `${original}${reach.join('\n')}\n`,
+      [inside]: `${insideText}export { up } from '../up.js';\n`,
+    },
+  });
   const first = original.trimEnd().split('\n').length + 1;
   const flagged = problems.filter((p) => p.endsWith('(scaling-lab/runner-interface)'));
-  assert.deepEqual(flagged.map((p) => p.split(' ')[0]), [`${FILE}:${first}:1`, `${FILE}:${first + 1}:27`, `${FILE}:${first + 3}:27`], problems.join('\n'));
+  assert.deepEqual(
+    flagged.map((p) => p.split(' ')[0]),
+    [`${FILE}:${first}:1`, `${FILE}:${first + 1}:27`, `${FILE}:${first + 3}:27`],
+    problems.join('\n'),
+  );
   assert.match(flagged[0], /harness\/runner\/up\.js is internal to the runner: use harness\/runner\/index\.js/);
 });

@@ -28,7 +28,9 @@ function rendered(sample, dirs) {
 }
 
 function probesOf(sample, kinds) {
-  const all = rendered(sample, SAMPLES[sample].deployable).flatMap(({ dir, objects }) => appProbes(SAMPLES[sample], objects).map((p) => ({ ...p, dir })));
+  const all = rendered(sample, SAMPLES[sample].deployable).flatMap(({ dir, objects }) =>
+    appProbes(SAMPLES[sample], objects).map((p) => ({ ...p, dir })),
+  );
   return all.filter((p) => kinds.includes(p.probe));
 }
 
@@ -36,7 +38,13 @@ async function assertProbes(t, sample, probes, upOptions) {
   assert.ok(probes.length > 0, `${sample} has HTTP probes`);
   const runDir = tempRunDir(`probes-${sample}`);
   t.after(() => down({ runDir }).then(() => fs.rmSync(runDir, { recursive: true, force: true })));
-  const state = await up({ sample, runDir, services: ['app'], ...upOptions, env: { REPLICAS: '1', HTTP_PORT: '0', ...upOptions.env } });
+  const state = await up({
+    sample,
+    runDir,
+    services: ['app'],
+    ...upOptions,
+    env: { REPLICAS: '1', HTTP_PORT: '0', ...upOptions.env },
+  });
   const { url } = state.services.app.instances[0];
   for (const { probe, path: probePath, dir } of probes) {
     const res = await fetch(`${url}${probePath}`, { signal: AbortSignal.timeout(5000) });
@@ -59,11 +67,19 @@ test('node-cluster: the liveness probe path answers 2xx (the app alone, no datab
 });
 
 const mongod = spawnSync(process.env.MONGOD_BIN || 'mongod', ['--version'], { encoding: 'utf8' });
-test('node-cluster: the readiness probe path answers 2xx with MongoDB', {
-  skip: mongod.status === 0 ? false : 'no mongod on this machine: /ready answers 503 until MongoDB is reachable, so it is checked only where one runs',
-}, async (t) => {
-  await assertProbes(t, 'node-cluster', probesOf('node-cluster', ['readinessProbe']), { env: {} });
-});
+test(
+  'node-cluster: the readiness probe path answers 2xx with MongoDB',
+  {
+    skip:
+      mongod.status === 0
+        ? false
+        : 'no mongod on this machine: /ready answers 503 until MongoDB is reachable, so it is checked only where ' +
+          'one runs',
+  },
+  async (t) => {
+    await assertProbes(t, 'node-cluster', probesOf('node-cluster', ['readinessProbe']), { env: {} });
+  },
+);
 
 // Runs src/primary.js with the container's environment as the kubelet would set it, and returns
 // the log lines up to the point `until` says it has seen enough.
@@ -100,13 +116,20 @@ for (const dir of SAMPLES['node-cluster'].deployable) {
   test(`node-cluster ${dir}: the worker count from limits.cpu reaches the cluster primary`, async () => {
     const desc = SAMPLES['node-cluster'];
     // The overlay and the Secret it reads (kept in a kustomization of its own).
-    const manifests = rendered('node-cluster', [dir, 'k8s/secret-placeholders']).flatMap((d) => d.objects.map((e) => e.obj));
+    const manifests = rendered('node-cluster', [dir, 'k8s/secret-placeholders']).flatMap((d) =>
+      d.objects.map((e) => e.obj),
+    );
     const deployment = manifests.find((o) => `${o.kind}/${o.metadata.name}` === desc.app.workload);
     const container = deployment.spec.template.spec.containers.find((c) => c.name === desc.app.container);
     const expected = Math.ceil(cpus(container.resources.limits.cpu));
     // Loopback, a free port, and a database address nothing listens on: only the start-up matters.
     /** @type {Record<string, string>} */
-    const env = { ...podEnv(container, manifests), PORT: '0', HOST: '127.0.0.1', MONGODB_URI: 'mongodb://127.0.0.1:9/items' };
+    const env = {
+      ...podEnv(container, manifests),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MONGODB_URI: 'mongodb://127.0.0.1:9/items',
+    };
     assert.equal(env[desc.app.workers.env], String(expected), `${desc.app.workers.env} from the downward API`);
     const clustering = env.CLUSTERING_ENABLED !== 'false';
     const listening = (lines) => lines.filter((l) => l.msg === 'worker listening').length;

@@ -53,7 +53,8 @@ export const formatCpuList = (cpus) => cpus.join(',');
 /** The CPUs this machine lets processes use (the root cpuset, else every core). */
 export function availableCpus() {
   const v = version();
-  const file = v === 2 ? path.join(ROOT, 'cpuset.cpus.effective') : v1('cpuset') && path.join(v1('cpuset'), 'cpuset.cpus');
+  const file =
+    v === 2 ? path.join(ROOT, 'cpuset.cpus.effective') : v1('cpuset') && path.join(v1('cpuset'), 'cpuset.cpus');
   try { if (file) return parseCpuList(read(file)); } catch { /* not readable */ }
   return [...Array(os.cpus().length).keys()];
 }
@@ -181,7 +182,13 @@ export function probe(runId, { cpuset } = {}) {
   const v = version();
   const accounting = v === 2 ? 'cgroup v2 cpu.stat' : v1('cpuacct') ? 'cgroup v1 cpuacct.usage' : 'proc utime+stime';
   if (v === 0) {
-    return { enforced: false, mechanism: 'none', reason: `no cgroup filesystem at ${ROOT}`, accounting: 'proc utime+stime', pinning: unpinned(cpuset, 'no cgroup filesystem') };
+    return {
+      enforced: false,
+      mechanism: 'none',
+      reason: `no cgroup filesystem at ${ROOT}`,
+      accounting: 'proc utime+stime',
+      pinning: unpinned(cpuset, 'no cgroup filesystem'),
+    };
   }
   try {
     const group = createGroup(runId, 'probe', { cpus: 1 });
@@ -197,14 +204,28 @@ export function probe(runId, { cpuset } = {}) {
     }
     for (const dir of group.dirs) if (path.basename(dir) === 'probe') fs.rmdirSync(dir);
     removeRun(runId); // leave nothing behind if the run fails before its first instance
-    return { enforced: true, mechanism: v === 2 ? 'cgroup v2 cpu.max' : 'cgroup v1 cpu.cfs_quota_us', accounting, pinning };
+    return {
+      enforced: true,
+      mechanism: v === 2 ? 'cgroup v2 cpu.max' : 'cgroup v1 cpu.cfs_quota_us',
+      accounting,
+      pinning,
+    };
   } catch (err) {
     const why = `cgroups not writable (${err.code ?? err.message})`;
-    return { enforced: false, mechanism: 'none', reason: `${why}; running without CPU/memory limits`, accounting: 'proc utime+stime', pinning: unpinned(cpuset, why) };
+    return {
+      enforced: false,
+      mechanism: 'none',
+      reason: `${why}; running without CPU/memory limits`,
+      accounting: 'proc utime+stime',
+      pinning: unpinned(cpuset, why),
+    };
   }
 }
 
-const unpinned = (cpuset, reason) => (cpuset ? { enforced: false, cpus: null, reason: `${reason}: running unpinned` } : { enforced: false, cpus: null, reason: 'not asked' });
+const unpinned = (cpuset, reason) =>
+  cpuset
+    ? { enforced: false, cpus: null, reason: `${reason}: running unpinned` }
+    : { enforced: false, cpus: null, reason: 'not asked' };
 
 function runDirs(runId) {
   if (version() === 2) return [path.join(ROOT, GROUP, runId)];
@@ -227,7 +248,15 @@ export function removeRun(runId) {
 }
 
 function parseStat(text) {
-  return Object.fromEntries(text.split('\n').filter(Boolean).map((l) => { const [k, v] = l.split(/\s+/); return [k, Number(v)]; }));
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [k, v] = l.split(/\s+/);
+        return [k, Number(v)];
+      }),
+  );
 }
 
 /** CPU time (ns) a run's group, or one instance's, has used since it was created; null if unknown. */
@@ -247,7 +276,11 @@ export function throttling(runId, instanceName) {
   const rel = instanceName ? path.join(GROUP, runId, instanceName) : path.join(GROUP, runId);
   try {
     const s = parseStat(read(path.join(v === 2 ? ROOT : v1('cpu'), rel, 'cpu.stat')));
-    return { periods: s.nr_periods, throttled: s.nr_throttled, throttledMs: v === 2 ? s.throttled_usec / 1000 : s.throttled_time / 1e6 };
+    return {
+      periods: s.nr_periods,
+      throttled: s.nr_throttled,
+      throttledMs: v === 2 ? s.throttled_usec / 1000 : s.throttled_time / 1e6,
+    };
   } catch { return null; }
 }
 
@@ -257,7 +290,11 @@ export function runPids(runId) {
   const walk = (dir) => {
     let entries;
     try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
-    try { for (const p of read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean)) pids.add(Number(p)); } catch { /* gone */ }
+    try {
+      for (const p of read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean)) pids.add(Number(p));
+    } catch {
+      /* gone */
+    }
     for (const e of entries) if (e.isDirectory()) walk(path.join(dir, e.name));
   };
   const base = version() === 2 ? path.join(ROOT, GROUP, runId) : v1('cpu') && path.join(v1('cpu'), GROUP, runId);
@@ -267,7 +304,10 @@ export function runPids(runId) {
 
 /** Pids in one instance's group (the instance and whatever it started). */
 export function instancePids(runId, instanceName) {
-  const base = version() === 2 ? path.join(ROOT, GROUP, runId, instanceName) : v1('cpu') && path.join(v1('cpu'), GROUP, runId, instanceName);
+  const base =
+    version() === 2
+      ? path.join(ROOT, GROUP, runId, instanceName)
+      : v1('cpu') && path.join(v1('cpu'), GROUP, runId, instanceName);
   try { return read(path.join(base, 'cgroup.procs')).split('\n').filter(Boolean).map(Number); } catch { return []; }
 }
 
@@ -288,7 +328,21 @@ export function pinProcess(name, pid, cpus) {
     write(path.join(dir, 'cpuset.cpus'), cpus);
     const before = read(`/proc/${pid}/cgroup`).split('\n').find((l) => l.startsWith('0::'))?.slice(3) ?? '/';
     write(path.join(dir, 'cgroup.procs'), pid);
-    return { cpus, release: () => { try { write(path.join(ROOT, before, 'cgroup.procs'), pid); } catch { /* gone */ } try { fs.rmdirSync(dir); } catch { /* busy */ } } };
+    return {
+      cpus,
+      release: () => {
+        try {
+          write(path.join(ROOT, before, 'cgroup.procs'), pid);
+        } catch {
+          /* gone */
+        }
+        try {
+          fs.rmdirSync(dir);
+        } catch {
+          /* busy */
+        }
+      },
+    };
   }
   const base = v1Base('cpuset');
   if (!base) throw new Error('no cpuset controller mounted');

@@ -55,7 +55,9 @@ function dependsOnMap(raw) {
 }
 
 function dependsOn(raw) {
-  return Object.fromEntries(Object.entries(dependsOnMap(raw)).map(([name, spec]) => [name, spec?.condition ?? 'service_started']));
+  return Object.fromEntries(
+    Object.entries(dependsOnMap(raw)).map(([name, spec]) => [name, spec?.condition ?? 'service_started']),
+  );
 }
 
 const isMapping = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -80,7 +82,9 @@ function mergeCompose(base, over) {
 function readCompose(dir) {
   const read = (file) => YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
   const doc = read('compose.yaml');
-  return fs.existsSync(path.join(dir, 'compose.override.yaml')) ? mergeCompose(doc, read('compose.override.yaml')) : doc;
+  return fs.existsSync(path.join(dir, 'compose.override.yaml'))
+    ? mergeCompose(doc, read('compose.override.yaml'))
+    : doc;
 }
 
 function parsePorts(raw = []) {
@@ -93,7 +97,10 @@ function parsePorts(raw = []) {
   });
 }
 
-/** A compose healthcheck as the runner checks it: { kind: 'http' | 'tcp', path?, intervalMs, timeoutMs, retries, startPeriodMs }. */
+/**
+ * A compose healthcheck as the runner checks it: { kind: 'http' | 'tcp', path?, intervalMs, timeoutMs,
+ * retries, startPeriodMs }.
+ */
 export function parseHealthcheck(raw) {
   if (!raw || raw.disable) return { kind: 'tcp', intervalMs: 1000, timeoutMs: 2000, retries: 30, startPeriodMs: 0 };
   const test = Array.isArray(raw.test) ? raw.test.join(' ') : String(raw.test ?? '');
@@ -174,7 +181,8 @@ export function loadTopology(sample, callerEnv = process.env) {
 export function startOrder(topology, wanted, noDeps = false) {
   const { services } = topology;
   for (const name of wanted ?? []) {
-    if (!services[name]) throw new Error(`unknown service '${name}' in ${topology.sample}: ${Object.keys(services).join(', ')}`);
+    if (!services[name])
+      throw new Error(`unknown service '${name}' in ${topology.sample}: ${Object.keys(services).join(', ')}`);
   }
   const order = [];
   const visiting = new Set();

@@ -44,10 +44,13 @@ export function lastLine(file) {
  * the process has died, so a crash fails at once instead of after the whole budget; `cancelled()`
  * returning true stops the wait (the run is being taken down); `log`, the instance's log file,
  * gives the error the last line the process wrote.
- * @param {{ port: number, healthcheck: object, exited: () => unknown, label: string, log?: string, cancelled?: () => boolean, budgetMs?: number }} options
+ * @param {{ port: number, healthcheck: object, exited: () => unknown, label: string, log?: string, cancelled?: () =>
+ * boolean, budgetMs?: number }} options
  */
 export async function waitHealthy({ port, healthcheck, exited, label, log, cancelled = () => false, budgetMs }) {
-  const budget = budgetMs ?? Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
+  const budget =
+    budgetMs ??
+    Math.max(healthcheck.startPeriodMs + healthcheck.retries * Math.max(healthcheck.intervalMs, 1000), 60_000);
   const deadline = Date.now() + budget;
   while (Date.now() < deadline) {
     if (cancelled()) throw new Error(`${label}: stopped waiting, the run is being taken down`);
@@ -59,5 +62,8 @@ export async function waitHealthy({ port, healthcheck, exited, label, log, cance
     if (await checkOnce(port, healthcheck)) return;
     await new Promise((r) => setTimeout(r, 150));
   }
-  throw new Error(`${label} was not healthy within ${Math.round(budget / 1000)} s (${healthcheck.kind === 'http' ? `GET ${healthcheck.path}` : 'TCP'} on port ${port})`);
+  throw new Error(
+    `${label} was not healthy within ${Math.round(budget / 1000)} s ` +
+      `(${healthcheck.kind === 'http' ? `GET ${healthcheck.path}` : 'TCP'} on port ${port})`,
+  );
 }

@@ -1,6 +1,7 @@
 // Compose-file variable interpolation: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default},
 // ${VAR:?error}, ${VAR?error}, ${VAR:+alt}, ${VAR+alt}, and $$ for a literal $.
-const PATTERN = /\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])((?:[^{}]|\{[^{}]*\})*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+const PATTERN =
+  /\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])((?:[^{}]|\{[^{}]*\})*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 
 export function interpolateString(text, vars) {
   return text.replace(PATTERN, (whole, dollar, braced, op, arg = '', bare) => {

@@ -12,11 +12,23 @@ export function isolationOf(opts) {
   if (opts.cpuset !== undefined && opts.cpuset !== null && opts.cpuset !== '') {
     cpus = cgroup.parseCpuList(opts.cpuset);
     const missing = cpus.filter((c) => !available.includes(c));
-    if (missing.length) throw new Error(`cpuset ${opts.cpuset} names CPU ${missing.join(',')}, which this machine doesn't let us use (available: ${cgroup.formatCpuList(available)})`);
+    if (missing.length)
+      throw new Error(
+        `cpuset ${opts.cpuset} names CPU ${missing.join(',')}, which this machine doesn't let us use (available: ` +
+          `${cgroup.formatCpuList(available)})`,
+      );
   }
   const budget = opts.budget === undefined || opts.budget === null ? undefined : Number(opts.budget);
   if (budget !== undefined && !(budget > 0 && budget <= cpus.length)) {
-    throw new Error(`a CPU budget of ${opts.budget} doesn't fit on the ${cpus.length} CPU(s) ${opts.cpuset ? `of cpuset ${opts.cpuset}` : 'of this machine'}`);
+    throw new Error(
+      `a CPU budget of ${opts.budget} doesn't fit on the ${cpus.length} CPU(s) ` +
+        `${opts.cpuset ? `of cpuset ${opts.cpuset}` : 'of this machine'}`,
+    );
   }
-  return { cpuset: opts.cpuset ? cgroup.formatCpuList(cpus) : undefined, cpus: cpus.length, budget, priority: Boolean(opts.priority) };
+  return {
+    cpuset: opts.cpuset ? cgroup.formatCpuList(cpus) : undefined,
+    cpus: cpus.length,
+    budget,
+    priority: Boolean(opts.priority),
+  };
 }

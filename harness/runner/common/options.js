@@ -10,7 +10,9 @@ const rules = {
     const n = Number(v);
     // The machine's CPUs, not the caller's: the benchmark runs pinned to a CPU of its own.
     const max = availableCpus().length;
-    return (/^\d*\.?\d+$/.test(v) && n >= 0.01 && n <= max) || `must be a number of CPUs from 0.01 to ${max} (e.g. 0.5)`;
+    return (
+      (/^\d*\.?\d+$/.test(v) && n >= 0.01 && n <= max) || `must be a number of CPUs from 0.01 to ${max} (e.g. 0.5)`
+    );
   },
   LB: (v) => LB_METHODS.includes(v) || `must be one of ${LB_METHODS.join(', ')}`,
   HTTP_PORT: (v) => /^\d+$/.test(v) && Number(v) <= 65535 || 'must be a port number (0 picks a free one)',
@@ -28,7 +30,8 @@ export function validateKnobs(env) {
 
 /** Throws one line unless `replicas` is a whole number the runner accepts (REPLICAS's rule). */
 export function checkReplicas(replicas) {
-  if (replicas === undefined || replicas === null || replicas === '') throw new Error('how many instances? make scale SERVICE=<name> REPLICAS=<n>');
+  if (replicas === undefined || replicas === null || replicas === '')
+    throw new Error('how many instances? make scale SERVICE=<name> REPLICAS=<n>');
   validateKnobs({ REPLICAS: String(replicas) });
   return Number(replicas);
 }

@@ -11,13 +11,16 @@ const ACCEPTED = 'no, always, on-failure[:max-retries], unless-stopped';
 export function parseRestartPolicy(raw, service = 'service') {
   if (raw === undefined || raw === null) return { name: 'no', maxRetries: 0 };
   const text = typeof raw === 'string' ? raw.trim() : undefined;
-  const bad = () => new Error(`${service}: restart: ${JSON.stringify(raw)} is not a restart policy compose accepts (${ACCEPTED})`);
+  const bad = () =>
+    new Error(`${service}: restart: ${JSON.stringify(raw)} is not a restart policy compose accepts (${ACCEPTED})`);
   if (text === undefined) throw bad();
   const [name, max, ...rest] = text.split(':');
   if (rest.length) throw bad();
   if (max !== undefined) {
-    if (name !== 'on-failure') throw new Error(`${service}: restart: "${text}": only on-failure takes a maximum retry count`);
-    if (!/^\d+$/.test(max)) throw new Error(`${service}: restart: "${text}": the maximum retry count must be a whole number`);
+    if (name !== 'on-failure')
+      throw new Error(`${service}: restart: "${text}": only on-failure takes a maximum retry count`);
+    if (!/^\d+$/.test(max))
+      throw new Error(`${service}: restart: "${text}": the maximum retry count must be a whole number`);
   }
   if (!['no', 'always', 'unless-stopped', 'on-failure'].includes(name)) throw bad();
   return { name, maxRetries: max === undefined ? 0 : Number(max) };

@@ -15,7 +15,8 @@ export function runProcesses(runDir, { marker } = {}) {
     try {
       const environ = fs.readFileSync(`/proc/${name}/environ`, 'latin1');
       const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, 'latin1');
-      const ours = environ.includes(`LAB_RUN_DIR=${runDir}\0`) || (marker && environ.includes(marker)) || cmdline.includes(runDir);
+      const ours =
+        environ.includes(`LAB_RUN_DIR=${runDir}\0`) || (marker && environ.includes(marker)) || cmdline.includes(runDir);
       if (ours && isAlive(Number(name))) found.push(Number(name));
     } catch { /* gone, or not ours to read */ }
   }

@@ -12,8 +12,17 @@ import { readRecord, removeRecord } from './record.js';
 // What is still there with the project's label: containers, networks, volumes.
 function leftovers(record) {
   const label = `label=com.docker.compose.project=${record.project}`;
-  return [['ps', '-aq'], ['network', 'ls', '-q'], ['volume', 'ls', '-q']]
-    .flatMap((cmd) => docker(record, [...cmd, '--filter', label], { check: false }).stdout?.trim().split('\n').filter(Boolean) ?? []);
+  return [
+    ['ps', '-aq'],
+    ['network', 'ls', '-q'],
+    ['volume', 'ls', '-q'],
+  ].flatMap(
+    (cmd) =>
+      docker(record, [...cmd, '--filter', label], { check: false })
+        .stdout?.trim()
+        .split('\n')
+        .filter(Boolean) ?? [],
+  );
 }
 
 /**
@@ -27,7 +36,11 @@ export async function down({ runDir = DEFAULT_RUN_DIR, engine = false } = {}, st
   let left = [];
   let cgroupsLeft = [];
   if (record) {
-    try { stopped = containers(record).filter((c) => c.running).length; } catch { /* its engine is gone: nothing runs */ }
+    try {
+      stopped = containers(record).filter((c) => c.running).length;
+    } catch {
+      /* its engine is gone: nothing runs */
+    }
     const args = ['down', '-v', '--remove-orphans', '--timeout', '20'];
     const res = compose(record, args, { check: false, timeout: 180_000 });
     if (res.status === 0) left = leftovers(record);

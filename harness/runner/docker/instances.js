@@ -8,16 +8,25 @@ import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
 import { containers, docker, findContainer } from './project.js';
 import { readRecord, recordOf } from './record.js';
 
-export const statusOf = (c) => (c.running ? (c.health ? `running (${c.health})` : 'running') : c.oneshot ? 'completed' : c.status);
+export const statusOf = (c) =>
+  c.running ? (c.health ? `running (${c.health})` : 'running') : c.oneshot ? 'completed' : c.status;
 
 /** One row per container: { service, index, name, pid, url, status, exit, restarts, children }. */
 export async function ps({ runDir = DEFAULT_RUN_DIR } = {}) {
   const record = readRecord(runDir);
   if (!record) return [];
   return containers(record).map((c) => ({
-    service: c.service, index: c.index, name: c.name, id: c.id.slice(0, 12),
-    pid: c.running ? c.pid : '-', url: c.url ?? '-', status: statusOf(c), exit: c.exit, restarts: c.restarts,
-    children: record.cgroupParent && c.running ? cgroup.instancePids(record.runId, c.id).filter((p) => p !== c.pid) : [],
+    service: c.service,
+    index: c.index,
+    name: c.name,
+    id: c.id.slice(0, 12),
+    pid: c.running ? c.pid : '-',
+    url: c.url ?? '-',
+    status: statusOf(c),
+    exit: c.exit,
+    restarts: c.restarts,
+    children:
+      record.cgroupParent && c.running ? cgroup.instancePids(record.runId, c.id).filter((p) => p !== c.pid) : [],
   }));
 }
 

@@ -51,7 +51,8 @@ export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {
     const extra = {};
     const ports = (svc.ports ?? []).map((p) => loopback(p.target, p.published, p.protocol));
     const own = containerPort(svc);
-    if (!ports.length && own) ports.push(loopback(own, ranges[name] ? [...new Set(ranges[name])].join('-') : undefined));
+    if (!ports.length && own)
+      ports.push(loopback(own, ranges[name] ? [...new Set(ranges[name])].join('-') : undefined));
     if (ports.length) extra.ports = ports;
     if (cpuset) extra.cpuset = cpuset;
     if (cgroupParent) extra.cgroup_parent = cgroupParent;
@@ -60,7 +61,10 @@ export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {
   }
   const file = path.join(runDir, OVERRIDE);
   fs.mkdirSync(runDir, { recursive: true });
-  fs.writeFileSync(file, `# Written by harness/runner/docker for this run: loopback ports and CPU placement.\n${doc.toString()}`);
+  fs.writeFileSync(
+    file,
+    `# Written by harness/runner/docker for this run: loopback ports and CPU placement.\n${doc.toString()}`,
+  );
   return file;
 }
 

@@ -11,9 +11,14 @@ export const OVERRIDE = 'compose.engine.yaml';
 export const projectOf = (runDir) => `lab-${runIdOf(path.resolve(runDir))}`;
 
 /** The environment docker commands of a run get: the run's knobs, its engine's host. */
-export const envOf = (record) => ({ ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) });
+export const envOf = (record) => ({
+  ...process.env,
+  ...record.env,
+  ...(record.host ? { DOCKER_HOST: record.host } : {}),
+});
 
-const why = (res) => (res.error ? res.error.message : (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | '));
+const why = (res) =>
+  res.error ? res.error.message : (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ');
 
 /** `docker <args>` against the run's engine; throws one line unless check is false. */
 export function docker(record, args, { timeout = 120_000, check = true } = {}) {
@@ -23,7 +28,13 @@ export function docker(record, args, { timeout = 120_000, check = true } = {}) {
 }
 
 /** The arguments of `docker` for `docker compose -p <project> -f … <args>`. */
-export const composeArgv = (record, args) => ['compose', '-p', record.project, ...record.files.flatMap((f) => ['-f', f]), ...args];
+export const composeArgv = (record, args) => [
+  'compose',
+  '-p',
+  record.project,
+  ...record.files.flatMap((f) => ['-f', f]),
+  ...args,
+];
 
 /** `docker compose -p <project> -f … <args>` in the sample's folder, with the run's knobs. */
 export function compose(record, args, { timeout = 120_000, check = true } = {}) {
@@ -75,7 +86,16 @@ const rowOf = (c) => ({
  * [{ service, index, name, id, pid, running, status, health, exit, restarts, restart, url }].
  */
 export function containers(record) {
-  const ids = docker(record, ['ps', '-aq', '--no-trunc', '--filter', `label=com.docker.compose.project=${record.project}`]).stdout.trim().split('\n').filter(Boolean);
+  const ids = docker(record, [
+    'ps',
+    '-aq',
+    '--no-trunc',
+    '--filter',
+    `label=com.docker.compose.project=${record.project}`,
+  ])
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean);
   if (!ids.length) return [];
   // A container removed between the two calls is simply not listed.
   const res = docker(record, ['inspect', ...ids], { check: false });
@@ -86,13 +106,19 @@ export function containers(record) {
 /** One container of a service, by its number; a one-line error naming what there is. */
 export function findContainer(record, service, index) {
   // By the name Compose gives it (<project>-<service>-<n>): one call to the engine, as the drills poll.
-  const res = docker(record, ['inspect', '--type', 'container', `${record.project}-${service}-${Number(index)}`], { check: false });
+  const res = docker(record, ['inspect', '--type', 'container', `${record.project}-${service}-${Number(index)}`], {
+    check: false,
+  });
   const [one] = res.status === 0 ? /** @type {any[]} */ (JSON.parse(res.stdout || '[]')) : [];
   const labels = one?.Config?.Labels ?? {};
-  if (labels['com.docker.compose.project'] === record.project && labels['com.docker.compose.service'] === service) return rowOf(one);
+  if (labels['com.docker.compose.project'] === record.project && labels['com.docker.compose.service'] === service)
+    return rowOf(one);
   const all = containers(record);
   const mine = all.filter((c) => c.service === service);
-  if (!mine.length) throw new Error(`no service '${service}' in ${record.sample} (there are: ${[...new Set(all.map((c) => c.service))].join(', ')})`);
+  if (!mine.length)
+    throw new Error(
+      `no service '${service}' in ${record.sample} (there are: ${[...new Set(all.map((c) => c.service))].join(', ')})`,
+    );
   const c = mine.find((x) => x.index === Number(index));
   if (!c) throw new Error(`${service} has no instance ${index} (there are: ${mine.map((x) => x.index).join(', ')})`);
   return c;

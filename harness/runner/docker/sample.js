@@ -10,4 +10,5 @@ export function sampleFile(sampleDir) {
 }
 
 /** A service's healthcheck as the runner checks it (common/compose.js parseHealthcheck). */
-export const healthcheckOf = (record, service) => parseHealthcheck(sampleFile(record.sampleDir).services?.[service]?.healthcheck);
+export const healthcheckOf = (record, service) =>
+  parseHealthcheck(sampleFile(record.sampleDir).services?.[service]?.healthcheck);

@@ -48,7 +48,8 @@ export async function waitServing({ runDir = DEFAULT_RUN_DIR, service, index, no
       await sleep(behindProxy(record, service) ? readmissionMs(record.sampleDir) : 0);
       return { pid: c.pid, healthyAt, inRotationAt: Date.now() };
     }
-    if (Date.now() > deadline) throw new Error(`${c.name} did not serve again within ${timeoutMs / 1000} s (${statusOf(c)})`);
+    if (Date.now() > deadline)
+      throw new Error(`${c.name} did not serve again within ${timeoutMs / 1000} s (${statusOf(c)})`);
     await sleep(25);
   }
 }

@@ -23,7 +23,11 @@ const UP_TIMEOUT_S = 600;
 // `docker compose … up` without blocking the event loop (a Ctrl-C reaches the caller's handler).
 function composeUp(record, args) {
   return new Promise((resolve) => {
-    const child = spawn('docker', composeArgv(record, args), { cwd: record.sampleDir, env: envOf(record), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('docker', composeArgv(record, args), {
+      cwd: record.sampleDir,
+      env: envOf(record),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { out += d; });
@@ -34,7 +38,9 @@ function composeUp(record, args) {
 
 // Why `up --wait` failed: the first service whose container is not running or not healthy.
 function failureOf(record, out) {
-  const bad = containers(record).find((c) => !c.oneshot && (!c.running || c.health === 'unhealthy' || c.health === 'starting'));
+  const bad = containers(record).find(
+    (c) => !c.oneshot && (!c.running || c.health === 'unhealthy' || c.health === 'starting'),
+  );
   const said = out.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
   if (!bad) return said || 'docker compose up failed';
   const state = bad.running ? `health ${bad.health}` : `${bad.status}, exit ${bad.exit}`;
@@ -48,7 +54,9 @@ async function clearOldRun(runDir) {
   let running = [];
   try { running = containers(existing).filter((c) => c.running); } catch { /* its engine is gone */ }
   if (running.length) {
-    throw new Error(`${existing.sample} is already running on Docker from ${runDir}: run \`make down ENGINE=docker\` first`);
+    throw new Error(
+      `${existing.sample} is already running on Docker from ${runDir}: run \`make down ENGINE=docker\` first`,
+    );
   }
   await down({ runDir });
 }

@@ -18,23 +18,44 @@ function statsMiB(text) {
 }
 
 function fromStats(record, running) {
-  const lines = docker(record, ['stats', '--no-stream', '--format', '{{json .}}', ...running.map((c) => c.id)]).stdout.trim().split('\n').filter(Boolean);
+  const lines = docker(record, ['stats', '--no-stream', '--format', '{{json .}}', ...running.map((c) => c.id)])
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean);
   const byId = new Map(lines.map((l) => JSON.parse(l)).map((s) => [s.ID, s]));
   const instances = running.map((c) => {
     const s = byId.get(c.id.slice(0, 12)) ?? byId.get(c.id);
     const mib = statsMiB(s?.MemUsage);
     return {
-      service: c.service, index: c.index, name: c.name, cpuNs: null, throttling: null,
-      memory: { pssMiB: mib, anonMiB: mib, rssMiB: mib, processes: Number(s?.PIDs ?? 0), threads: 0, contextSwitches: { voluntary: 0, involuntary: 0 } },
+      service: c.service,
+      index: c.index,
+      name: c.name,
+      cpuNs: null,
+      throttling: null,
+      memory: {
+        pssMiB: mib,
+        anonMiB: mib,
+        rssMiB: mib,
+        processes: Number(s?.PIDs ?? 0),
+        threads: 0,
+        contextSwitches: { voluntary: 0, involuntary: 0 },
+      },
     };
   });
   const sum = (f) => Math.round(instances.reduce((n, i) => n + f(i), 0) * 10) / 10;
   return {
-    source: 'docker stats --no-stream (the containers\' cgroups are not reachable: no CPU time)',
+    source: "docker stats --no-stream (the containers' cgroups are not reachable: no CPU time)",
     cpuNs: null,
     instances,
     throttling: null,
-    memory: { pssMiB: sum((i) => i.memory.pssMiB), anonMiB: sum((i) => i.memory.anonMiB), rssMiB: sum((i) => i.memory.rssMiB), processes: sum((i) => i.memory.processes), threads: 0, contextSwitches: { voluntary: 0, involuntary: 0 } },
+    memory: {
+      pssMiB: sum((i) => i.memory.pssMiB),
+      anonMiB: sum((i) => i.memory.anonMiB),
+      rssMiB: sum((i) => i.memory.rssMiB),
+      processes: sum((i) => i.memory.processes),
+      threads: 0,
+      contextSwitches: { voluntary: 0, involuntary: 0 },
+    },
   };
 }
 

@@ -27,7 +27,8 @@ export async function workerPids({ runDir = DEFAULT_RUN_DIR, service, index }) {
 
 /**
  * { read() }: what the container has logged (`docker logs`) since the reader was made.
- * @param {{ runDir?: string, service: string, index: number }} options @returns {Promise<{ read: () => Promise<string> }>}
+ * @param {{ runDir?: string, service: string, index: number }} options @returns {Promise<{ read: () => Promise<string>
+ * }>}
  */
 export async function logReader({ runDir = DEFAULT_RUN_DIR, service, index }) {
   const record = recordOf(runDir);

@@ -13,7 +13,8 @@ export async function exec({ runDir = DEFAULT_RUN_DIR, service, index = 1, argv,
   const dir = path.resolve(runDir);
   const state = await readState(dir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
-  if (state.services?.[service]?.skipped) throw new Error(`${service} does not run locally (${state.services[service].skipped})`);
+  if (state.services?.[service]?.skipped)
+    throw new Error(`${service} does not run locally (${state.services[service].skipped})`);
   const { inst } = findInstance(state, service, index);
   const [command, ...args] = argv.map((a) => a.replaceAll('{port}', String(inst.port)));
   const env = { ...process.env, PATH: toolPath(), ...inst.env, LAB_RUN_DIR: dir };

@@ -1,9 +1,8 @@
 // Operations on the instances of a running topology: list them, signal one, restart one. The
 // run's supervisor does each (it owns the instances and the state); these ask it.
-import fs from 'node:fs';
 import path from 'node:path';
 import { checkOnce } from '../common/health.js';
-import { readmissionMs } from './nginx.js';
+import { readmissionMs, renderedConf } from './nginx.js';
 import { isAlive } from '../../lib/processes.js';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
 import { findInstance } from './snapshot.js';
@@ -12,7 +11,8 @@ import { call, ask, readState, staleSnapshot, SupervisorUnreachable } from './su
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * One row per instance: { service, index, name, pid, url, status, exit (last exit code or signal), restarts, children }.
+ * One row per instance: { service, index, name, pid, url, status, exit (last exit code or signal), restarts, children
+ * }.
  * Where the run's supervisor is gone, the rows come from its last snapshot and carry `stale: true`.
  */
 export async function ps(opts = {}) {
@@ -48,8 +48,7 @@ export async function restart({ runDir = DEFAULT_RUN_DIR, service, index }) {
 /** The nginx services whose rendered configuration sends to `service`'s instances: [{ name, entry, inst }]. */
 export function proxiesOf(state, service) {
   const ports = new Set(state.services[service].instances.map((i) => i.port));
-  const dir = path.join(state.runDir, 'nginx', 'conf.d');
-  const text = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : '';
+  const text = renderedConf(state.runDir);
   const proxied = [...text.matchAll(/server\s+127\.0\.0\.1:(\d+)/g)].some((m) => ports.has(Number(m[1])));
   return Object.entries(state.services)
     .filter(([, entry]) => proxied && entry.spec?.local?.nginx && entry.instances.length)
@@ -84,7 +83,8 @@ export async function waitServing({ runDir = DEFAULT_RUN_DIR, service, index, no
       await sleep(wait);
       return { pid: inst.pid, healthyAt, inRotationAt: Date.now() };
     }
-    if (Date.now() > deadline) throw new Error(`${inst.name} did not serve again within ${timeoutMs / 1000} s (${statusOf(entry, inst)})`);
+    if (Date.now() > deadline)
+      throw new Error(`${inst.name} did not serve again within ${timeoutMs / 1000} s (${statusOf(entry, inst)})`);
     await sleep(25);
   }
 }

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { childPids, isAlive } from '../../lib/processes.js';
 import { nginxBinary } from '../../lib/nginx-binary.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { passiveCheckMs } from '../common/nginx-params.js';
 
 const SYSTEM_NGINX_DIR = '/etc/nginx';
 const NOBODY = 65534;
@@ -126,9 +127,21 @@ export function nginxArgs({ prefix, conf }, runDir) {
 // `nginx -t` on a rendered configuration; throws with nginx's own message on failure.
 export function testConfig(rendered, runDir) {
   try {
-    return execFileSync(nginxBinary(), [...nginxArgs(rendered, runDir), '-t'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync(nginxBinary(), [...nginxArgs(rendered, runDir), '-t'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
-    throw new Error(`nginx -t failed: ${(err.stderr || err.message).trim().split('\n').filter((l) => /emerg|error/.test(l)).join('; ') || err.stderr}`, { cause: err });
+    throw new Error(
+      `nginx -t failed: ${
+        (err.stderr || err.message)
+          .trim()
+          .split('\n')
+          .filter((l) => /emerg|error/.test(l))
+          .join('; ') || err.stderr
+      }`,
+      { cause: err },
+    );
   }
 }
 
@@ -147,10 +160,18 @@ export async function reloadNginx(pid, { drainMs = 30_000 } = {}) {
     const fresh = now.filter((p) => !before.has(p));
     const old = now.filter((p) => before.has(p));
     if (fresh.length && !old.length) return { oldWorkersLeft: 0 };
-    if (!fresh.length && Date.now() - started > 10_000) throw new Error('nginx started no new worker after a reload: see logs/nginx-error.log');
+    if (!fresh.length && Date.now() - started > 10_000)
+      throw new Error('nginx started no new worker after a reload: see logs/nginx-error.log');
     if (Date.now() - started > drainMs) return { oldWorkersLeft: old.length };
     await sleep(20);
   }
+}
+
+/** The server configuration rendered in runDir (its conf.d files, one text), or '' before any. */
+export function renderedConf(runDir) {
+  const dir = path.join(runDir, 'nginx', 'conf.d');
+  if (!fs.existsSync(dir)) return '';
+  return fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
 }
 
 /**
@@ -160,11 +181,7 @@ export async function reloadNginx(pid, { drainMs = 30_000 } = {}) {
  * T + fail_timeout + 1 s. Read from the configuration rendered in runDir for that server's port.
  */
 export function readmissionMs(runDir, port) {
-  const dir = path.join(runDir, 'nginx', 'conf.d');
-  const text = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : '';
+  const text = renderedConf(runDir);
   const params = new RegExp(`server\\s+127\\.0\\.0\\.1:${port}\\b([^;]*);`).exec(text)?.[1];
-  if (params === undefined || /max_fails=0\b/.test(params)) return 0;
-  const ft = /fail_timeout=(\d+)(ms|s|m)?\b/.exec(params);
-  const failTimeoutMs = ft ? Number(ft[1]) * { ms: 1, s: 1000, m: 60_000 }[ft[2] ?? 's'] : 10_000;
-  return Math.ceil(failTimeoutMs / 1000) * 1000 + 1000;
+  return params === undefined ? 0 : passiveCheckMs(params);
 }

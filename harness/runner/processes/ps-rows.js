@@ -11,7 +11,10 @@ export function statusOf(entry, inst) {
 
 const exitOf = (inst) => (inst.lastExit ? String(inst.lastExit.signal ?? inst.lastExit.code) : undefined);
 
-/** One row per instance: { service, index, name, pid, url, status, exit (last exit code or signal), restarts, children }. */
+/**
+ * One row per instance: { service, index, name, pid, url, status, exit (last exit code or signal),
+ * restarts, children }.
+ */
 export function psRows(state) {
   if (!state) return [];
   return Object.entries(state.services).flatMap(([service, entry]) => (entry.skipped

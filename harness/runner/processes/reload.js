@@ -28,7 +28,8 @@ class RunGone extends Error {}
 
 async function stillUp(runDir) {
   const state = await readState(runDir);
-  if (!state || state.stale || state.phase !== 'up') throw new RunGone(`reload stopped: ${state?.stale?.reason ?? 'the run is being taken down'}`);
+  if (!state || state.stale || state.phase !== 'up')
+    throw new RunGone(`reload stopped: ${state?.stale?.reason ?? 'the run is being taken down'}`);
   return state;
 }
 
@@ -38,8 +39,25 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
   const inst = entry.instances.find((i) => i.index === index);
   const began = Date.now();
   const port = await freePort();
-  const ctx = { ports: portsOf(state), listen: {}, run: runDir, port, index, data: path.join(runDir, 'data', `${service}-${index}`) };
-  const spec = { ...instanceSpec({ sample: state.sample, dir: state.sampleDir, vars: loadTopology(state.sampleDir).vars }, entry.spec, index, ctx, runDir), log: inst.log, cgroupProcs: inst.cgroupProcs };
+  const ctx = {
+    ports: portsOf(state),
+    listen: {},
+    run: runDir,
+    port,
+    index,
+    data: path.join(runDir, 'data', `${service}-${index}`),
+  };
+  const spec = {
+    ...instanceSpec(
+      { sample: state.sample, dir: state.sampleDir, vars: loadTopology(state.sampleDir).vars },
+      entry.spec,
+      index,
+      ctx,
+      runDir,
+    ),
+    log: inst.log,
+    cgroupProcs: inst.cgroupProcs,
+  };
   log(`${inst.name}: starting its new process on port ${port}`);
   const { pid } = await call(runDir, 'candidate', { service, index, spec });
   // Whether the run is being taken down, for waitHealthy's synchronous check.
@@ -63,8 +81,13 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
     await switchProxies(await stillUp(runDir), proxies, upstream);
   } catch (err) {
     await call(runDir, 'stop', { pid, signal: entry.stopSignal, graceMs: entry.stopGraceMs }).catch(() => {});
-    await switchProxies((await readState(runDir).catch(() => undefined)) ?? state, proxies, portsOf(state)).catch(() => {});
-    throw new Error(`reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`, { cause: err });
+    await switchProxies((await readState(runDir).catch(() => undefined)) ?? state, proxies, portsOf(state)).catch(
+      () => {},
+    );
+    throw new Error(
+      `reload stopped at ${inst.name}: switching nginx failed (${err.message}); the old instances keep serving`,
+      { cause: err },
+    );
   }
   /** @type {{ pid: number, port: number } | null} */
   const old = await call(runDir, 'promote', { service, index, pid, port, spec });
@@ -80,21 +103,37 @@ async function signalStep({ runDir, service, index, sig, log }) {
   const inst = entry.instances.find((i) => i.index === index);
   const began = Date.now();
   const before = childPids(inst.pid);
-  if (!before.length) throw new Error(`reload stopped at ${inst.name}: it has no worker processes for ${sig} to replace`);
+  if (!before.length)
+    throw new Error(`reload stopped at ${inst.name}: it has no worker processes for ${sig} to replace`);
   const offset = fs.existsSync(inst.log) ? fs.statSync(inst.log).size : 0;
   log(`${inst.name}: ${sig} -> pid ${inst.pid} (replaces its ${before.length} worker(s) one at a time)`);
   sendSignal(inst.pid, sig);
   const deadline = Date.now() + Math.max(60_000, before.length * (entry.stopGraceMs + 30_000));
   for (;;) {
-    if (!isAlive(inst.pid)) throw new Error(`reload stopped at ${inst.name}: it exited during its rolling restart — see ${inst.log}`);
+    if (!isAlive(inst.pid))
+      throw new Error(`reload stopped at ${inst.name}: it exited during its rolling restart — see ${inst.log}`);
     const now = childPids(inst.pid);
-    if (now.length >= before.length && !now.some((p) => before.includes(p)) && await checkOnce(inst.port, entry.healthcheck)) {
-      return { instance: inst.name, from: { workers: before }, to: { workers: now }, startedAt: began, tookMs: Date.now() - began };
+    if (
+      now.length >= before.length &&
+      !now.some((p) => before.includes(p)) &&
+      (await checkOnce(inst.port, entry.healthcheck))
+    ) {
+      return {
+        instance: inst.name,
+        from: { workers: before },
+        to: { workers: now },
+        startedAt: began,
+        tookMs: Date.now() - began,
+      };
     }
     // The primary says so when a new worker fails and it keeps the old ones.
     const said = fs.readFileSync(inst.log, 'utf8').slice(offset).match(/^.*rolling restart (aborted|ignored).*$/m);
     if (said) throw new Error(`reload stopped at ${inst.name}: ${said[0].trim()} — the old workers keep serving`);
-    if (Date.now() > deadline) throw new Error(`reload stopped at ${inst.name}: its workers were not all replaced within ${Math.round((deadline - began) / 1000)} s — see ${inst.log}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `reload stopped at ${inst.name}: its workers were not all replaced within ` +
+          `${Math.round((deadline - began) / 1000)} s — see ${inst.log}`,
+      );
     await stillUp(runDir);
     await sleep(100);
   }
@@ -103,8 +142,16 @@ async function signalStep({ runDir, service, index, sig, log }) {
 async function restartStep({ runDir, service, index }) {
   const inst = (await stillUp(runDir)).services[service].instances.find((i) => i.index === index);
   const began = Date.now();
-  const now = await restart({ runDir, service, index }).catch((err) => { throw new Error(`reload stopped at ${inst.name}: ${err.message}`); });
-  return { instance: inst.name, from: { pid: inst.pid, port: inst.port }, to: { pid: now.pid, port: now.port }, startedAt: began, tookMs: Date.now() - began };
+  const now = await restart({ runDir, service, index }).catch((err) => {
+    throw new Error(`reload stopped at ${inst.name}: ${err.message}`);
+  });
+  return {
+    instance: inst.name,
+    from: { pid: inst.pid, port: inst.port },
+    to: { pid: now.pid, port: now.port },
+    startedAt: began,
+    tookMs: Date.now() - began,
+  };
 }
 
 function strategyOf(state, service) {
@@ -130,24 +177,43 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app'
   const began = Date.now();
   try {
     const strategy = strategyOf(state, service);
-    if (!strategy.zeroDowntime) log(`${service} has no proxy in front: each instance refuses connections while it restarts (not zero-downtime)`);
+    if (!strategy.zeroDowntime)
+      log(`${service} has no proxy in front: each instance refuses connections while it restarts (not zero-downtime)`);
     const steps = [];
     if (strategy.kind === 'nginx') {
       for (const inst of entry.instances) {
         const t = Date.now();
         log(`${inst.name}: nginx -s reload`);
         await reloadNginx(inst.pid);
-        steps.push({ instance: inst.name, from: { pid: inst.pid }, to: { pid: inst.pid }, startedAt: t, tookMs: Date.now() - t });
+        steps.push({
+          instance: inst.name,
+          from: { pid: inst.pid },
+          to: { pid: inst.pid },
+          startedAt: t,
+          tookMs: Date.now() - t,
+        });
       }
     } else {
       for (const { index } of entry.instances) {
         const args = { runDir, service, index, log, proxies: strategy.proxies, sig: strategy.sig };
-        const step = strategy.kind === 'proxy' ? await proxyStep(args) : strategy.kind === 'signal' ? await signalStep(args) : await restartStep(args);
+        const step =
+          strategy.kind === 'proxy'
+            ? await proxyStep(args)
+            : strategy.kind === 'signal'
+              ? await signalStep(args)
+              : await restartStep(args);
         steps.push(step);
         log(`${step.instance}: replaced in ${step.tookMs} ms`);
       }
     }
-    return { sample: state.sample, service, strategy: strategy.kind, zeroDowntime: strategy.zeroDowntime, steps, tookMs: Date.now() - began };
+    return {
+      sample: state.sample,
+      service,
+      strategy: strategy.kind,
+      zeroDowntime: strategy.zeroDowntime,
+      steps,
+      tookMs: Date.now() - began,
+    };
   } finally {
     await claim.release();
   }

@@ -26,7 +26,8 @@ async function removeInstances(runDir, service, instances) {
 /**
  * Scales `service` of the run in runDir to `replicas` instances. Returns { sample, service, from,
  * to, added: [names], removed: [names], tookMs }. Throws one line for bad input.
- * @param {{ runDir?: string, sample?: string, service?: string, replicas?: number | string, log?: (line: string) => void }} options
+ * @param {{ runDir?: string, sample?: string, service?: string, replicas?: number | string, log?: (line: string) =>
+ * void }} options
  */
 export async function scale({ runDir = DEFAULT_RUN_DIR, sample, service = 'app', replicas, log = () => {} }) {
   const wanted = checkReplicas(replicas);
@@ -36,10 +37,19 @@ export async function scale({ runDir = DEFAULT_RUN_DIR, sample, service = 'app',
   const began = Date.now();
   try {
     if (entry.spec?.local?.nginx) throw new Error(`${service} is the proxy: scale the service behind it`);
-    if (entry.spec?.ports?.length && wanted > 1) throw new Error(`${service} publishes a port of its own, which ${wanted} instances can't share`);
+    if (entry.spec?.ports?.length && wanted > 1)
+      throw new Error(`${service} publishes a port of its own, which ${wanted} instances can't share`);
     const proxies = proxiesOf(state, service);
     const from = entry.instances.length;
-    const result = (added, removed) => ({ sample: state.sample, service, from, to: wanted, added, removed, tookMs: Date.now() - began });
+    const result = (added, removed) => ({
+      sample: state.sample,
+      service,
+      from,
+      to: wanted,
+      added,
+      removed,
+      tookMs: Date.now() - began,
+    });
     if (wanted === from) return result([], []);
 
     if (wanted < from) {
@@ -59,7 +69,15 @@ export async function scale({ runDir = DEFAULT_RUN_DIR, sample, service = 'app',
     const last = Math.max(...entry.instances.map((i) => i.index));
     const started = [];
     for (let index = last + 1; started.length < wanted - from; index += 1) {
-      const inst = await startInstance(runDir, { topology, svc: entry.spec, index, port: await freePort(), ctx, runId: state.runId, cpuLimits: state.cpuLimits });
+      const inst = await startInstance(runDir, {
+        topology,
+        svc: entry.spec,
+        index,
+        port: await freePort(),
+        ctx,
+        runId: state.runId,
+        cpuLimits: state.cpuLimits,
+      });
       log(`${inst.name}: started on port ${inst.port}`);
       started.push(inst);
     }

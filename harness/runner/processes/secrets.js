@@ -21,7 +21,8 @@ function mounts(doc, serviceName, dir) {
     const name = typeof entry === 'string' ? entry : entry.source;
     const target = (typeof entry === 'string' ? undefined : entry.target) ?? name;
     const def = doc.secrets?.[name];
-    if (!def) throw new Error(`${serviceName}: secret '${name}' is not defined under the top-level secrets: of compose.yaml`);
+    if (!def)
+      throw new Error(`${serviceName}: secret '${name}' is not defined under the top-level secrets: of compose.yaml`);
     out.set(path.posix.resolve(MOUNT_DIR, target), { name, file: def.file ? path.resolve(dir, def.file) : undefined });
   }
   return out;
@@ -43,10 +44,21 @@ export function localSecrets(topology, serviceName, env) {
   for (const [key, value] of referenced) {
     changed[key] = String(value).replace(/\/run\/secrets\/[\w.-]+/g, (mount) => {
       const secret = listed.get(mount);
-      if (!secret) throw new Error(`${serviceName}: ${key} names ${mount}, but the service lists no secret mounted there (compose.yaml secrets:)`);
-      if (!secret.file) throw new Error(`${serviceName}: secret '${secret.name}' is not a file: secret, which is all the local runner supports`);
+      if (!secret)
+        throw new Error(
+          `${serviceName}: ${key} names ${mount}, but the service lists no secret mounted there (compose.yaml ` +
+            `secrets:)`,
+        );
+      if (!secret.file)
+        throw new Error(
+          `${serviceName}: secret '${secret.name}' is not a file: secret, which is all the local runner supports`,
+        );
       if (!fs.existsSync(secret.file)) {
-        throw new Error(`${serviceName}: secret '${secret.name}' needs ${path.relative(path.dirname(topology.dir), secret.file)}, which does not exist: run \`make secrets\` (see ${topology.sample}/README.md)`);
+        throw new Error(
+          `${serviceName}: secret '${secret.name}' needs ` +
+            `${path.relative(path.dirname(topology.dir), secret.file)}, which does not exist: run \`make ` +
+              `secrets\` (see ${topology.sample}/README.md)`,
+        );
       }
       return secret.file;
     });

@@ -15,16 +15,30 @@ export async function claimService({ runDir, sample, service, op }) {
   const wanted = sample ? resolveSample(sample).name : undefined;
   const state = await readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}: start it first (make up SAMPLE=${wanted ?? '<dir>'})`);
-  if (wanted && wanted !== state.sample) throw new Error(`${wanted} is not running here (${state.sample} is): make ${op} SAMPLE=${state.sample}, or make down first`);
-  if (state.stale) throw new Error(`${state.sample} cannot be ${op === 'scale' ? 'scaled' : 'reloaded'}: ${state.stale.reason}; \`make down\`, then \`make up\``);
-  if (state.phase !== 'up') throw new Error(`${state.sample} is ${state.phase ?? 'not up'}: wait until make up has finished`);
+  if (wanted && wanted !== state.sample)
+    throw new Error(
+      `${wanted} is not running here (${state.sample} is): make ${op} SAMPLE=${state.sample}, or make down first`,
+    );
+  if (state.stale)
+    throw new Error(
+      `${state.sample} cannot be ${op === 'scale' ? 'scaled' : 'reloaded'}: ${state.stale.reason}; \`make down\`, ` +
+        `then \`make up\``,
+    );
+  if (state.phase !== 'up')
+    throw new Error(`${state.sample} is ${state.phase ?? 'not up'}: wait until make up has finished`);
   const entry = state.services[service];
-  if (!entry) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
+  if (!entry)
+    throw new Error(
+      `${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`,
+    );
   if (entry.skipped) throw new Error(`${service} does not run locally (${entry.skipped})`);
   if (entry.oneshot) throw new Error(`${service} is a one-shot job: there is nothing running to ${op}`);
   /** @type {{ busy: { pid: number, service: string, op?: string, startedAt: string } | null }} */
   const { busy } = await call(runDir, 'claimReload', { pid: process.pid, service, op });
-  if (busy) throw new Error(`a ${busy.op ?? 'reload'} of ${busy.service} is already in progress (pid ${busy.pid}, since ${busy.startedAt})`);
+  if (busy)
+    throw new Error(
+      `a ${busy.op ?? 'reload'} of ${busy.service} is already in progress (pid ${busy.pid}, since ${busy.startedAt})`,
+    );
   const release = () => call(runDir, 'releaseReload', { pid: process.pid }).catch(() => {});
   return { runDir, state, entry, release };
 }

@@ -30,7 +30,10 @@ export function removeSnapshot(runDir) {
 /** One instance record of the state, or a one-line error naming what exists. */
 export function findInstance(state, service, index) {
   const entry = state?.services?.[service];
-  if (!entry) throw new Error(`no running service '${service}'${state ? ` (running: ${Object.keys(state.services).join(', ')})` : ''}`);
+  if (!entry)
+    throw new Error(
+      `no running service '${service}'${state ? ` (running: ${Object.keys(state.services).join(', ')})` : ''}`,
+    );
   const inst = entry.instances.find((i) => i.index === Number(index));
   if (!inst) throw new Error(`${service} has no instance ${index} (1..${entry.instances.length})`);
   return { entry, inst };

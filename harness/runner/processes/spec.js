@@ -51,14 +51,16 @@ export async function assignPorts(topology, order) {
   for (const name of order) {
     const svc = topology.services[name];
     if (svc.local.skip) continue;
-    if (svc.ports.length && svc.replicas > 1) throw new Error(`${name}: a published port can't be shared by ${svc.replicas} replicas`);
+    if (svc.ports.length && svc.replicas > 1)
+      throw new Error(`${name}: a published port can't be shared by ${svc.replicas} replicas`);
     ports[name] = [];
     listen[name] = {};
     for (let i = 0; i < svc.replicas; i += 1) {
       if (svc.ports.length) {
         for (const { host, container } of svc.ports) {
           const port = host === 0 ? await freePort() : host;
-          if (host !== 0) await ensureFree(port, 'pick another with HTTP_PORT=<port>, or stop what holds it (make down?)');
+          if (host !== 0)
+            await ensureFree(port, 'pick another with HTTP_PORT=<port>, or stop what holds it (make down?)');
           listen[name][container] = port;
         }
         ports[name].push(Object.values(listen[name])[0]);
@@ -89,14 +91,23 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
   if (svc.local.nginx) {
     const rendered = renderNginx({ svc, runDir, upstreamPorts: ctx.ports, listenPorts: ctx.listen[svc.name] });
     testConfig(rendered, runDir);
-    return { name, command: nginxBinary(), args: [...nginxArgs(rendered, runDir), '-g', 'daemon off;'], cwd: rendered.prefix, env };
+    return {
+      name,
+      command: nginxBinary(),
+      args: [...nginxArgs(rendered, runDir), '-g', 'daemon off;'],
+      cwd: rendered.prefix,
+      env,
+    };
   }
-  if (!svc.local.command) throw new Error(`${svc.name}: no x-local.command in compose.yaml, so it can't run without Docker`);
+  if (!svc.local.command)
+    throw new Error(`${svc.name}: no x-local.command in compose.yaml, so it can't run without Docker`);
   env[svc.local.port_env] = String(ctx.port);
   const [command, ...args] = svc.local.command.map(fill);
   const resolved = resolveCommand(command);
   if (!onPath(resolved, sample.dir)) {
-    throw new Error(`${svc.name}: its local program '${command}' is not installed (not on PATH); see ${sample.sample}/README.md`);
+    throw new Error(
+      `${svc.name}: its local program '${command}' is not installed (not on PATH); see ${sample.sample}/README.md`,
+    );
   }
   return { name, command: resolved, args, cwd: sample.dir, env };
 }

@@ -47,7 +47,9 @@ export function childTable({ runDir, log, onExit }) {
   function status(pid) {
     if (kids.has(pid)) return { exited: false };
     const e = exits.get(pid);
-    return e ? { exited: true, ...e, how: e.how ?? describeExit(e) } : { exited: true, how: 'unknown to the supervisor' };
+    return e
+      ? { exited: true, ...e, how: e.how ?? describeExit(e) }
+      : { exited: true, how: 'unknown to the supervisor' };
   }
 
   // The compose stop sequence for one process, on purpose.

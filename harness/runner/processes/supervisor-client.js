@@ -18,13 +18,20 @@ export function call(runDir, cmd, args = {}, { timeoutMs = 60_000 } = {}) {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath(runDir));
     let buffer = '';
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`the run's supervisor did not answer '${cmd}' within ${timeoutMs / 1000} s`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the run's supervisor did not answer '${cmd}' within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(`${JSON.stringify({ cmd, ...args })}\n`));
     socket.on('data', (chunk) => { buffer += chunk; });
     socket.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       clearTimeout(timer);
-      reject(new SupervisorUnreachable(`the run's supervisor is not running (${err.code ?? err.message}): \`make down\`, then \`make up\` again`));
+      reject(
+        new SupervisorUnreachable(
+          `the run's supervisor is not running (${err.code ?? err.message}): \`make down\`, then \`make up\` again`,
+        ),
+      );
     });
     socket.once('end', () => {
       clearTimeout(timer);
@@ -49,7 +56,14 @@ export function staleSnapshot(runDir) {
   const snapshot = readSnapshot(runDir);
   if (!snapshot) return undefined;
   const pid = snapshot.supervisor?.pid;
-  return { ...snapshot, stale: { savedAt: snapshot.savedAt, reason: `the run's supervisor${pid ? ` (pid ${pid})` : ''} is not running: this is the snapshot it wrote at ${snapshot.savedAt}` } };
+  return {
+    ...snapshot,
+    stale: {
+      savedAt: snapshot.savedAt,
+      reason: `the run's supervisor${pid ? ` (pid ${pid})` : ''} is not running: this is the snapshot it wrote at ` +
+        `${snapshot.savedAt}`,
+    },
+  };
 }
 
 /**
@@ -71,7 +85,8 @@ export async function ask(runDir, cmd, args = {}, options = {}) {
   try {
     return await call(runDir, cmd, args, options);
   } catch (err) {
-    if (err instanceof SupervisorUnreachable && !readSnapshot(runDir)) throw new Error(`nothing running from ${runDir}`, { cause: err });
+    if (err instanceof SupervisorUnreachable && !readSnapshot(runDir))
+      throw new Error(`nothing running from ${runDir}`, { cause: err });
     throw err;
   }
 }

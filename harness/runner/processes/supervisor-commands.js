@@ -125,7 +125,9 @@ function processCommands(sup, instance) {
     // `make scale` down: stops an instance on purpose and takes it out of the run's state.
     remove: ({ service, index }) => onInstance(service, index, async () => {
       const { inst } = await instance.stopAsConfigured(service, index);
-      store.update((s) => { s.services[service].instances = s.services[service].instances.filter((i) => i.index !== index); });
+      store.update((s) => {
+        s.services[service].instances = s.services[service].instances.filter((i) => i.index !== index);
+      });
       sup.restarts.forget(`${service}/${index}`);
       return inst;
     }),

@@ -41,7 +41,11 @@ export function supervise(runDir) {
     runDir, log, store: stateStore(runDir, log), serial: serialQueue(), restarts: restartTimers(), halted: false,
     children: undefined, spawn: undefined,
   };
-  sup.children = childTable({ runDir, log, onExit: (pid, kid, how, onPurpose) => onExit(sup, pid, kid, how, onPurpose) });
+  sup.children = childTable({
+    runDir,
+    log,
+    onExit: (pid, kid, how, onPurpose) => onExit(sup, pid, kid, how, onPurpose),
+  });
   sup.spawn = (spec, who) => {
     if (sup.halted) throw new Error('the run is being taken down: no new process');
     return sup.children.spawn(spec, who);

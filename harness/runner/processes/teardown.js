@@ -23,7 +23,8 @@ export function runAlive(state) {
 export function killCgroupMembers(inst) {
   for (const dir of inst.cgroup ?? []) {
     try {
-      for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) sendSignal(Number(pid), 'SIGKILL');
+      for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+        sendSignal(Number(pid), 'SIGKILL');
     } catch { /* already gone */ }
   }
 }

@@ -44,7 +44,8 @@ async function prepare(runDir, opts, log) {
   validateKnobs(opts.env ?? {});
   const existing = await readState(runDir);
   if (existing) {
-    if (runAlive(existing)) throw new Error(`${existing.sample} is already running from ${runDir}: run \`make down\` first`);
+    if (runAlive(existing))
+      throw new Error(`${existing.sample} is already running from ${runDir}: run \`make down\` first`);
     await teardown(runDir); // what a crashed run left behind
   }
   const topology = loadTopology(opts.sample, { ...process.env, ...(opts.env ?? {}) });
@@ -58,7 +59,8 @@ async function prepare(runDir, opts, log) {
   fs.mkdirSync(path.join(runDir, 'logs'), { recursive: true });
   await startSupervisor(runDir);
   if (!cpuLimits.enforced) log(`CPU limits NOT enforced: ${cpuLimits.reason}`);
-  if (isolation.cpuset && !cpuLimits.pinning.enforced) log(`NOT pinned to CPUs ${isolation.cpuset}: ${cpuLimits.pinning.reason}`);
+  if (isolation.cpuset && !cpuLimits.pinning.enforced)
+    log(`NOT pinned to CPUs ${isolation.cpuset}: ${cpuLimits.pinning.reason}`);
   return { runDir, opts, log, topology, order, runId, isolation, cpuLimits, ctx: { ports, listen, run: runDir } };
 }
 
@@ -116,9 +118,16 @@ async function startServices(run) {
 
 // The supervisor's record of a service before its first instance.
 const serviceEntry = (svc) => ({
-  cpus: svc.cpus ?? null, memoryBytes: svc.memoryBytes ?? null, oneshot: Boolean(svc.oneshot), healthcheck: svc.healthcheck,
-  stopSignal: svc.local.nginx ? 'SIGQUIT' : 'SIGTERM', stopGraceMs: svc.stopGraceMs, restart: svc.restart, armed: false,
-  spec: svc, instances: [],
+  cpus: svc.cpus ?? null,
+  memoryBytes: svc.memoryBytes ?? null,
+  oneshot: Boolean(svc.oneshot),
+  healthcheck: svc.healthcheck,
+  stopSignal: svc.local.nginx ? 'SIGQUIT' : 'SIGTERM',
+  stopGraceMs: svc.stopGraceMs,
+  restart: svc.restart,
+  armed: false,
+  spec: svc,
+  instances: [],
 });
 
 // One service: its build (once for the services that share it: app + migrator), its instances, then
@@ -139,13 +148,27 @@ async function startService(run, svc, built) {
     log(`${name}: building (${build.join(' ')})`);
     const [cmd, ...args] = build.map((v) => fillPlaceholders(v, { ...ctx, port: '', index: '', data: '' }));
     const logFile = path.join(runDir, 'logs', `${name}-build.log`);
-    await runJob(cmd, args, { cwd: topology.dir, env: { ...process.env, PATH: toolPath() }, logFile, label: `${name} build`, cancelled });
+    await runJob(cmd, args, {
+      cwd: topology.dir,
+      env: { ...process.env, PATH: toolPath() },
+      logFile,
+      label: `${name} build`,
+      cancelled,
+    });
   }
   /** @type {Record<string, any>[]} */
   const started = [];
   for (let index = 1; index <= svc.replicas; index += 1) {
     run.check();
-    const what = { topology, svc, index, port: ctx.ports[name][index - 1], ctx, runId: run.runId, cpuLimits: run.cpuLimits };
+    const what = {
+      topology,
+      svc,
+      index,
+      port: ctx.ports[name][index - 1],
+      ctx,
+      runId: run.runId,
+      cpuLimits: run.cpuLimits,
+    };
     started.push(await startInstance(runDir, what));
   }
   if (svc.oneshot) {
@@ -166,10 +189,15 @@ async function startService(run, svc, built) {
 
 async function postStart(run, svc, first) {
   const { runDir, ctx, topology } = run;
-  const [cmd, ...args] = svc.local.post_start.map((v) => fillPlaceholders(v, { ...ctx, port: ctx.ports[svc.name][0], index: 1, data: '' }));
+  const [cmd, ...args] = svc.local.post_start.map((v) =>
+    fillPlaceholders(v, { ...ctx, port: ctx.ports[svc.name][0], index: 1, data: '' }),
+  );
   await runJob(resolveCommand(cmd), args, {
-    cwd: topology.dir, env: { ...process.env, PATH: toolPath(), ...first.env },
-    logFile: path.join(runDir, 'logs', `${svc.name}-post-start.log`), label: `${svc.name} post_start`, cancelled: run.cancelled,
+    cwd: topology.dir,
+    env: { ...process.env, PATH: toolPath(), ...first.env },
+    logFile: path.join(runDir, 'logs', `${svc.name}-post-start.log`),
+    label: `${svc.name} post_start`,
+    cancelled: run.cancelled,
   });
 }
 
@@ -177,7 +205,8 @@ async function postStart(run, svc, first) {
  * Adds instance `index` of `svc` to the run and has the supervisor start it on `port`; returns its
  * record with its pid. ctx: { ports, listen, run } (spec.js). `make scale` adds instances this way too.
  * @param {string} runDir
- * @param {{ topology: { sample: string, dir: string, vars?: any }, svc: any, index: number, port: number, ctx: any, runId: string, cpuLimits: any }} what
+ * @param {{ topology: { sample: string, dir: string, vars?: any }, svc: any, index: number, port: number, ctx: any,
+ * runId: string, cpuLimits: any }} what
  * @returns {Promise<Record<string, any>>}
  */
 export async function startInstance(runDir, { topology, svc, index, port, ctx, runId, cpuLimits }) {

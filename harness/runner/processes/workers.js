@@ -23,7 +23,8 @@ export async function workerPids({ runDir = DEFAULT_RUN_DIR, service, index }) {
 
 /**
  * { read() }: the text the instance has written to its log since the reader was made.
- * @param {{ runDir?: string, service: string, index: number }} options @returns {Promise<{ read: () => Promise<string> }>}
+ * @param {{ runDir?: string, service: string, index: number }} options @returns {Promise<{ read: () => Promise<string>
+ * }>}
  */
 export async function logReader({ runDir = DEFAULT_RUN_DIR, service, index }) {
   const file = (await instanceOf(runDir, service, index)).log;

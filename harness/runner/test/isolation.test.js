@@ -15,10 +15,19 @@ const lastCpu = String(availableCpus().at(-1));
 
 test('a pinned run: every process on the cpuset, CPU time per instance, memory of the whole topology', async (t) => {
   const runDir = tempRunDir('pinned');
-  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '2', CPUS: '1' }, cpuset: lastCpu, budget: 1 });
+  const state = await up({
+    sample: FIXTURE,
+    runDir,
+    env: { HTTP_PORT: '0', REPLICAS: '2', CPUS: '1' },
+    cpuset: lastCpu,
+    budget: 1,
+  });
   const pids = pidsOf(state);
   try {
-    if (!state.cpuLimits.pinning.enforced) { t.skip(`cpusets not writable here: ${state.cpuLimits.pinning.reason}`); return; }
+    if (!state.cpuLimits.pinning.enforced) {
+      t.skip(`cpusets not writable here: ${state.cpuLimits.pinning.reason}`);
+      return;
+    }
     assert.deepEqual(state.isolation, { cpuset: lastCpu, cpus: 1, budget: 1, priority: false });
     const members = runPids(state.runId);
     // 2 app instances, the nginx master and at least one nginx worker.
@@ -31,7 +40,10 @@ test('a pinned run: every process on the cpuset, CPU time per instance, memory o
     const after = await usage({ runDir });
     const delta = (i) => after.instances[i].cpuNs - before.instances[i].cpuNs;
     const [busy, idle] = [delta(0), delta(1)];
-    t.diagnostic(`busy instance ${(busy / 1e6).toFixed(0)} ms, idle instance ${(idle / 1e6).toFixed(0)} ms, run ${((after.cpuNs - before.cpuNs) / 1e6).toFixed(0)} ms`);
+    t.diagnostic(
+      `busy instance ${(busy / 1e6).toFixed(0)} ms, idle instance ${(idle / 1e6).toFixed(0)} ms, run ` +
+        `${((after.cpuNs - before.cpuNs) / 1e6).toFixed(0)} ms`,
+    );
     assert.equal(after.instances[0].name, 'echo-app-1');
     assert.ok(busy > 500e6, 'a 2 s busy loop shows as CPU time of the instance that ran it');
     assert.ok(busy > 10 * idle, 'and not of the idle one');
@@ -49,8 +61,14 @@ test('a pinned run: every process on the cpuset, CPU time per instance, memory o
 
 test('a cpuset or budget that does not fit: one clear error, nothing started', async () => {
   const runDir = tempRunDir('badiso');
-  await assert.rejects(up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: '999' }), /^Error: cpuset 999 names CPU 999, which this machine doesn't let us use \(available: /);
-  await assert.rejects(up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: lastCpu, budget: 2 }), new RegExp(`a CPU budget of 2 doesn't fit on the 1 CPU\\(s\\) of cpuset ${lastCpu}`));
+  await assert.rejects(
+    up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: '999' }),
+    /^Error: cpuset 999 names CPU 999, which this machine doesn't let us use \(available: /,
+  );
+  await assert.rejects(
+    up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: lastCpu, budget: 2 }),
+    new RegExp(`a CPU budget of 2 doesn't fit on the 1 CPU\\(s\\) of cpuset ${lastCpu}`),
+  );
   await assert.rejects(up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0' }, cpuset: '1-x' }), /is not a CPU list/);
   assert.equal(await readState(runDir), undefined);
 });
@@ -61,7 +79,12 @@ test('pinProcess puts a process and its threads on CPUs of its own, release give
   try {
     const before = allowedCpus(child.pid);
     let pin;
-    try { pin = pinProcess(`test-pin-${child.pid}`, child.pid, lastCpu); } catch (e) { t.skip(`cpusets not writable here: ${e.message}`); return; }
+    try {
+      pin = pinProcess(`test-pin-${child.pid}`, child.pid, lastCpu);
+    } catch (e) {
+      t.skip(`cpusets not writable here: ${e.message}`);
+      return;
+    }
     assert.equal(allowedCpus(child.pid), lastCpu);
     pin.release();
     assert.equal(allowedCpus(child.pid), before);

@@ -15,7 +15,9 @@ for (const sample of [...listSamples(), path.relative(REPO_ROOT, FIXTURE)]) {
     test(`${sample}: ${svc.name} config rendered for loopback passes nginx -t`, () => {
       const runDir = tempRunDir('nginx-t');
       let port = 20000;
-      const upstreamPorts = Object.fromEntries(Object.values(topology.services).map((s) => [s.name, Array.from({ length: s.replicas }, () => (port += 1))]));
+      const upstreamPorts = Object.fromEntries(
+        Object.values(topology.services).map((s) => [s.name, Array.from({ length: s.replicas }, () => (port += 1))]),
+      );
       const listenPorts = Object.fromEntries(svc.ports.map((p) => [p.container, (port += 1)]));
       const rendered = renderNginx({ svc, runDir, upstreamPorts, listenPorts });
       testConfig(rendered, runDir); // throws with nginx's message on failure

@@ -16,12 +16,13 @@ import { startLoad, describeStats } from './load.js';
 
 const { skip, failed } = await engine();
 const runner = runnerFor('docker');
+const appRows = async (runDir) => (await runner.ps({ runDir })).filter((r) => r.service === 'app');
 
 describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, () => {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-docker-backend-'));
   const cpuset = '0';
   let state;
-  const app = async () => (await runner.ps({ runDir })).filter((r) => r.service === 'app');
+  const app = () => appRows(runDir);
   const inspect = (name) => JSON.parse(docker(['inspect', name]).stdout)[0];
 
   before(async () => {
@@ -37,7 +38,8 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     fs.rmSync(runDir, { recursive: true, force: true });
   });
 
-  test(`up: the sample's compose.yaml on Docker, nginx on a loopback port, pinned and under one budget ${STAND_INS}`, async () => {
+  test(`up: the sample's compose.yaml on Docker, nginx on a loopback port, pinned and under one budget ` +
+    `${STAND_INS}`, async () => {
     assert.equal(state.engine, 'docker');
     assert.match(state.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal((await fetch(`${state.url}/nginx-health`)).status, 200);
@@ -46,7 +48,7 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     for (const url of direct) assert.equal((await fetch(`${url}/`)).status, 200, `the app straight at ${url}`);
     const c = inspect(state.services.app.instances[0].id);
     assert.equal(c.HostConfig.CpusetCpus, cpuset);
-    assert.equal(c.HostConfig.NanoCpus, 0.5e9, 'CPUS=0.5 reached the container as compose\'s cpus limit');
+    assert.equal(c.HostConfig.NanoCpus, 0.5e9, "CPUS=0.5 reached the container as compose's cpus limit");
     assert.equal(c.HostConfig.CgroupParent, `/scaling-lab/${state.runId}`);
     const published = Object.values(c.NetworkSettings.Ports).flat().filter(Boolean);
     assert.ok(published.length > 0);
@@ -61,18 +63,7 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
   });
 
   test(`usage: CPU time and memory of each container from its cgroup, growing with the load ${STAND_INS}`, async () => {
-    const before = await runner.usage({ runDir });
-    assert.match(before.source, /cgroup v1 cpuacct\.usage of each container/);
-    assert.equal(before.instances.length, 3);
-    for (let i = 0; i < 300; i++) assert.equal((await fetch(`${state.url}/pi?samples=20000`)).status, 200);
-    const afterLoad = await runner.usage({ runDir });
-    const appNs = (u) => u.instances.filter((i) => i.service === 'app').reduce((s, i) => s + i.cpuNs, 0);
-    assert.ok(appNs(afterLoad) > appNs(before), `the app's CPU time grew (${appNs(before)} -> ${appNs(afterLoad)} ns)`);
-    assert.ok(afterLoad.cpuNs >= appNs(afterLoad), 'the run\'s group holds at least its app containers\' time');
-    for (const i of afterLoad.instances) {
-      assert.ok(i.memory.pssMiB > 1 && i.memory.processes >= 1, `${i.name}: ${JSON.stringify(i.memory)}`);
-      assert.ok(i.throttling && Number.isFinite(i.throttling.periods), `${i.name}: throttling counters`);
-    }
+    await usageGrows(runDir, state.url);
   });
 
   test(`kill: a crash of app 1 comes back by its restart policy (on-failure) ${STAND_INS}`, async () => {
@@ -95,58 +86,89 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     assert.equal(back.health, 'healthy');
   });
 
-  test(`reload: start-first behind nginx, every replica replaced, no failed GET under a bounded load ${STAND_INS}`, async () => {
-    const before = new Set((await app()).map((r) => r.id));
-    const load = startLoad(`${state.url}/`, { concurrency: 4, maxSeconds: 240 });
-    let r;
-    try {
-      r = await runner.reload({ runDir, service: 'app' });
-    } finally {
-      const stats = await load.stop();
-      console.log(`  reload under load ${STAND_INS}: ${describeStats(stats)}`);
-      assert.equal(stats.failed, 0, describeStats(stats));
-      assert.ok(stats.ok > 0);
-    }
-    assert.equal(r.strategy, 'proxy');
-    assert.equal(r.steps.length, 2);
-    const now = await app();
-    assert.equal(now.length, 2);
-    for (const row of now) {
-      assert.ok(!before.has(row.id), `${row.name} is a new container`);
-      assert.equal(row.status, 'running (healthy)');
-    }
+  test(`reload: start-first behind nginx, every replica replaced, no failed GET under a bounded load ` +
+    `${STAND_INS}`, async () => {
+    await reloadUnderLoad(runDir, state.url);
   });
 
   test(`scale: 2 -> 3 -> 1 containers, nginx sends to the new one once it re-resolves ${STAND_INS}`, async () => {
-    // The instances nginx sends to: each answers with its hostname, the container's short id.
-    const servedBy = async () => {
-      const seen = new Set();
-      for (let i = 0; i < 30; i++) {
-        const body = /** @type {{ instance: string }} */ (await (await fetch(`${state.url}/`)).json());
-        seen.add(body.instance);
-      }
-      return [...seen].sort();
-    };
-    const before = await app();
-    const up3 = await runner.scale({ runDir, service: 'app', replicas: 3 });
-    assert.deepEqual([up3.from, up3.to, up3.added.length, up3.removed], [2, 3, 1, []]);
-    const three = await app();
-    assert.equal(three.length, 3);
-    for (const row of three) assert.equal(row.status, 'running (healthy)', row.name);
-    const kept = three.filter((r) => before.some((b) => b.id === r.id)).map((r) => r.pid).sort();
-    assert.deepEqual(kept, before.map((r) => r.pid).sort(), 'the containers before it kept running');
-    assert.equal(new Set(three.map((r) => r.url)).size, 3, 'each on a loopback port of its own');
-    const all = JSON.stringify(three.map((r) => r.id).sort());
-    await waitFor(async () => JSON.stringify(await servedBy()) === all, { what: 'nginx sending to all three', timeoutMs: 30_000 });
-    const down1 = await runner.scale({ runDir, service: 'app', replicas: 1 });
-    assert.deepEqual([down1.from, down1.to, down1.removed.length], [3, 1, 2]);
-    assert.equal((await app()).length, 1);
-    await assert.rejects(runner.scale({ runDir, service: 'nginx', replicas: 2 }),
-      /^Error: nginx is the proxy: scale the service behind it$/);
-    await assert.rejects(runner.scale({ runDir, service: 'app', replicas: 0 }),
-      /^Error: REPLICAS=0 must be a whole number from 1 to 64$/);
+    await scaleUpAndDown(runDir, state.url);
   });
 });
+
+// usage() from each container's cgroup: CPU time that grows with load, memory and throttling counters.
+async function usageGrows(runDir, url) {
+  const before = await runner.usage({ runDir });
+  assert.match(before.source, /cgroup v1 cpuacct\.usage of each container/);
+  assert.equal(before.instances.length, 3);
+  for (let i = 0; i < 300; i++) assert.equal((await fetch(`${url}/pi?samples=20000`)).status, 200);
+  const afterLoad = await runner.usage({ runDir });
+  const appNs = (u) => u.instances.filter((i) => i.service === 'app').reduce((s, i) => s + i.cpuNs, 0);
+  assert.ok(appNs(afterLoad) > appNs(before), `the app's CPU time grew (${appNs(before)} -> ${appNs(afterLoad)} ns)`);
+  assert.ok(afterLoad.cpuNs >= appNs(afterLoad), 'the run\'s group holds at least its app containers\' time');
+  for (const i of afterLoad.instances) {
+    assert.ok(i.memory.pssMiB > 1 && i.memory.processes >= 1, `${i.name}: ${JSON.stringify(i.memory)}`);
+    assert.ok(i.throttling && Number.isFinite(i.throttling.periods), `${i.name}: throttling counters`);
+  }
+}
+
+// `make reload` on Docker under a bounded load: every replica replaced start-first, no GET failed.
+async function reloadUnderLoad(runDir, url) {
+  const before = new Set((await appRows(runDir)).map((r) => r.id));
+  const load = startLoad(`${url}/`, { concurrency: 4, maxSeconds: 240 });
+  let r;
+  try {
+    r = await runner.reload({ runDir, service: 'app' });
+  } finally {
+    const stats = await load.stop();
+    console.log(`  reload under load ${STAND_INS}: ${describeStats(stats)}`);
+    assert.equal(stats.failed, 0, describeStats(stats));
+    assert.ok(stats.ok > 0);
+  }
+  assert.equal(r.strategy, 'proxy');
+  assert.equal(r.steps.length, 2);
+  const now = await appRows(runDir);
+  assert.equal(now.length, 2);
+  for (const row of now) {
+    assert.ok(!before.has(row.id), `${row.name} is a new container`);
+    assert.equal(row.status, 'running (healthy)');
+  }
+}
+
+// `make scale` on Docker: 2 -> 3 (the containers there keep running, nginx reaches the new one once
+// it re-resolves the name) -> 1, and the bad input one line each.
+async function scaleUpAndDown(runDir, url) {
+  // The instances nginx sends to: each answers with its hostname, the container's short id.
+  const servedBy = async () => {
+    const seen = new Set();
+    for (let i = 0; i < 30; i++) {
+      const body = /** @type {{ instance: string }} */ (await (await fetch(`${url}/`)).json());
+      seen.add(body.instance);
+    }
+    return [...seen].sort();
+  };
+  const before = await appRows(runDir);
+  const up3 = await runner.scale({ runDir, service: 'app', replicas: 3 });
+  assert.deepEqual([up3.from, up3.to, up3.added.length, up3.removed], [2, 3, 1, []]);
+  const three = await appRows(runDir);
+  assert.equal(three.length, 3);
+  for (const row of three) assert.equal(row.status, 'running (healthy)', row.name);
+  const kept = three.filter((r) => before.some((b) => b.id === r.id)).map((r) => r.pid).sort();
+  assert.deepEqual(kept, before.map((r) => r.pid).sort(), 'the containers before it kept running');
+  assert.equal(new Set(three.map((r) => r.url)).size, 3, 'each on a loopback port of its own');
+  const all = JSON.stringify(three.map((r) => r.id).sort());
+  await waitFor(async () => JSON.stringify(await servedBy()) === all, {
+    what: 'nginx sending to all three',
+    timeoutMs: 30_000,
+  });
+  const down1 = await runner.scale({ runDir, service: 'app', replicas: 1 });
+  assert.deepEqual([down1.from, down1.to, down1.removed.length], [3, 1, 2]);
+  assert.equal((await appRows(runDir)).length, 1);
+  await assert.rejects(runner.scale({ runDir, service: 'nginx', replicas: 2 }),
+    /^Error: nginx is the proxy: scale the service behind it$/);
+  await assert.rejects(runner.scale({ runDir, service: 'app', replicas: 0 }),
+    /^Error: REPLICAS=0 must be a whole number from 1 to 64$/);
+}
 
 // What the drills run in the database service to read back stored rows: psql in the container, as
 // its superuser, `{port}` being PostgreSQL's own port there (5432).
@@ -177,7 +199,8 @@ describe(`the runner's docker backend: exec in dotnet-api's PostgreSQL ${STAND_I
     assert.deepEqual([read.code, read.stdout.trim().split('\n')], [0, ['a-1', 'a-2']]);
   });
 
-  test(`exec: a failing command gives its exit code and stderr; an unknown service, one line ${STAND_INS}`, async () => {
+  test(`exec: a failing command gives its exit code and stderr; an unknown service, one line ` +
+    `${STAND_INS}`, async () => {
     const bad = await psql('SELECT * FROM no_such_table');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /no_such_table/);
