@@ -19,7 +19,9 @@ for (const [name, run] of checks) {
   const problems = await run();
   if (problems.length) failed += 1;
   console.log(`${name}: ${problems.length ? `${problems.length} error(s)` : 'no errors'}`);
-  for (const line of problems.slice(0, SHOWN)) console.log(`  ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`);
+  for (const line of problems.slice(0, SHOWN)) {
+    console.log(`  ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`);
+  }
   if (problems.length > SHOWN) console.log(`  ... and ${problems.length - SHOWN} more`);
 }
 const at = process.argv.indexOf('--summary');

@@ -213,7 +213,8 @@ export async function startInstance(runDir, { topology, svc, index, port, ctx, r
   const data = path.join(runDir, 'data', `${svc.name}-${index}`);
   fs.mkdirSync(data, { recursive: true });
   /** @type {Record<string, any>} */
-  const inst = { index, port, url: `http://127.0.0.1:${port}`, ...instanceSpec(topology, svc, index, { ...ctx, port, index, data }, runDir), restarts: 0 };
+  const spec = instanceSpec(topology, svc, index, { ...ctx, port, index, data }, runDir);
+  const inst = { index, port, url: `http://127.0.0.1:${port}`, ...spec, restarts: 0 };
   if (svc.local.nginx) inst.listen = ctx.listen[svc.name];
   inst.log = path.join(runDir, 'logs', `${inst.name}.log`);
   // Every instance gets a group, limited or not: the run's cpuset, budget and CPU accounting cover it.

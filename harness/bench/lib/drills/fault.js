@@ -90,7 +90,7 @@ async function killWorker({ runner, runDir, service, load }) {
 
 /**
  * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, log }):
- * `runner`: the engine's runner module (runner/engine.js runnerFor), the processes backend by default;
+ * `runner`: the engine's Runner (runner/index.js runnerFor), the processes backend by default;
  * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
  * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
  * Returns { how, kills: [{ target, pid, killedAtMs, backAfterMs, inRotationAfterMs, failed: { get, post } }],
