@@ -22,6 +22,14 @@ const tapCount = (name) => () => {
   return { passed: get('pass'), failed: get('fail') + get('cancelled'), skipped: get('skipped') };
 };
 
+/**
+ * A suite: how to run it, and how to count its results once it has run. `lane: 'docker'` runs it
+ * beside the others.
+ * @typedef {{ name: string, cwd: string, command: string, args: string[], lane?: string,
+ *   count: () => { passed: number, failed: number, skipped: number } }} Suite
+ */
+
+/** @returns {Suite} */
 const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [] } = {}) => ({
   name,
   cwd: path.join(REPO_ROOT, dir),

@@ -212,8 +212,8 @@ async function postStart(run, svc, first) {
 export async function startInstance(runDir, { topology, svc, index, port, ctx, runId, cpuLimits }) {
   const data = path.join(runDir, 'data', `${svc.name}-${index}`);
   fs.mkdirSync(data, { recursive: true });
-  /** @type {Record<string, any>} */
   const spec = instanceSpec(topology, svc, index, { ...ctx, port, index, data }, runDir);
+  /** @type {Record<string, any>} */
   const inst = { index, port, url: `http://127.0.0.1:${port}`, ...spec, restarts: 0 };
   if (svc.local.nginx) inst.listen = ctx.listen[svc.name];
   inst.log = path.join(runDir, 'logs', `${inst.name}.log`);
