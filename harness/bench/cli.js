@@ -13,7 +13,7 @@ import { rerender, RerenderError } from './lib/rerender.js';
 import { estimateSeconds, stopAll } from './lib/run/index.js';
 import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
-import { EngineChoiceError, resolveSample } from '../runner/index.js';
+import { resolveSample } from '../runner/index.js';
 import { relaunchWithHeap } from './lib/generator-heap.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
@@ -92,7 +92,7 @@ const relaunched = relaunchWithHeap(fileURLToPath(import.meta.url));
 if (relaunched) relaunched.then((code) => process.exit(code));
 else main().then((code) => process.exit(code), async (e) => {
   await stopAll();
-  const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError || e instanceof EngineChoiceError ? null : 'error';
+  const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
   console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
   process.exit(2);
 });
