@@ -68,7 +68,7 @@ function listPlan(ctx) {
     for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
     if (s.comparisons.length) console.log(`  ${s.comparisons.length} verdicts`);
   }
-  console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ${ctx.pacedTool} for the experiments' fixed rates), about ${Math.ceil(estimateSeconds(plan) / 60)} min`);
+  console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ${ctx.pacedTool} for the experiments' fixed rates), about ${Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60)} min`);
   return 0;
 }
 

@@ -71,7 +71,7 @@ async function measuredAround(ctx, run) {
  * @param {import('./context.js').RunPlanContext} ctx @param {{ label?: string, argv: string, prices: object | null }} how
  */
 export async function runBench(ctx, { label, argv, prices }) {
-  const ui = progress(estimateSeconds(ctx.plan));
+  const ui = progress(estimateSeconds(ctx.plan, { moves: ctx.moves }));
   const engine = await openEngine(ctx.engineChoice, { log: (line) => ui.log(line) });
   // Cells of another engine (the drills run on both): opened now, before the generator is pinned
   // (a private Docker daemon started later would inherit the generator's CPUs).

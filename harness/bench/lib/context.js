@@ -8,7 +8,7 @@ import { plan as buildPlan, matrixPlan } from './plan.js';
 import { planIsolation, parseBudgets, budgetChoice } from './isolation.js';
 import { describeSample, listApps } from './samples.js';
 import { pacedToolName } from './tools/index.js';
-import { selectEngine } from '../../runner/index.js';
+import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 /** The committed reference run: written only when asked for by name (--out docs/results). */
@@ -30,6 +30,7 @@ export const REFERENCE_GUIDE = path.join(REPO_ROOT, 'docs', 'decision-guide.md')
  * @property {string} stamp
  * @property {string} runBase    the topologies' run folders
  * @property {boolean} whole     every scenario of the mode, every app
+ * @property {boolean} moves     the Runner moves a deployment between budgets (one warm-up per family)
  */
 
 function hasWrk() {
@@ -59,6 +60,8 @@ export function runContext(opts, { now = new Date() } = {}) {
   const outDir = path.resolve(opts.out ?? path.join(REPO_ROOT, '.run', 'bench', name));
   const reference = outDir === REFERENCE_OUT;
   return {
+    // Whether the engine's Runner can move a running deployment between budgets (run/families.js).
+    moves: isolation.budgets.length > 1 && typeof /** @type {any} */ (runnerFor(engineChoice.engine)).place === 'function',
     engineChoice, plan, isolation, apps, tool, pacedTool: pacedToolName(tool), stamp, whole, reference, outDir,
     budgets: budgetChoice(isolation, opts.budgets !== undefined),
     guidePath: path.resolve(opts.guide ?? (reference ? REFERENCE_GUIDE : path.join(outDir, 'decision-guide.md'))),
