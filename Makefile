@@ -22,6 +22,8 @@ help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
 	@echo "           [BUDGETS=1,2] [PRICE_VCPU_HOUR=x PRICE_GIB_HOUR=y]  CPU budgets to measure; your prices (the guide adds money)"
 	@echo "           [ENGINE=docker|processes]                          docker: Compose v2 (a private daemon if none runs)"
+	@echo "make bench APP=<folder> [PATHS='/,/search?q=a,POST /items {\"n\":1}'] [HEALTH=/health]  your own service, every strategy:"
+	@echo "           [START='node server.js --port {port}'] [SERVICE=name] [REUSE_PORT=1]  a Node folder, or a compose.yaml (docs/benchmark-your-own-service.md)"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
 	@echo "        [PROCESS_MANAGER=cluster|reuseport|pm2]                  node-cluster: what runs its processes"
@@ -73,6 +75,8 @@ endif
 # BUDGETS (CPUs per topology, e.g. 1,2) is checked before anything is installed or started: one
 # line naming the limit, exit 2. The bench checks it again against the CPUs it may use.
 comma := ,
+# A make value as one shell word: APP, PATHS, HEALTH and START may hold spaces, quotes, ? and &.
+shq = '$(subst ','\'',$(1))'
 ifneq ($(strip $(BUDGETS)),)
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
 MACHINE_CPUS := $(shell nproc)
@@ -84,7 +88,9 @@ test: setup
 	node harness/bin/test-all.js
 
 bench: setup
-	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(ENGINE_FLAG) $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR))
+	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(ENGINE_FLAG) $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR)) \
+	  $(if $(APP),--app $(call shq,$(APP))) $(if $(PATHS),--paths $(call shq,$(PATHS))) $(if $(HEALTH),--health $(call shq,$(HEALTH))) \
+	  $(if $(START),--start $(call shq,$(START))) $(if $(SERVICE),--service $(call shq,$(SERVICE))) $(if $(REUSE_PORT),--reuse-port)
 
 # ---- the local runner -------------------------------------------------------------------------
 up: setup

@@ -24,6 +24,7 @@ import { progress } from './lib/progress.js';
 import { resolveSample, selectEngine } from '../runner/index.js';
 import { useEngine, releaseEngine } from './lib/deployments.js';
 import { relaunchWithHeap } from './lib/generator-heap.js';
+import { appOptions, appFromOptions, checkApp } from './lib/apps/cli.js';
 import { fileURLToPath } from 'node:url';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
@@ -68,6 +69,7 @@ const program = new Command()
   .option('--from <results.json>', 'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts and guide')
   // Misuse gets one line (the help is one --help away).
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (bench --help lists the options)\n`) });
+appOptions(program); // --app, --paths, --health, --start, --service, --reuse-port: your own service (lib/apps/)
 
 // The load generators the plan's cells use (the drills bring their own client): each gets its ceiling.
 function toolsOf(plan, tool, paced) {
@@ -105,7 +107,10 @@ async function waitForQuiet(ui, { maxS = 30 } = {}) {
 async function main() {
   program.parse();
   const opts = program.opts();
-  const engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
+  let engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
+  // --app: the user's service as a generated app folder (bad input: one line, exit 2); its kind sets the engine.
+  const app = await appFromOptions(opts, { engine: opts.engine ?? process.env.ENGINE });
+  if (app) engineChoice = { engine: app.engine, why: app.kind === 'node' ? 'a Node folder runs as local processes' : 'a container app runs on Docker' };
   if (opts.from) return rerender(opts);
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   const spread = loadSpread(); // read before measuring: a broken file stops the run now, not after it
@@ -118,13 +123,13 @@ async function main() {
     try { spec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }
     plan = matrixPlan(spec, { full: opts.full, budget: iso.budgetCpus, overrides });
   } else {
-    plan = buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: iso.budgetCpus, budgets: iso.budgets, processes: iso.processes, overrides });
+    plan = buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample ?? app?.dir, budget: iso.budgetCpus, budgets: iso.budgets, processes: iso.processes, overrides });
   }
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
   const paced = pacedToolName(tool);
-  const whole = !opts.scenario && !opts.sample && !opts.matrix;
+  const whole = !opts.scenario && !opts.sample && !opts.matrix && !app;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const outDir = path.resolve(opts.out ?? (whole ? DEFAULT_OUT : path.join(REPO, '.run', 'bench', stamp)));
+  const outDir = path.resolve(opts.out ?? (whole ? DEFAULT_OUT : app?.out ?? path.join(REPO, '.run', 'bench', stamp)));
   const guidePath = path.resolve(opts.guide ?? (outDir === DEFAULT_OUT ? DEFAULT_GUIDE : path.join(outDir, 'decision-guide.md')));
   const total = estimateSeconds(plan);
 
@@ -157,6 +162,7 @@ async function main() {
   // Before the generator is pinned: a private Docker daemon started now keeps every CPU.
   const engine = await useEngine(engineChoice, { log: (line) => ui.log(line) });
   if (engine.name === 'processes') ui.log(`engine: processes (${engine.chosen})`);
+  if (app) await checkApp(app, { log: (line) => ui.log(line) }); // healthy, every path below 400: else one line, exit 2
   if (whole) await waitForQuiet(ui);
   const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
   // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
