@@ -8,7 +8,10 @@ import { log } from './launch-spec.js';
 
 export const BACKOFF = Object.freeze({ firstMs: 100, factor: 1.5, maxMs: 15_000, resetAfterMs: 30_000, maxCrashes: 10 });
 
-/** The delay before respawning after the `crashes`-th crash in a row; null past the limit. */
+/**
+ * The delay before respawning after the `crashes`-th crash in a row; null past the limit.
+ * @param {number} crashes @param {{ firstMs: number, factor: number, maxMs: number, maxCrashes: number }} [b]
+ */
 export function respawnDelay(crashes, b = BACKOFF) {
   if (crashes > b.maxCrashes) return null;
   return Math.min(b.maxMs, Math.round(b.firstMs * b.factor ** (crashes - 1)));

@@ -47,6 +47,7 @@ function kindOf(dir, { engine, start }) {
  * bench), out (the run's own output folder), description (x-bench), notes (skipped strategies, one line each) }.
  * @param {{ app: string, paths?: string, health?: string, start?: string, engine?: string, service?: string,
  *   reusePort?: boolean, out?: string, cwd?: string, check?: boolean, healthTimeoutS?: number, log?: (line: string) => void }} options
+ * @returns {Promise<{ name: string, kind: string, engine: string, source: string, dir: string, out: string, description: Record<string, any>, notes: string[] }>}
  */
 export async function prepareApp({ app, paths, health, start, engine, service, reusePort = false, out, cwd = process.cwd(), check = true, healthTimeoutS = 60, log = () => {} }) {
   if (!app) throw new AppInputError('APP is empty: give the folder of your service, e.g. make bench APP=../my-api');
