@@ -109,7 +109,7 @@ async function main() {
   const opts = program.opts();
   let engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
   // --app: the user's service as a generated app folder (bad input: one line, exit 2); its kind sets the engine.
-  const app = await appFromOptions(opts, { engine: opts.engine ?? process.env.ENGINE });
+  const app = await appFromOptions(opts, { engine: opts.engine ?? process.env.ENGINE, log: (line) => console.log(line) });
   if (app) engineChoice = { engine: app.engine, why: app.kind === 'node' ? 'a Node folder runs as local processes' : 'a container app runs on Docker' };
   if (opts.from) return rerender(opts);
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are

@@ -78,7 +78,7 @@ describe('make bench APP=: bad input, one line each, nothing left', () => {
   });
 
   test('an app that stops at start names its error', async () => {
-    assert.match(await refused(node("throw new Error('DATABASE_URL is not set');")), /stopped at start \(exit code 1\); its last log line: Error: DATABASE_URL is not set\. Run its start command by hand in /);
+    assert.match(await refused(node("throw new Error('DATABASE_URL is not set');")), /stopped at start \(exit code 1\); it last said: Error: DATABASE_URL is not set\. Run its start command by hand in /);
   });
 
   test('the CLI: one line on stderr, exit 2, for a missing folder, an empty one and a bad PATHS', () => {

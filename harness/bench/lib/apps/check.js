@@ -75,7 +75,7 @@ async function startFailure(err, app, runDir, gaveUp) {
   const msg = err.message;
   const { name } = app;
   const said = (await lastLogLine({ runDir, service: app.description.app, engine: app.engine }).catch(() => null)) ?? /last log line: (.*)$/m.exec(msg)?.[1];
-  const last = said ? `; its last log line: ${said}` : '';
+  const last = said ? `; it last said: ${said}` : '';
   const inUse = IN_USE.exec(said ?? '') ?? IN_USE.exec(msg);
   if (inUse) return `${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on process.env.PORT (the bench gives every process a free port), or stop what holds port ${inUse[1]} (\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`;
   if (gaveUp) return `${name} ${gaveUp}${/listens on/.test(gaveUp) ? '' : `${last}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`}`;
@@ -144,13 +144,13 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
     const unhealthy = await waitHealthy(state.services[x.app]?.instances?.[0]?.url ?? state.url, x.health, healthTimeoutS);
     if (unhealthy) {
       const said = await lastLogLine({ runDir, service: x.app, engine: app.engine });
-      throw new AppInputError(`${app.name} never became healthy: GET ${x.health} ${unhealthy} for ${healthTimeoutS} s${said ? `; its last log line: ${said}` : ''}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`);
+      throw new AppInputError(`${app.name} never became healthy: GET ${x.health} ${unhealthy} for ${healthTimeoutS} s${said ? `; it last said: ${said}` : ''}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`);
     }
     for (const r of x.requests) {
       const res = await send(state.url, r);
       if (res.status !== undefined && res.status < 400) continue;
       const said = res.status >= 500 || res.error ? await lastLogLine({ runDir, service: x.app, engine: app.engine }) : null;
-      throw new AppInputError(`${requestText(r)} ${outcome(res)} through nginx${said ? `; the app's last log line: ${said}` : ''}: every path must answer 2xx or 3xx before it is measured; fix the path (PATHS=…) or the app`);
+      throw new AppInputError(`${requestText(r)} ${outcome(res)} through nginx${said ? `; the app last said: ${said}` : ''}: every path must answer 2xx or 3xx before it is measured; fix the path (PATHS=…) or the app`);
     }
     if (x.process_managers?.includes('reuseport')) await checkReusePort(app, runner, log);
     log(`${app.name}: healthy, and every request answered below 400`);

@@ -33,5 +33,7 @@ export async function appFromOptions(opts, { engine, log } = {}) {
   }
   const other = ['sample', 'scenario', 'matrix', 'from'].find((k) => opts[k]);
   if (other) throw new AppInputError(`--app measures your service on its own: leave out --${other}`);
-  return prepareApp({ app: opts.app, paths: opts.paths, health: opts.health, start: opts.start, service: opts.service, reusePort: Boolean(opts.reusePort), engine, out: opts.out, check: false, log });
+  const app = await prepareApp({ app: opts.app, paths: opts.paths, health: opts.health, start: opts.start, service: opts.service, reusePort: Boolean(opts.reusePort), engine, out: opts.out, check: false, log });
+  for (const note of app.notes) log?.(note); // the strategies this app is not measured under, and why
+  return app;
 }

@@ -2,7 +2,7 @@
 // bench measures like a sample: compose.yaml whose app service runs harness/bench/wrap/start.js on
 // the user's own start command (one process, the cluster module, PM2 or reusePort, by the knobs the
 // strategies turn), the repository's nginx in front, launch.json (the command resolved), and an
-// x-bench field (docs: harness/bench/README.md "Your own service").
+// x-bench field (docs: docs/benchmark-your-own-service.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';

@@ -1,5 +1,5 @@
 // `make bench APP=…`: a user's service → a generated app folder the bench measures as it measures
-// the samples (a compose.yaml with an x-bench field, harness/bench/README.md "Your own service").
+// the samples (a compose.yaml with an x-bench field, docs/benchmark-your-own-service.md).
 //   a Node folder (package.json + a start command, or START=…)  → node-folder.js, local processes
 //   a folder with compose.yaml (build: or image:, any language) → container.js, the Docker engine
 // All bad input is found here, each as one line naming what is wrong and how to fix it
