@@ -145,3 +145,17 @@ test('a Node folder becomes a generated app: x-bench v2, the wrap launcher, the 
   assert.match(app.notes.join('\n'), /reusePort skipped: .*REUSE_PORT=1/);
   assert.equal(fs.readFileSync(path.join(dir, 'server.js'), 'utf8'), httpService(), 'the app\'s own files are not changed');
 });
+
+test('a Node folder with its own compose.yaml: the health path of its healthcheck and its x-bench requests count', async () => {
+  const dir = userFolder('own-compose', {
+    'package.json': JSON.stringify({ name: 'own', scripts: { start: 'node server.js' } }),
+    'server.js': httpService(),
+    'compose.yaml': 'services:\n  api:\n    build: .\n    healthcheck:\n      test: ["CMD", "wget", "-qO-", "http://localhost:3000/ready"]\nx-bench:\n  requests:\n    - { path: /items }\n    - { path: /items, method: POST, body: { name: x } }\n',
+  });
+  const app = await prepareApp({ app: dir, out: path.join(userFolder('own-out', {}), 'run'), check: false });
+  assert.equal(app.engine, 'processes', 'a Node folder runs as processes unless ENGINE=docker');
+  assert.equal(app.description.health, '/ready');
+  assert.deepEqual(app.description.requests.map((r) => `${r.name} ${r.method} ${r.path}`), ['items GET /items', 'post-items POST /items']);
+  const given = await prepareApp({ app: dir, health: '/health', paths: '/', out: path.join(userFolder('own-out2', {}), 'run'), check: false });
+  assert.deepEqual([given.description.health, given.description.requests.length], ['/health', 1], 'HEALTH and PATHS win');
+});

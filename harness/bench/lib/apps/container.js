@@ -75,6 +75,26 @@ export function healthFromCheck(svc) {
 }
 
 /**
+ * What a Node folder's own compose.yaml says of it, read as plain YAML (no engine needed): the health
+ * path of its app service's healthcheck, and its x-bench `requests` and `health`. {} without one.
+ * @param {string} dir @returns {{ health?: string, requests?: object[] }}
+ */
+export function ownDescription(dir) {
+  const file = composeFileOf(dir);
+  if (!file) return {};
+  let doc;
+  try { doc = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {}; } catch (e) { throw new AppInputError(`${path.join(dir, file)} is not valid YAML (${e.message.split('\n')[0]}): fix it`); }
+  const x = doc['x-bench'] ?? {};
+  const services = doc.services ?? {};
+  const names = Object.keys(services);
+  const app = x.app ?? (names.length === 1 ? names[0] : names.find((n) => services[n]?.build));
+  return {
+    ...(x.health ?? healthFromCheck(services[app]) ? { health: x.health ?? healthFromCheck(services[app]) } : {}),
+    ...(x.requests ? { requests: normalizeRequests(x.requests, `x-bench.requests of ${file}`) } : {}),
+  };
+}
+
+/**
  * Writes the generated folder `genDir` for the compose folder `dir`; returns its x-bench description.
  * @param {{ dir: string, genDir: string, name: string, service?: string, health?: string, requests?: object[] }} o
  */

@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../../../lib/repo-root.js';
 import { AppInputError } from './errors.js';
 import { DEFAULT_REQUESTS, parsePaths } from './requests.js';
 import { isNodeFolder, nodeFolderApp } from './node-folder.js';
-import { composeFileOf, containerApp } from './container.js';
+import { composeFileOf, containerApp, ownDescription } from './container.js';
 import { checkApp } from './check.js';
 
 export const APPS_DIR = path.join(REPO_ROOT, '.run', 'bench', 'apps');
@@ -69,8 +69,10 @@ export async function prepareApp({ app, paths, health, start, engine, service, r
   const fresh = !fs.existsSync(outDir);
   fs.mkdirSync(genDir, { recursive: true });
   try {
+    // A Node folder may have its own compose.yaml: its healthcheck's path and x-bench requests count.
+    const own = kind === 'node' ? ownDescription(dir) : {};
     const generated = kind === 'node'
-      ? nodeFolderApp({ dir, genDir, name, start, health: health ?? '/', requests: requests ?? DEFAULT_REQUESTS, reusePort, healthTimeoutS })
+      ? nodeFolderApp({ dir, genDir, name, start, health: health ?? own.health ?? '/', requests: requests ?? own.requests ?? DEFAULT_REQUESTS, reusePort, healthTimeoutS })
       : containerApp({ dir, genDir, name, service, health, requests });
     const prepared = { name, kind, engine: kind === 'node' ? 'processes' : 'docker', source: dir, dir: genDir, out: outDir, description: generated.xbench, notes: generated.notes };
     if (check) await checkApp(prepared, { log, healthTimeoutS });
