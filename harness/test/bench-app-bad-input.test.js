@@ -41,6 +41,11 @@ describe('make bench APP=: bad input, one line each, nothing left', () => {
     assert.match(msg, /^APP=\/nonexistent\/bench-app-folder: .* does not exist: give the folder of your service/);
   });
 
+  test('results never in docs/', async () => {
+    const err = await prepareApp({ app: userFolder('docs-out', node(httpService())), out: path.join(REPO_ROOT, 'docs', 'results'), check: false }).catch((e) => e);
+    assert.match(err.message, /your service's results never go to docs\//);
+  });
+
   test('a folder with no start command, no compose file and no package.json', async () => {
     assert.match(await refused({ 'README.md': '# nothing to run' }), /has no start command, no compose file and no package\.json: give START='node server\.js'/);
   });

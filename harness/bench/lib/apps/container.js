@@ -116,8 +116,9 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
     const { container_name: _c, ports: _p, ...rest } = withoutNulls(s);
     out[n] = rest;
   }
+  const { scale: _scale, ...appService } = out[app]; // the REPLICAS knob sets deploy.replicas, and Compose refuses both
   out[app] = {
-    ...out[app],
+    ...appService,
     // A build the bench starts again for every deployment reuses one tag (Compose would name it per project).
     ...(svc.build && !svc.image ? { image: `scaling-lab-app/${name}-${app}:local` } : {}),
     environment: { PORT: String(port), ...(svc.environment ?? {}) },

@@ -64,6 +64,7 @@ export async function prepareApp({ app, paths, health, start, engine, service, r
   const name = nameOf(dir);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = path.resolve(out ?? path.join(APPS_DIR, `${name}-${stamp}`));
+  if (!path.relative(path.join(REPO_ROOT, 'docs'), outDir).startsWith('..')) throw new AppInputError(`--out ${outDir}: your service's results never go to docs/ (the samples' results live there); leave --out out, or choose a folder outside docs/`);
   const genDir = path.join(outDir, name);
   if (fs.existsSync(path.join(genDir, 'compose.yaml'))) throw new AppInputError(`${genDir} already holds a generated app: choose another --out`);
   const fresh = !fs.existsSync(outDir);
