@@ -16,6 +16,8 @@ export function runCluster(spec, count, drainMs) {
     execArgv: spec.node.execArgv.map((t) => expand(t)),
   });
   const env = appEnv(spec);
+  // cluster.fork() adds `env` to this process's own: the launchers' settings must not reach the app.
+  for (const k of Object.keys(process.env)) if (k.startsWith('BENCH_')) delete process.env[k];
   log(`cluster primary: ${count} worker(s) of ${spec.node.entry}`);
   supervise({
     count,
