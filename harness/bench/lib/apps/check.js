@@ -74,12 +74,14 @@ function watchStart(runDir, health, timeoutS, giveUp) {
 async function startFailure(err, app, runDir, gaveUp) {
   const msg = err.message;
   const { name } = app;
-  const said = (await lastLogLine({ runDir, service: app.description.app, engine: app.engine }).catch(() => null)) ?? /last log line: (.*)$/m.exec(msg)?.[1];
+  // The runner's own message names the last line of whichever service failed (on Docker, maybe nginx).
+  const said = (await lastLogLine({ runDir, service: app.description.app, engine: app.engine }).catch(() => null))
+    ?? (app.engine === 'processes' ? /last log line: (.*)$/m.exec(msg)?.[1] : null);
   const last = said ? `; it last said: ${said}` : '';
   const inUse = IN_USE.exec(said ?? '') ?? IN_USE.exec(msg);
   if (inUse) return `${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on process.env.PORT (the bench gives every process a free port), or stop what holds port ${inUse[1]} (\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`;
   if (gaveUp) return `${name} ${gaveUp}${/listens on/.test(gaveUp) ? '' : `${last}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`}`;
-  if (/not healthy within|health (unhealthy|starting)/.test(msg)) return `${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path`;
+  if (/not healthy within|health (unhealthy|starting)|is unhealthy/.test(msg)) return `${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path`;
   if (/exited before it was healthy|exit \d+/.test(msg)) return `${name} stopped at start (${/\((exit code \d+|killed by \w+|exited, exit \d+)/.exec(msg)?.[1] ?? 'it exited'})${last}. Run its start command by hand in ${app.source} to see why`;
   if (/pull access denied|failed to resolve|manifest unknown|no such image/i.test(msg)) return `an image of ${name} is not on the Docker engine, and no registry is reachable here: build it (build: in compose.yaml) or \`docker load\` it first`;
   return `${name} did not start: ${msg.split('\n')[0]}`;
