@@ -2,8 +2,11 @@
 // generated from them before the plan is built, and its check once the engine is up.
 import { AppInputError } from './errors.js';
 import { prepareApp } from './prepare.js';
+import { checkApp } from './check.js';
+import { openEngine } from '../engine.js';
+import { stopAll } from '../cleanup.js';
 
-export { checkApp } from './check.js';
+export { checkApp };
 export { lastLogLine } from './last-log.js';
 export { AppInputError } from './errors.js';
 
@@ -31,9 +34,33 @@ export async function appFromOptions(opts, { engine, log } = {}) {
     if (stray) throw new AppInputError(`${APP_ONLY[stray]} goes with --app (make bench APP=<folder>)`);
     return null;
   }
-  const other = ['sample', 'scenario', 'matrix', 'from'].find((k) => opts[k]);
-  if (other) throw new AppInputError(`--app measures your service on its own: leave out --${other}`);
+  const other = { sample: '--sample', scenario: '--scenario', matrix: '--matrix', from: '--from', appDir: '--app-dir' };
+  const given = Object.keys(other).find((k) => opts[k]);
+  if (given) throw new AppInputError(`--app measures your service on its own: leave out ${other[given]}`);
   const app = await prepareApp({ app: opts.app, paths: opts.paths, health: opts.health, start: opts.start, service: opts.service, reusePort: Boolean(opts.reusePort), engine, out: opts.out, check: false, log });
   for (const note of app.notes) log?.(note); // the strategies this app is not measured under, and why
   return app;
+}
+
+/**
+ * The app's check on the run's engine, opened for it and released after (the run opens it again):
+ * on Docker the private daemon is then this run's to stop. Ctrl-C or SIGTERM meanwhile stops what
+ * the check started, and exits 130.
+ * @param {any} app @param {{ engine: string, why: string }} engineChoice
+ */
+export async function checkAppOnEngine(app, engineChoice, { log = (line) => console.log(line) } = {}) {
+  const onSignal = (sig) => {
+    process.stderr.write(`\nbench: ${sig}: stopping the check of ${app.name}…\n`);
+    stopAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const engine = await openEngine(engineChoice, { log });
+  try {
+    await checkApp(app, { log });
+  } finally {
+    await engine.release();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
