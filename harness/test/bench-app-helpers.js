@@ -46,7 +46,10 @@ export const leftRunning = (runDir) => runProcesses(runDir);
 
 /** Cgroups of instances whose name starts with `name` (the runner's <sample>-<service>-<n>) still there. */
 export function cgroupsLeft(name) {
-  const roots = ['/sys/fs/cgroup/cpu/scaling-lab', '/sys/fs/cgroup/cpu,cpuacct/scaling-lab', '/sys/fs/cgroup/scaling-lab'].filter((r) => fs.existsSync(r));
-  return roots.flatMap((r) => fs.readdirSync(r, { withFileTypes: true }).filter((d) => d.isDirectory())
-    .flatMap((run) => fs.readdirSync(path.join(r, run.name)).filter((f) => f.startsWith(`${name}-`)).map((f) => path.join(r, run.name, f))));
+  const roots = ['cpu', 'cpu,cpuacct', '.'].map((c) => path.join('/sys/fs/cgroup', c, 'scaling-lab'))
+    .filter((r) => fs.existsSync(r));
+  const runs = roots.flatMap((r) => fs.readdirSync(r, { withFileTypes: true })
+    .filter((d) => d.isDirectory()).map((d) => path.join(r, d.name)));
+  return runs.flatMap((run) => fs.readdirSync(run).filter((f) => f.startsWith(`${name}-`))
+    .map((f) => path.join(run, f)));
 }

@@ -9,13 +9,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { up, down, ps, reload, workerPids } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { prepareApp } from '../bench/lib/apps/prepare.js';
 import { lastLogLine } from '../bench/lib/apps/last-log.js';
 import { userFolder, httpService, removeFolders, leftRunning, cgroupsLeft } from './bench-app-helpers.js';
 import { waitFor } from './helpers.js';
 
 after(removeFolders);
+
+const { up, down, ps, reload, workerPids } = runnerFor('processes');
 
 const JSON_SERVER = 'json-server@0.17.4';
 const service = userFolder('json-server', {

@@ -39,8 +39,10 @@ function recordingRunner(extra = {}) {
   return {
     calls,
     readState: async (runDir) => (runDir === RUN_DIR ? { sample: 'stand-in', services: { app: { instances: [{ index: 1 }, { index: 2 }] } } } : undefined),
-    ps: async () => [1, 2].map((index) => ({ service: 'app', index, name: `stand-in-app-${index}`, pid: pids[index] })),
-    signal: async (o) => { calls.push(['signal', o]); },
+    ps: async () => [1, 2].map((index) => ({
+      service: 'app', index, name: `stand-in-app-${index}`, pid: pids[index], url: '-', status: 'running', restarts: 0,
+    })),
+    signal: async (o) => { calls.push(['signal', o]); return { name: `stand-in-app-${o.index}`, pid: pids[o.index] }; },
     waitServing: async (o) => {
       calls.push(['waitServing', o]);
       pids[o.index] += 10;

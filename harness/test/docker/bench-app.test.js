@@ -14,13 +14,14 @@ import { engine, dockerOk, STAND_INS } from './helpers.js';
 import { userFolder, removeFolders } from '../bench-app-helpers.js';
 
 const { skip, failed } = await engine();
-const runner = await runnerFor('docker');
+const runner = runnerFor('docker');
 after(removeFolders);
 
 // The images the generated apps tagged for this test's folders (a user's folder keeps one tag; each
 // run of this test has a folder of its own), while the engine still runs.
 function removeImages() {
-  const tags = dockerOk(['images', '--format', '{{.Repository}}:{{.Tag}}']).split('\n').filter((t) => t.startsWith('scaling-lab-app/bench-app-httpd-'));
+  const tags = dockerOk(['images', '--format', '{{.Repository}}:{{.Tag}}']).split('\n')
+    .filter((t) => t.startsWith('scaling-lab-app/bench-app-httpd-'));
   if (tags.length) dockerOk(['rmi', '-f', ...tags]);
 }
 
@@ -48,8 +49,15 @@ CMD ["busybox", "httpd", "-f", "-v", "-p", "8000", "-h", "/www"]
 `,
   'www/index.html': '<h1>hello from busybox httpd</h1>\n',
   'www/health': 'ok\n',
-  'www/cgi-bin/search': '#!/bin/sh\nprintf "Content-Type: application/json\\r\\n\\r\\n"\nprintf \'{"query":"%s","host":"%s"}\\n\' "$QUERY_STRING" "$(busybox hostname)"\n',
-  'www/cgi-bin/items': '#!/bin/sh\nbody=$(head -c "${CONTENT_LENGTH:-0}")\nprintf "Status: 201 Created\\r\\nContent-Type: application/json\\r\\n\\r\\n"\nprintf \'{"method":"%s","stored":%s}\\n\' "$REQUEST_METHOD" "$body"\n',
+  'www/cgi-bin/search': [
+    '#!/bin/sh',
+    'printf "Content-Type: application/json\\r\\n\\r\\n"',
+    'printf \'{"query":"%s","host":"%s"}\\n\' "$QUERY_STRING" "$(busybox hostname)"', ''].join('\n'),
+  'www/cgi-bin/items': [
+    '#!/bin/sh',
+    'body=$(head -c "${CONTENT_LENGTH:-0}")',
+    'printf "Status: 201 Created\\r\\nContent-Type: application/json\\r\\n\\r\\n"',
+    'printf \'{"method":"%s","stored":%s}\\n\' "$REQUEST_METHOD" "$body"', ''].join('\n'),
 };
 
 describe(`make bench APP=: busybox httpd in a container ${STAND_INS}`, { skip }, () => {
@@ -60,11 +68,13 @@ describe(`make bench APP=: busybox httpd in a container ${STAND_INS}`, { skip },
   before(async () => {
     if (failed) throw new Error(failed);
     // The Debian root filesystem every stand-in is built on (harness/docker/build-stand-ins.sh).
-    const base = dockerOk(['images', '--format', '{{.Repository}}:{{.Tag}}', 'scaling-lab/stand-in-rootfs']).split('\n').find((t) => t.includes(':base-'));
+    const base = dockerOk(['images', '--format', '{{.Repository}}:{{.Tag}}', 'scaling-lab/stand-in-rootfs']).split('\n')
+      .find((t) => t.includes(':base-'));
     assert.ok(base, 'the stand-in root filesystem image');
     dir = userFolder('httpd', FILES);
     fs.writeFileSync(path.join(dir, '.env'), `BASE=${base}\n`);
-    app = await prepareApp({ app: dir, paths: '/,/cgi-bin/search?q=a,POST /cgi-bin/items {"name":"x"}', out: path.join(userFolder('httpd-out', {}), 'run') });
+    const paths = '/,/cgi-bin/search?q=a,POST /cgi-bin/items {"name":"x"}';
+    app = await prepareApp({ app: dir, paths, out: path.join(userFolder('httpd-out', {}), 'run') });
   });
 
   test(`generated for Docker: the user's service behind nginx, one container against replicas ${STAND_INS}`, () => {
@@ -78,13 +88,18 @@ describe(`make bench APP=: busybox httpd in a container ${STAND_INS}`, { skip },
     assert.match(compose, /NGINX_UPSTREAM: web:8000/);
   });
 
-  /** @type {[string, Record<string, string>, number, number][]} label, knobs, containers, each one's CPU limit in nano-CPUs */
-  const shapes = [['one container with 2 CPUs', { REPLICAS: '1', CPUS: '2' }, 1, 2e9], ['2 replicas × 1 CPU', { REPLICAS: '2', CPUS: '1' }, 2, 1e9]];
+  // label, knobs, containers, each one's CPU limit in nano-CPUs
+  /** @type {[string, Record<string, string>, number, number][]} */
+  const shapes = [
+    ['one container with 2 CPUs', { REPLICAS: '1', CPUS: '2' }, 1, 2e9],
+    ['2 replicas × 1 CPU', { REPLICAS: '2', CPUS: '1' }, 2, 1e9],
+  ];
   for (const [label, env, containers, nanoCpus] of shapes) {
     test(`${label}: the same requests through nginx, nothing left after down ${STAND_INS}`, async () => {
       const runDir = path.join(app.out, `run-${containers}`);
       try {
-        const state = await runner.up({ sample: app.dir, runDir, env: { ...app.description.defaults, HTTP_PORT: '0', ...env } });
+        const knobs = { ...app.description.defaults, HTTP_PORT: '0', ...env };
+        const state = await runner.up({ sample: app.dir, runDir, env: knobs });
         const web = state.services.web.instances;
         assert.equal(web.length, containers);
         for (const c of web) assert.equal(JSON.parse(dockerOk(['inspect', c.id]))[0].HostConfig.NanoCpus, nanoCpus);
@@ -97,7 +112,9 @@ describe(`make bench APP=: busybox httpd in a container ${STAND_INS}`, { skip },
           hosts.add(body.host);
         }
         assert.equal(hosts.size, containers, 'nginx sent to every container');
-        const posted = await fetch(`${state.url}/cgi-bin/items`, { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': 'application/json' } });
+        const json = { 'content-type': 'application/json' };
+        const body = '{"name":"x"}';
+        const posted = await fetch(`${state.url}/cgi-bin/items`, { method: 'POST', body, headers: json });
         assert.equal(posted.status, 201);
       } finally {
         const { left, cgroupsLeft } = await runner.down({ runDir });
@@ -113,6 +130,7 @@ describe(`make bench APP=: busybox httpd in a container ${STAND_INS}`, { skip },
     assert.ok(err instanceof AppInputError, String(err));
     assert.match(err.message, /^GET \/missing\.html answered 404 through nginx/);
     assert.equal(fs.existsSync(out), false);
-    assert.equal(dockerOk(['ps', '-a', '-q', '--filter', 'label=com.docker.compose.service=web']).trim(), '', 'no container of the check left');
+    const left = dockerOk(['ps', '-a', '-q', '--filter', 'label=com.docker.compose.service=web']).trim();
+    assert.equal(left, '', 'no container of the check left');
   });
 });

@@ -13,7 +13,7 @@ import { faultDrill } from '../../bench/lib/drills/fault.js';
 import { engine, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
-const runner = await runnerFor('docker');
+const runner = runnerFor('docker');
 const GETS = { get: '/', postShare: 0 };
 
 describe(`the fault drill on Docker: node-replicas ${STAND_INS}`, { skip }, () => {
@@ -41,10 +41,10 @@ describe(`the fault drill on Docker: node-replicas ${STAND_INS}`, { skip }, () =
   });
 
   test(`straight at one container: it comes back on the port the load goes to ${STAND_INS}`, async () => {
-    const [first] = runner.ps({ runDir }).filter((row) => row.service === 'app');
+    const [first] = (await runner.ps({ runDir })).filter((row) => row.service === 'app');
     const r = await faultDrill({ runner, runDir, url: first.url, how: 'instance', kills: 1, rate: 50, mix: GETS, settleMs: 500 });
     assert.equal(r.kills[0].target, first.name);
-    const after = runner.ps({ runDir }).find((row) => row.service === 'app' && row.index === first.index);
+    const after = (await runner.ps({ runDir })).find((row) => row.service === 'app' && row.index === first.index);
     assert.notEqual(after.pid, first.pid, 'a new first process');
     assert.equal(after.url, first.url, 'the same loopback port');
     // Nothing fails over here: GETs fail while it is down, and are answered again once it is back.

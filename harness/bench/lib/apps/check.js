@@ -124,7 +124,7 @@ async function checkReusePort(app, runner, log) {
  * @param {{ log?: (line: string) => void, healthTimeoutS?: number }} [options]
  */
 export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}) {
-  const runner = await runnerFor(app.engine);
+  const runner = runnerFor(app.engine);
   const runDir = path.join(app.out, 'check');
   const x = app.description;
   const one = { ...x.defaults, HTTP_PORT: '0', [x.knobs.instances]: '1', ...(x.knobs.clustering ? { [x.knobs.clustering]: 'false' } : {}) };

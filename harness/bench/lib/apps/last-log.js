@@ -59,7 +59,7 @@ function fromContainers(record, service) {
  */
 export async function lastLogLine({ runDir, service, engine = 'processes' }) {
   if (engine === 'docker') {
-    const record = (await runnerFor('docker')).readState(path.resolve(runDir));
+    const record = await runnerFor('docker').readState(path.resolve(runDir));
     return record ? fromContainers(record, service) : null;
   }
   return fromLogFiles(path.resolve(runDir), service);

@@ -10,10 +10,12 @@
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
 // Each step goes through the runner of the engine the deployment runs on (`runner`: the processes
 // backend unless said otherwise), so the drill is the same on both.
-import * as processes from '../../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { nsPidOf } from '../../../lib/processes.js';
 import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
 import { median, round } from '../stats.js';
+
+const processes = runnerFor('processes');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,14 +90,14 @@ async function killWorker({ runner, runDir, service, load }) {
 
 /**
  * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, log }):
- * `runner`: the engine's runner module (runner/engine.js runnerFor), the processes backend by default;
+ * `runner`: the engine's Runner (runner/index.js runnerFor), the processes backend by default;
  * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
  * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
  * Returns { how, kills: [{ target, pid, killedAtMs, backAfterMs, inRotationAfterMs, failed: { get, post } }],
  * get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max },
  * recoverMs: { median, max }, inRotationMs: { median, max }, durationS, rate, mix }.
  */
-/** @param {{ runner?: any, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
+/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
 export async function faultDrill({ runner = processes, runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, log = () => {}, settleMs = 1000, gapMs = 500 }) {
   if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);

@@ -1,7 +1,9 @@
 // The rollout drill: `make reload` of the app under the same fixed rate of mixed traffic as the
 // fault drill, counting what the clients saw while every instance was replaced one at a time.
-import * as processes from '../../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
+
+const processes = runnerFor('processes');
 
 /**
  * rolloutDrill({ runner, runDir, sample, service = 'app', url, rate, mix, log }): `runner`'s reload
@@ -10,7 +12,7 @@ import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
  * tookMs, failed: { get, post } }], reloadMs, get, post, latencyMs, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
  */
-/** @param {{ runner?: any, runDir: string, sample?: string, service?: string, url: string, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number }} options */
+/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, sample?: string, service?: string, url: string, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number }} options */
 export async function rolloutDrill({ runner = processes, runDir, sample, service = 'app', url, rate = 100, mix, log = () => {}, settleMs = 1000 }) {
   checkMix(mix);
   const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
