@@ -22,7 +22,11 @@ export function listeningPorts(pid) {
   let inodes;
   try {
     inodes = new Set(fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
-      try { return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1]; } catch { return undefined; }
+      try {
+        return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      } catch {
+        return undefined;
+      }
     }).filter(Boolean));
   } catch {
     return [];

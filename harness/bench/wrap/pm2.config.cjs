@@ -17,7 +17,8 @@ if (!proc[HUP]) {
   process.on('SIGHUP', () => {
     say('pm2: SIGHUP: pm2 reload app');
     spawn(process.execPath, [require.resolve('pm2/bin/pm2'), 'reload', 'app'], { stdio: 'ignore' })
-      .on('exit', (code) => say(code === 0 ? 'pm2: rolling restart done' : `pm2: rolling restart aborted: pm2 reload app exited ${code}`));
+      .on('exit', (code) => say(code === 0 ? 'pm2: rolling restart done'
+        : `pm2: rolling restart aborted: pm2 reload app exited ${code}`));
   });
 }
 

@@ -47,13 +47,16 @@ function runPm2(spec, count) {
   const runtime = require.resolve('pm2/bin/pm2-runtime');
   const config = path.join(path.dirname(new URL(import.meta.url).pathname), 'pm2.config.cjs');
   const app = {
-    entry: expand(spec.node.entry), args: spec.node.args.map((t) => expand(t)), node_args: spec.node.execArgv.map((t) => expand(t)),
+    entry: expand(spec.node.entry),
+    args: spec.node.args.map((t) => expand(t)),
+    node_args: spec.node.execArgv.map((t) => expand(t)),
     cwd: spec.dir, env: appEnv(spec), instances: count, drainMs: drainMs(),
   };
   const env = {
     ...appEnv(spec), BENCH_PM2_APP: JSON.stringify(app), PM2_KILL_SIGNAL: 'SIGTERM',
     // No daily call to PM2's version-check server; its sockets and pid files in the instance's folder.
-    PM2_DISABLE_VERSION_CHECK: 'true', PM2_HOME: process.env.PM2_HOME ?? path.join(os.tmpdir(), `bench-pm2-${process.pid}`),
+    PM2_DISABLE_VERSION_CHECK: 'true',
+    PM2_HOME: process.env.PM2_HOME ?? path.join(os.tmpdir(), `bench-pm2-${process.pid}`),
   };
   log(`pm2: ${count} instance(s) of ${spec.node.entry}`);
   process.execve(process.execPath, [process.execPath, runtime, config], env);
@@ -64,11 +67,14 @@ function main() {
   try { process.chdir(spec.dir); } catch (err) { fail(`cannot enter the app's folder ${spec.dir}: ${err.message}`); }
   const mode = modeOf(process.env);
   if (mode === 'one') return runOne(spec);
-  if (!spec.node) fail(`${mode} needs a Node entry, and the start command \`${spec.argv.join(' ')}\` is not \`node <file>\` nor a package's Node program`);
+  if (!spec.node) {
+    fail(`${mode} needs a Node entry, and the start command \`${spec.argv.join(' ')}\` is not \`node <file>\` `
+      + 'nor a package\'s Node program');
+  }
   const count = workerCount(process.env, os.availableParallelism());
   if (mode === 'cluster') return runCluster(spec, count, drainMs());
   if (mode === 'pm2') return runPm2(spec, count);
-  if (!Number(process.env.PORT)) fail('reusePort needs a fixed PORT: with none each process would get a port of its own');
+  if (!Number(process.env.PORT)) fail('reusePort needs a fixed PORT: with none each process gets a port of its own');
   return runReusePort(spec, count, drainMs());
 }
 

@@ -6,7 +6,9 @@
 // drain time). It never touches the app's code: a process is told to stop as a container is.
 import { log } from './launch-spec.js';
 
-export const BACKOFF = Object.freeze({ firstMs: 100, factor: 1.5, maxMs: 15_000, resetAfterMs: 30_000, maxCrashes: 10 });
+export const BACKOFF = Object.freeze({
+  firstMs: 100, factor: 1.5, maxMs: 15_000, resetAfterMs: 30_000, maxCrashes: 10,
+});
 
 /**
  * The delay before respawning after the `crashes`-th crash in a row; null past the limit.
@@ -25,6 +27,41 @@ export function respawnDelay(crashes, b = BACKOFF) {
  * @property {Promise<{ code: number | null, signal: string | null }>} exited
  */
 
+// A planned stop: SIGTERM (the app drains as under `docker stop`), SIGKILL after the drain time.
+function stopMember(m, drainMs, what) {
+  m.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    log(`${what}: process ${m.pid} still there after ${drainMs} ms, killing it`);
+    m.kill('SIGKILL');
+  }, drainMs);
+  return m.exited.finally(() => clearTimeout(timer));
+}
+
+// Resolves once `m` listens; rejects when it exits first or takes longer than `ms`.
+function listeningWithin(m, ms) {
+  const late = new Promise((_r, reject) => {
+    setTimeout(() => reject(new Error(`not listening after ${ms} ms`)), ms).unref();
+  });
+  return Promise.race([m.listening(), m.exited.then(() => { throw new Error('it exited first'); }), late]);
+}
+
+// One step of a rolling restart: a new process listening before the old one stops. False: it failed
+// and the old ones keep serving.
+async function replaceStep(old, { launch, stop, inTime, candidates, members, what }) {
+  const next = launch(true);
+  try {
+    await inTime(next);
+    candidates.delete(next);
+  } catch (err) {
+    log(`${what}: rolling restart aborted: new process ${next.pid}: ${err.message}; the old ones keep serving`);
+    candidates.delete(next);
+    if (members.has(next)) await stop(next);
+    return false;
+  }
+  await stop(old);
+  return true;
+}
+
 /**
  * @param {{ count: number, start: () => Member, drainMs: number, listenTimeoutMs?: number, what: string }} options
  */
@@ -37,8 +74,11 @@ export function supervise({ count, start, drainMs, listenTimeoutMs = 60_000, wha
   let rolling = false;
   let pending = 0; // respawns waiting out their delay
 
-  const exitIfEmpty = (code) => { if (members.size === 0 && pending === 0) { log(`${what}: no process left, exiting`); process.exit(code); } };
-
+  const exitIfEmpty = (code) => {
+    if (members.size > 0 || pending > 0) return;
+    log(`${what}: no process left, exiting`);
+    process.exit(code);
+  };
   function launch(candidate = false) {
     const m = start();
     if (candidate) candidates.add(m);
@@ -64,43 +104,23 @@ export function supervise({ count, start, drainMs, listenTimeoutMs = 60_000, wha
     });
     return m;
   }
-
-  function stop(m) {
-    stopping.add(m);
-    m.kill('SIGTERM');
-    const timer = setTimeout(() => { log(`${what}: process ${m.pid} still there after ${drainMs} ms, killing it`); m.kill('SIGKILL'); }, drainMs);
-    return m.exited.finally(() => clearTimeout(timer));
-  }
-
-  const inTime = (m) => Promise.race([m.listening(), m.exited.then(() => { throw new Error('it exited first'); }),
-    new Promise((_r, reject) => { setTimeout(() => reject(new Error(`not listening after ${listenTimeoutMs} ms`)), listenTimeoutMs).unref(); })]);
-
+  const stop = (m) => { stopping.add(m); return stopMember(m, drainMs, what); };
+  const inTime = (m) => listeningWithin(m, listenTimeoutMs);
   async function rollingRestart() {
-    if (rolling || shuttingDown) return log(`${what}: rolling restart ignored (${rolling ? 'one is running' : 'shutting down'})`);
+    if (rolling || shuttingDown) {
+      return log(`${what}: rolling restart ignored (${rolling ? 'one is running' : 'shutting down'})`);
+    }
     rolling = true;
     log(`${what}: rolling restart of ${members.size} process(es)`);
     try {
-      for (const old of [...members]) {
-        if (shuttingDown) return undefined;
-        const next = launch(true);
-        try {
-          await inTime(next);
-          candidates.delete(next);
-        } catch (err) {
-          log(`${what}: rolling restart aborted: new process ${next.pid}: ${err.message}; the old ones keep serving`);
-          candidates.delete(next);
-          if (members.has(next)) await stop(next);
-          return undefined;
-        }
-        await stop(old);
-      }
+      const ops = { launch, stop, inTime, candidates, members, what };
+      for (const old of [...members]) if (shuttingDown || !(await replaceStep(old, ops))) return undefined;
       log(`${what}: rolling restart done`);
     } finally {
       rolling = false;
     }
     return undefined;
   }
-
   function shutdown(signal) {
     if (shuttingDown) return;
     shuttingDown = true;
@@ -108,10 +128,12 @@ export function supervise({ count, start, drainMs, listenTimeoutMs = 60_000, wha
     for (const m of members) stop(m);
     exitIfEmpty(0);
   }
-
   process.on('SIGHUP', () => { rollingRestart(); });
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   const first = Array.from({ length: count }, launch);
-  Promise.all(first.map(inTime)).then(() => log(`${what} ready: ${count} process(es) listening`), (err) => log(`${what}: not every process is listening: ${err.message}`));
+  Promise.all(first.map(inTime)).then(
+    () => log(`${what} ready: ${count} process(es) listening`),
+    (err) => log(`${what}: not every process is listening: ${err.message}`),
+  );
 }
