@@ -84,7 +84,7 @@ async function main() {
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   // --app: your service as a generated app folder (bad input: one line, exit 2), measured as --app-dir.
   const app = await appFromOptions(opts, { engine: opts.engine ?? process.env.ENGINE, log: (line) => console.log(line) });
-  if (app) Object.assign(opts, { appDir: app.dir, out: opts.out ?? app.out, engine: app.engine });
+  if (app) Object.assign(opts, { appDir: app.dir, out: opts.out ?? app.out, engine: app.engine, engineWhy: app.kind === 'node' ? 'a Node folder runs as local processes' : 'a container app runs on Docker' });
   if (opts.matrix) {
     try { opts.matrixSpec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }
   }

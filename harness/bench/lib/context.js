@@ -45,7 +45,8 @@ function appsOf(opts) {
 
 /** Builds the run's context from the parsed options (nothing is started). */
 export function runContext(opts, { now = new Date() } = {}) {
-  const engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
+  // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
+  const engineChoice = opts.engineWhy ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy } : selectEngine(opts.engine ?? process.env.ENGINE);
   const apps = appsOf(opts);
   const isolation = planIsolation({ budget: opts.budget, budgets: opts.budgets === undefined ? undefined : parseBudgets(opts.budgets) });
   // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.

@@ -43,7 +43,7 @@ async function warmBlock(run, cells, warmedProcesses) {
     await guarded(rec, async () => {
       const floor = floorOf(c);
       warmedProcesses.add(run.deploymentOf(c));
-      rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
+      rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads, request: c.request }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
     });
     ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
   }
@@ -66,8 +66,8 @@ async function roundsOfBlock(run, cells) {
           return;
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
-        if (p.rewarmS > 0) await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
-        const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage });
+        if (p.rewarmS > 0) await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads, ...(c.request ? { request: c.request } : {}) });
+        const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage, request: c.request });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
@@ -99,7 +99,8 @@ async function slicedRound(run, r, rounds, cells) {
       const usage = run.usageOf(c);
       await guarded(rec, async () => {
         const at = Date.now();
-        windows.get(c.id).push({ ...await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p) / slicesOf(c, p), threads, usage }), at });
+        const durationS = windowOf(c, p) / slicesOf(c, p);
+        windows.get(c.id).push({ ...await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request }), at });
       });
     }
   }

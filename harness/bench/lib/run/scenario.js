@@ -108,7 +108,7 @@ async function prepare(c, r, handle, balancers) {
       await everyProcessServes(`${handle.url({ ...c.topology, viaNginx: false })}/`, c.topology.workers);
       readyProcesses.add(handle);
     }
-    await verify(`${handle.url(c.topology)}${c.path}`, c.workload);
+    await verify(`${handle.url(c.topology)}${c.path}`, c.workload, { request: c.request ?? null });
     if (c.recordDraw) r.draw = await handle.describeInstances();
     if (c.needsDb) r.database = await databaseOf(handle, c);
   });
