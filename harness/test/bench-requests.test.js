@@ -32,9 +32,11 @@ test('requestOf: a POST of the app\'s own requests, its body as JSON text; a GET
 
 test('wrk, autocannon and the paced generator send the request\'s method, body and content type', async () => {
   const request = requestOf(app, 'post-items');
-  for (const [name, run] of [['wrk', () => wrk.run({ url, connections: 2, durationS: 1, request })],
-    ['autocannon', () => autocannon.run({ url, connections: 2, durationS: 0.5, request })],
-    ['paced', () => paced.run({ url, rate: 50, durationS: 0.4, ...request })]]) {
+  /** @type {[string, () => Promise<any>][]} */
+  const generators = [['wrk', () => wrk.run(/** @type {any} */ ({ url, connections: 2, durationS: 1, request }))],
+    ['autocannon', () => autocannon.run(/** @type {any} */ ({ url, connections: 2, durationS: 0.5, request }))],
+    ['paced', () => paced.run({ url, rate: 50, durationS: 0.4, ...request })]];
+  for (const [name, run] of generators) {
     seen.length = 0;
     const r = await run();
     assert.ok(r.requests > 0 && seen.length > 0, `${name}: requests were sent`);
