@@ -1,15 +1,18 @@
 // `place` on the processes backend, on a real topology (the echo fixture behind the real nginx): a
 // running run moved to another cpuset, budget and quota per instance without a restart — the cgroup
 // files read back, the same processes serving, the quota enforced, usage() still cumulative, and
-// what starts later (a restart, a scale) placed alike; every bad input one line, nothing changed.
+// what starts later (a restart, a scale) placed alike; every bad input one line, nothing changed,
+// from the API and from the command line (exit 2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { runnerFor, availableCpus, formatCpuList, PlacementError } from '../runner/index.js';
 import { FIXTURE, tempRunDir, getJson, runProcesses } from './helpers.js';
 
 const { up, down, place, restart, scale, usage, readState } = runnerFor('processes');
+const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
 const ALL = availableCpus();
 const LAST = String(ALL.at(-1));
 
@@ -141,7 +144,7 @@ const BAD = [
 // The budget stays when only the cpuset is given: it must fit there too.
 if (ALL.length > 1) BAD.push([{ cpuset: LAST }, /doesn't fit on the 1 CPU\(s\) of cpuset \d+: place a budget that fits too$/]);
 
-test('every bad place: one line, a PlacementError, nothing changed', { timeout: 120_000 },
+test('every bad place: one line, a PlacementError, nothing changed; the command line exits 2', { timeout: 120_000 },
   async (t) => {
     const { runDir, state } = await start(t, 'place-bad', { budget: ALL.length, env: { REPLICAS: '1', CPUS: '0.5' } });
     if (!state.cpuLimits.enforced) return t.skip(`cgroups not writable here: ${state.cpuLimits.reason}`);
@@ -159,6 +162,20 @@ test('every bad place: one line, a PlacementError, nothing changed', { timeout: 
       });
     }
     assert.deepEqual(await snapshot(), before, 'nothing changed: the state, the cgroup files, the pinning');
+
+    const lab = (...args) => spawnSync(process.execPath, [LAB, 'place', ...args, '--run-dir', runDir], {
+      encoding: 'utf8', timeout: 60_000, env: { ...process.env, ENGINE: 'processes' },
+    });
+    for (const args of [['--cpuset', '999'], ['--cpus', 'app'], ['--budget', '0']]) {
+      const res = lab(...args);
+      assert.equal(res.status, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stderr, /^error: [^\n]+\n$/, 'one line');
+    }
+    assert.deepEqual(await snapshot(), before, 'nothing changed by the command line either');
+    const ok = lab('--budget', '1', '--cpus', 'app=0.25');
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /^placed \(engine: processes\): cpuset none, budget 1; CPUs per instance: app 0\.25, nginx none$/m);
+    assert.deepEqual(placedNow(await readState(runDir)).app, [0.25]);
   });
 
 test('place with nothing running: one line', { timeout: 10_000 }, async () => {
