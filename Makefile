@@ -16,7 +16,7 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
 DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 
-.PHONY: help setup githooks system-packages secrets test bench report up down ps kill term hup restart reload scale clean
+.PHONY: help setup githooks system-packages secrets test bench report up down ps kill term hup restart reload scale place clean
 
 help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
@@ -32,7 +32,8 @@ help:
 	@echo "make ps | make down | make kill|term|hup|restart SERVICE=app [INSTANCE=n]"
 	@echo "make reload SAMPLE=<dir> [SERVICE=app]                          replace the instances one at a time"
 	@echo "make scale REPLICAS=n [SERVICE=app]                             run the service as n instances (nginx follows)"
-	@echo "ENGINE=docker|processes on up, ps, down, kill, reload, scale, bench  the backend (default: docker if one answers)"
+	@echo "make place [CPUSET=1] [BUDGET=1] [CPUS=x [SERVICE=app]]         move the running run: its CPUs, budget, quota"
+	@echo "ENGINE=docker|processes on up, ps, down, kill, reload, scale, place, bench  the backend (default: docker if one answers)"
 
 # ---- set-up (idempotent) ----------------------------------------------------------------------
 setup: githooks system-packages harness/node_modules/.installed $(NODE_SAMPLES:%=%/node_modules/.installed) $(if $(filter node-cluster,$(NODE_SAMPLES)),node-cluster/node_modules/.mongod-looked-up) secrets $(if $(DOTNET_SLN),dotnet-api/obj/.restored)
@@ -129,6 +130,9 @@ reload:
 
 scale:
 	@$(LAB) scale $(or $(SERVICE),app) $(or $(REPLICAS),$(error make scale needs REPLICAS=<n>, e.g. make scale SERVICE=app REPLICAS=3))
+
+place:
+	@$(LAB) place $(if $(CPUSET),--cpuset $(CPUSET)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CPUS),--cpus $(or $(SERVICE),app)=$(CPUS))
 
 clean: down
 	rm -rf .run dotnet-api/out
