@@ -2,7 +2,7 @@
 // through the processes backend behind its back: a run on Docker kills, waits and rolls out with
 // the docker backend's operations. Here the runner is a recording stand-in around a real HTTP
 // server on 127.0.0.1 and real processes as the "workers"; the drills on real topologies are in
-// drills.test.js (processes) and the bench's `--engine docker --scenario drills` (Docker).
+// drills.test.js and drills-dotnet.test.js (processes) and docker/drills.test.js (Docker).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -11,11 +11,14 @@ import { once } from 'node:events';
 import { ENGINES, runnerFor } from '../runner/index.js';
 import { faultDrill } from '../bench/lib/drills/fault.js';
 import { rolloutDrill } from '../bench/lib/drills/rollout.js';
+import { lifecycleDrill } from '../bench/lib/drills/lifecycle.js';
 import { isAlive } from '../lib/processes.js';
 import { waitFor } from './helpers.js';
 
 const MIX = { get: '/', post: { path: '/echo', body: '{"drill":true}', contentType: 'application/json' }, postShare: 0.2 };
 const RUN_DIR = 'stand-in-run-folder';
+// The app's x-bench description, handed to the drill: no store to read back here.
+const APP = { post: '/echo', writes: null };
 
 async function server(t) {
   const s = http.createServer((req, res) => { req.resume(); req.on('end', () => res.end('{"ok":true}')); });
@@ -53,7 +56,7 @@ function recordingRunner(extra = {}) {
 test('the fault drill kills instances and waits for them through the runner it is given', async (t) => {
   const url = await server(t);
   const runner = recordingRunner();
-  const r = await faultDrill({ runner, runDir: RUN_DIR, url, how: 'instance', kills: 3, rate: 50, mix: MIX, settleMs: 100, gapMs: 50 });
+  const r = await faultDrill({ runner, runDir: RUN_DIR, url, how: 'instance', kills: 3, rate: 50, mix: MIX, app: APP, settleMs: 100, gapMs: 50 });
   assert.deepEqual(runner.calls, [
     ['signal', { runDir: RUN_DIR, service: 'app', index: 1, signal: 'SIGKILL' }],
     ['waitServing', { runDir: RUN_DIR, service: 'app', index: 1, notPid: 101 }],
@@ -75,7 +78,7 @@ test('a kill of the instance the load goes to straight fails the drill when the 
     ps: async () => [{ service: 'app', index: 1, name: 'stand-in-app-1', pid: 101, url: `http://127.0.0.1:${port}` }],
     waitServing: async () => { port += 1; return { pid: 111, healthyAt: Date.now(), inRotationAt: Date.now() }; },
   });
-  await assert.rejects(faultDrill({ runner, runDir: RUN_DIR, url, how: 'instance', kills: 1, rate: 50, mix: MIX, settleMs: 100 }),
+  await assert.rejects(faultDrill({ runner, runDir: RUN_DIR, url, how: 'instance', kills: 1, rate: 50, mix: MIX, app: APP, settleMs: 100 }),
     new RegExp(`^Error: stand-in-app-1 came back on http://127\\.0\\.0\\.1:${port + 1} instead of ${url.replaceAll('.', '\\.')}, where the load goes`));
 });
 
@@ -92,7 +95,7 @@ test('the fault drill kills a worker the runner names and waits until the runner
     },
     isServing: async (o) => { asked.push(['isServing', o]); return true; },
   });
-  const r = await faultDrill({ runner, runDir: RUN_DIR, url, how: 'worker', kills: 1, rate: 50, mix: MIX, settleMs: 100 });
+  const r = await faultDrill({ runner, runDir: RUN_DIR, url, how: 'worker', kills: 1, rate: 50, mix: MIX, app: APP, settleMs: 100 });
   await waitFor(() => victim.signalCode === 'SIGKILL', { what: 'the victim killed by SIGKILL', timeoutMs: 5000 });
   assert.deepEqual(r.kills.map((k) => [k.target, k.pid]), [['stand-in-app-1 worker', victim.pid]]);
   const at = { runDir: RUN_DIR, service: 'app', index: 1 };
@@ -111,16 +114,51 @@ test('the rollout drill runs the reload of the runner it is given', async (t) =>
       return { strategy: 'proxy', zeroDowntime: true, tookMs: 1, steps: [{ instance: 'stand-in-app-1', from: { pid: 101 }, to: { pid: 201 }, startedAt, tookMs: 1 }] };
     },
   });
-  const r = await rolloutDrill({ runner, runDir: RUN_DIR, sample: 'stand-in', url, rate: 50, mix: MIX, settleMs: 100 });
+  const r = await rolloutDrill({ runner, runDir: RUN_DIR, sample: 'stand-in', url, rate: 50, mix: MIX, app: APP, about: { strategy: 'replicas', processes: 2 }, settleMs: 100 });
   assert.deepEqual(runner.calls, [['reload', { runDir: RUN_DIR, sample: 'stand-in', service: 'app' }]]);
   assert.deepEqual(r.steps.map((s) => [s.instance, s.to.pid]), [['stand-in-app-1', 201]]);
-  assert.equal(r.strategy, 'proxy');
+  assert.deepEqual([r.kind, r.strategy, r.processes, r.roll, r.rolledBy, r.engine], ['rollout', 'replicas', 2, 'reload', 'proxy', null]);
+  assert.deepEqual(r.writes, { counted: false, why: 'stand-in has no store the drill can count (x-bench.writes: null)' });
+});
+
+test('a lone process is rolled out by restarting it in place, through the runner it is given', async (t) => {
+  const url = await server(t);
+  const runner = recordingRunner({ restart: async (o) => { runner.calls.push(['restart', o]); return { pid: 300 + o.index }; } });
+  const r = await rolloutDrill({ runner, runDir: RUN_DIR, url, roll: 'restart', rate: 50, mix: MIX, app: APP, settleMs: 100 });
+  assert.deepEqual(runner.calls, [['restart', { runDir: RUN_DIR, service: 'app', index: 1 }], ['restart', { runDir: RUN_DIR, service: 'app', index: 2 }]]);
+  assert.deepEqual([r.rolledBy, r.zeroDowntime], ['restart', false]);
+  assert.deepEqual(r.steps.map((s) => [s.instance, s.from.pid, s.to.pid]), [['stand-in-app-1', 101, 301], ['stand-in-app-2', 102, 302]]);
+  await assert.rejects(rolloutDrill({ runner, runDir: RUN_DIR, url, roll: 'redeploy', mix: MIX, app: APP }), { message: 'roll must be \'reload\' or \'restart\' (got "redeploy")' });
+});
+
+test('the stop and scale-down drills stop, restart and scale through the runner they are given', async (t) => {
+  const url = await server(t);
+  const running = { 1: true, 2: true };
+  const runner = recordingRunner({
+    ps: async () => [1, 2].map((index) => ({ service: 'app', index, name: `stand-in-app-${index}`, pid: 100 + index, status: running[index] ? 'running' : 'exited' })),
+    signal: async (o) => { runner.calls.push(['signal', o]); running[o.index] = false; },
+    restart: async (o) => { runner.calls.push(['restart', o]); running[o.index] = true; return { pid: 500 }; },
+    scale: async (o) => { runner.calls.push(['scale', { replicas: o.replicas }]); return { tookMs: 5, removed: o.replicas === 1 ? ['stand-in-app-2'] : [] }; },
+  });
+  const stop = await lifecycleDrill({ runner, runDir: RUN_DIR, url, kind: 'stop', events: 2, rate: 50, mix: MIX, app: APP, settleMs: 100, gapMs: 20 });
+  assert.deepEqual(runner.calls.splice(0), [
+    ['signal', { runDir: RUN_DIR, service: 'app', index: 1, signal: 'SIGTERM' }], ['restart', { runDir: RUN_DIR, service: 'app', index: 1 }],
+    ['signal', { runDir: RUN_DIR, service: 'app', index: 2, signal: 'SIGTERM' }], ['restart', { runDir: RUN_DIR, service: 'app', index: 2 }],
+  ]);
+  assert.deepEqual(stop.events.map((e) => e.target), ['stand-in-app-1', 'stand-in-app-2']);
+  assert.ok(stop.events.every((e) => e.backMs >= e.stoppedMs && e.outageMs === 0));
+  const down = await lifecycleDrill({ runner, runDir: RUN_DIR, url, kind: 'scale-down', events: 1, rate: 50, mix: MIX, app: APP, settleMs: 100 });
+  assert.deepEqual(runner.calls, [['scale', { replicas: 1 }], ['scale', { replicas: 2 }]]);
+  assert.deepEqual([down.kind, down.events[0].target, down.events[0].from, down.events[0].to], ['scale-down', 'stand-in-app-2', 2, 1]);
+  await assert.rejects(lifecycleDrill({ runner, runDir: RUN_DIR, url, kind: 'drain', mix: MIX, app: APP }), { message: 'kind must be \'stop\' or \'scale-down\' (got "drain")' });
+  const one = recordingRunner({ ps: async () => [{ service: 'app', index: 1, name: 'stand-in-app-1', pid: 101, status: 'running' }] });
+  await assert.rejects(lifecycleDrill({ runner: one, runDir: RUN_DIR, url, kind: 'stop', mix: MIX, app: APP }), { message: 'a stop drill needs 2 or more instances of \'app\' (it has 1): with one, nothing serves meanwhile' });
 });
 
 test('every engine\'s runner has the operations the drills use', async () => {
   for (const engine of ENGINES) {
     const runner = await runnerFor(engine);
-    for (const op of ['readState', 'ps', 'signal', 'waitServing', 'isServing', 'workerPids', 'logReader', 'reload']) {
+    for (const op of ['readState', 'ps', 'signal', 'restart', 'scale', 'waitServing', 'isServing', 'workerPids', 'logReader', 'reload']) {
       assert.equal(typeof runner[op], 'function', `${engine}: ${op}`);
     }
   }

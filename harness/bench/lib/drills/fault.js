@@ -12,7 +12,7 @@
 // backend unless said otherwise), so the drill is the same on both.
 import * as processes from '../../../runner/index.js';
 import { nsPidOf } from '../../../lib/processes.js';
-import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
+import { drillUnderLoad, checkMix, failuresBetween, outageBetween, traffic, eventSummary } from './under-load.js';
 import { median, round } from '../stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -87,21 +87,24 @@ async function killWorker({ runner, runDir, service, load }) {
 }
 
 /**
- * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, log }):
- * `runner`: the engine's runner module (runner/engine.js runnerFor), the processes backend by default;
+ * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, app, about, log }):
+ * `runner`: the engine's Runner (runner/index.js runnerFor), the processes backend by default;
  * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
- * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
- * Returns { how, kills: [{ target, pid, killedAtMs, backAfterMs, inRotationAfterMs, failed: { get, post } }],
- * get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max },
- * recoverMs: { median, max }, inRotationMs: { median, max }, durationS, rate, mix }.
+ * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }; `app` the app's
+ * x-bench description (default: read from the run), whose store, where it runs, counts the writes;
+ * `about` = { strategy, processes, budget, app } is copied into the record so it describes itself.
+ * Returns { kind: 'crash', ...about, engine, how, kills: [{ target, pid, killedAtMs, backAfterMs,
+ * inRotationAfterMs, outageMs, failed: { get, post } }], get: { requests, failed, retried, errors },
+ * post: {...}, latencyMs: { p50, p90, p99, max }, recoverMs: { median, max }, inRotationMs,
+ * backMs, outageMs: { median, max }, writes, durationS, rate, mix }.
  */
-/** @param {{ runner?: any, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
-export async function faultDrill({ runner = processes, runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, log = () => {}, settleMs = 1000, gapMs = 500 }) {
+/** @param {{ runner?: any, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
+export async function faultDrill({ runner = processes, runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, app, about = {}, log = () => {}, settleMs = 1000, gapMs = 500 }) {
   if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);
   checkMix(mix);
   await appOf({ runner, runDir, service });
-  const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
+  const run = await drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `crash-${about.strategy ?? how}` }, async (load) => {
     const done = [];
     for (let k = 0; k < kills; k += 1) {
       if (k > 0) await sleep(gapMs);
@@ -111,15 +114,22 @@ export async function faultDrill({ runner = processes, runDir, service = 'app', 
     }
     return done;
   });
+  const { records, result, durationS } = run;
   // Each failure is put down to the last kill before it was answered.
-  const withFailures = result.map((kill, i) => ({ ...kill, failed: failuresBetween(records, kill.killedAtMs, result[i + 1]?.killedAtMs ?? Infinity) }));
+  const windowOf = (i) => [result[i].killedAtMs, result[i + 1]?.killedAtMs ?? Infinity];
+  const withFailures = result.map((kill, i) => ({ ...kill, failed: failuresBetween(records, ...windowOf(i)), outageMs: outageBetween(records, ...windowOf(i)) }));
   const backs = result.map((k) => k.backAfterMs);
   const inRotation = result.map((k) => k.inRotationAfterMs);
   return {
+    kind: 'crash',
+    ...about,
+    engine: runner.engine ?? null,
     how,
     kills: withFailures,
-    ...traffic(records, { rate, mix, durationS }),
+    ...traffic(records, { rate, mix: run.mix, durationS }),
     recoverMs: { median: round(median(backs), 0), max: Math.max(...backs) },
     inRotationMs: { median: round(median(inRotation), 0), max: Math.max(...inRotation) },
+    ...eventSummary(withFailures.map((k) => ({ backMs: k.backAfterMs, outageMs: k.outageMs }))),
+    writes: run.writes,
   };
 }

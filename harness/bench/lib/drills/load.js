@@ -5,7 +5,8 @@
 // would use. The client does what HTTP/1.1 clients do on a reused connection the server closed
 // before answering (RFC 9112 §9.3.1): an idempotent request (GET) is sent again once on a fresh
 // connection; a POST is not (the client can't know whether it was processed) and counts as failed.
-// Retries are counted, not hidden.
+// Retries are counted, not hidden. With `idPrefix`, each POST carries an id of its own (the prefix
+// and a counter, in place of `{id}` in its body), so what the store kept can be counted afterwards.
 import http from 'node:http';
 
 const STALE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
@@ -31,13 +32,17 @@ function send(agent, url, { method, body, contentType }, timeoutMs) {
   });
 }
 
+/** The id of POST number n (1-based) of a load whose ids start with `prefix`. */
+export const postId = (prefix, n) => `${prefix}${n}`;
+
 /**
  * Starts the load at once. `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
  * Returns { stop() -> Promise<records>, since(ms) }: stop() ends the schedule, waits for the
  * requests in flight (each bounded by timeoutMs) and returns one record per request:
- * { method, at (ms after start it was meant to leave), latencyMs, status?, error?, retried }.
+ * { method, at (ms after start it was meant to leave), latencyMs, status?, error?, retried, id? }.
+ * @param {{ url: string, rate: number, mix: any, idPrefix?: string, timeoutMs?: number, maxSockets?: number }} options
  */
-export function startLoad({ url, rate, mix, timeoutMs = 10_000, maxSockets = 64 }) {
+export function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, maxSockets = 64 }) {
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets });
@@ -49,6 +54,7 @@ export function startLoad({ url, rate, mix, timeoutMs = 10_000, maxSockets = 64 
   const t0 = performance.now();
   const startedAt = Date.now();
   let sent = 0;
+  let posts = 0;
   let stopped = false;
   let timer;
 
@@ -56,14 +62,16 @@ export function startLoad({ url, rate, mix, timeoutMs = 10_000, maxSockets = 64 
     const at = i * (1000 / rate);
     const asPost = isPost(i, share);
     const target = asPost ? post.url : getUrl;
-    const spec = asPost ? { method: 'POST', body: post.body, contentType: post.contentType ?? 'application/json' } : { method: 'GET' };
+    const id = asPost && idPrefix !== undefined ? postId(idPrefix, ++posts) : undefined;
+    const body = id === undefined ? post?.body : post.body.replaceAll('{id}', id);
+    const spec = asPost ? { method: 'POST', body, contentType: post.contentType ?? 'application/json' } : { method: 'GET' };
     let result = await send(agent, target, spec, timeoutMs);
     let retried = false;
     if (!asPost && result.reused && STALE.has(result.error)) {
       retried = true;
       result = await send(false, target, spec, timeoutMs);
     }
-    records.push({ method: spec.method, at, latencyMs: performance.now() - t0 - at, status: result.status, error: result.error, retried });
+    records.push({ method: spec.method, at, latencyMs: performance.now() - t0 - at, status: result.status, error: result.error, retried, ...(id === undefined ? {} : { id }) });
   }
 
   function dispatch() {

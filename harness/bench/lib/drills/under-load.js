@@ -1,6 +1,10 @@
-// What both drills share: check the traffic mix against the topology once, then run an action
-// (kills, a rollout) under a fixed rate of that traffic, and sum up what the clients saw.
+// What every drill shares: check the traffic mix against the topology once, then run an action
+// (kills, a rollout, a stop, a scale-down) under a fixed rate of that traffic, sum up what the
+// clients saw and, where the app has a store that runs, what the store kept (writes.js).
 import { startLoad, summarise, failed } from './load.js';
+import { planWrites, readBack, accountWrites, newPrefix } from './writes.js';
+import { appOfRun } from './app.js';
+import { median, round } from '../stats.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -17,9 +21,11 @@ export function checkMix(mix) {
 
 // One request of each kind before the drill: a route that doesn't answer 2xx would count as
 // 100 % failures, which says nothing about a crash or a deploy.
-async function preflight(url, mix) {
+async function preflight(url, mix, idPrefix) {
   const tries = [['GET', mix.get]];
-  if ((mix.postShare ?? 0) > 0) tries.push(['POST', mix.post.path, mix.post.body, mix.post.contentType ?? 'application/json']);
+  // Its POST's id is outside the drill's prefix: the store's count is of the drill's own POSTs.
+  const body = idPrefix === undefined ? mix.post?.body : mix.post?.body.replaceAll('{id}', `pre-${idPrefix}0`);
+  if ((mix.postShare ?? 0) > 0) tries.push(['POST', mix.post.path, body, mix.post.contentType ?? 'application/json']);
   for (const [method, path, body, type] of tries) {
     let status;
     try {
@@ -37,11 +43,11 @@ async function preflight(url, mix) {
  * Runs `action(load)` under the load, with `settleMs` of plain load before and after it.
  * `load.now()` is the drill's clock (ms). Returns { records, result, durationS }.
  */
-export async function underLoad({ url, rate, mix, settleMs = 1000 }, action) {
+export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, action) {
   checkMix(mix);
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
-  await preflight(url, mix);
-  const load = startLoad({ url, rate, mix });
+  await preflight(url, mix, idPrefix);
+  const load = startLoad({ url, rate, mix, idPrefix });
   let result;
   let error;
   try {
@@ -57,13 +63,58 @@ export async function underLoad({ url, rate, mix, settleMs = 1000 }, action) {
   return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000 };
 }
 
+/**
+ * Runs `action(load)` under the load as underLoad does, for the app running in runDir (its x-bench
+ * description `app`, else read from the run's compose.yaml): where its store runs, the POSTs are
+ * its writes, each with an id, and the store is read back afterwards. Returns { records, result,
+ * durationS, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or
+ * { counted: false, why } }. A store that can't be read back throws one line naming it.
+ */
+export async function drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name, tag }, action) {
+  checkMix(mix);
+  const described = app ? { app, name: name ?? 'the app' } : await appOfRun(runner, runDir);
+  const plan = await planWrites({ runner, runDir, app: described.app, name: described.name });
+  const sent = plan.counted && (mix.postShare ?? 0) > 0 ? { ...mix, post: plan.post } : mix;
+  const prefix = plan.counted ? newPrefix(tag) : undefined;
+  const run = await underLoad({ url, rate, mix: sent, settleMs, idPrefix: prefix }, action);
+  if (!plan.counted) return { ...run, mix: sent, writes: { counted: false, why: plan.why } };
+  const stored = await readBack({ runner, runDir, writes: plan.writes, prefix });
+  return { ...run, mix: sent, writes: { counted: true, store: plan.store, prefix, ...accountWrites(run.records, stored) } };
+}
+
+const answeredAt = (r) => r.at + r.latencyMs;
+
 /** The failures of a window of the drill's clock, [fromMs, toMs), by when they were answered. */
 export function failuresBetween(records, fromMs, toMs) {
-  const bad = records.filter((r) => failed(r) && r.at + r.latencyMs >= fromMs && r.at + r.latencyMs < toMs);
+  const bad = records.filter((r) => failed(r) && answeredAt(r) >= fromMs && answeredAt(r) < toMs);
   return { get: bad.filter((r) => r.method === 'GET').length, post: bad.filter((r) => r.method === 'POST').length };
 }
 
-/** The parts of a drill's result every drill has. */
+/**
+ * How long the clients saw the service fail in a window of the drill's clock: from the send of the
+ * first request that failed to the answer of the last one (ms; 0 when none failed). Measured from
+ * the load, not a wait the drill chose.
+ */
+export function outageBetween(records, fromMs, toMs) {
+  const bad = records.filter((r) => failed(r) && answeredAt(r) >= fromMs && answeredAt(r) < toMs);
+  if (!bad.length) return 0;
+  return Math.round(Math.max(...bad.map(answeredAt)) - Math.min(...bad.map((r) => r.at)));
+}
+
+/** The parts of a drill's result every drill has (the mix without its body template). */
 export function traffic(records, { rate, mix, durationS }) {
-  return { ...summarise(records), durationS, rate, mix: { ...mix, postShare: mix.postShare ?? 0 } };
+  const post = mix.post ? { path: mix.post.path, contentType: mix.post.contentType ?? 'application/json' } : undefined;
+  return { ...summarise(records), durationS, rate, mix: { get: mix.get, ...(post ? { post } : {}), postShare: mix.postShare ?? 0 } };
+}
+
+const spread = (xs) => ({ median: round(median(xs), 0), max: Math.max(...xs) });
+
+/**
+ * What the events of a drill (kills, rollout steps, stops, scale-downs) took, each measured:
+ * backMs, until the new or remaining processes answered their health check (the runner's own
+ * polling); outageMs, how long the clients saw failures (outageBetween); total: their sum.
+ */
+export function eventSummary(events) {
+  const outages = events.map((e) => e.outageMs);
+  return { backMs: spread(events.map((e) => e.backMs)), outageMs: { ...spread(outages), total: outages.reduce((a, b) => a + b, 0) } };
 }
