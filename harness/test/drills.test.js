@@ -67,7 +67,7 @@ test('a rollout of 2 replicas under GET and POST load: 0 failed GETs; a POST onl
   // worker closes it (nginx < 1.27.4 closes them at once on reload), and a POST sent on it is lost.
   const r = await rolloutDrill({ runDir, sample: 'node-replicas', url: state.url, rate: 50, mix: MIX, settleMs: 500 });
   t.diagnostic(`${JSON.stringify(r.get)} ${JSON.stringify(r.post)} rollout ${r.reloadMs} ms`);
-  assert.equal(r.strategy, 'proxy');
+  assert.equal(r.rolledBy, 'proxy');
   assert.deepEqual(r.steps.map((s) => s.instance), ['node-replicas-app-1', 'node-replicas-app-2']);
   assert.deepEqual(r.steps.map((s) => s.from.pid), before);
   assert.ok(r.get.requests > 50 && r.post.requests > 10, JSON.stringify([r.get, r.post]));
@@ -79,21 +79,40 @@ test('a rollout of 2 replicas under GET and POST load: 0 failed GETs; a POST onl
   assert.ok(r.post.failed <= r.steps.length, `at most one POST per reload (${r.post.failed} in ${r.steps.length})`);
 });
 
-test('cluster workers: each kill hits another worker and the primary replaces it before the next', async (t) => {
-  const runDir = tempRunDir('drill-cluster');
-  t.after(async () => {
-    await down({ runDir });
-    assert.deepEqual(runProcesses(runDir), []);
+// node-cluster's three process managers, each crashed (a worker killed, its manager starts
+// another) and rolled out (its own rolling restart, started by SIGHUP: the cluster primary's,
+// `pm2 reload`, the reusePort launcher's) under GETs and POSTs of /echo, through its nginx. Its
+// store is MongoDB, which does not run here: the drill says so in its record instead of counting.
+for (const manager of ['cluster', 'pm2', 'reuseport']) {
+  test(`${manager} of 2: each kill hits another worker, the manager replaces it; its rolling restart fails no request`, { timeout: 180_000 }, async (t) => {
+    const runDir = tempRunDir(`drill-${manager}`);
+    t.after(async () => {
+      await down({ runDir });
+      assert.deepEqual(runProcesses(runDir), []);
+    });
+    const state = await up({ sample: 'node-cluster', runDir, env: { HTTP_PORT: '0', WORKERS: '2', PROCESS_MANAGER: manager, MONGODB_URI_LOCAL: 'mongodb://127.0.0.1:9/items' }, services: ['app', 'nginx'], noDeps: true });
+    const about = { strategy: manager, processes: 2, app: 'node-cluster' };
+    const r = await faultDrill({ runDir, url: state.url, how: 'worker', kills: 2, rate: 100, mix: MIX, about, settleMs: 500 });
+    t.diagnostic(`crash: GET ${JSON.stringify(r.get)} POST ${JSON.stringify(r.post)} back ${JSON.stringify(r.backMs)}`);
+    assert.deepEqual([r.kind, r.strategy, r.engine, r.how], ['crash', manager, 'processes', 'worker']);
+    assert.equal(new Set(r.kills.map((k) => k.pid)).size, 2, 'two different workers');
+    assert.ok(r.kills.every((k) => k.target === 'node-cluster-app-1 worker' && k.backAfterMs > 0));
+    assert.ok(r.get.requests + r.post.requests > 100);
+    // The cluster module (and PM2's cluster mode) hands each connection from the primary to a
+    // worker: one handed to a worker that dies before it reads it is neither answered nor closed,
+    // and the client times out. Counted as such; nothing else may fail a GET behind nginx.
+    const handOff = manager === 'reuseport' ? [] : ['ETIMEDOUT'];
+    assert.deepEqual(Object.keys(r.get.errors).filter((e) => !handOff.includes(e)), [], `no GET failed behind nginx but a lost hand-off: ${JSON.stringify(r.get.errors)}`);
+    assert.ok(r.get.failed <= r.kills.length, `at most one GET per kill (${r.get.failed})`);
+    assert.deepEqual(r.writes, { counted: false, why: 'node-cluster\'s store (service mongo) does not run here, so its writes are not counted' });
+    assert.equal((await readState(runDir)).services.app.instances[0].restarts, 0, 'the manager itself never died');
+    const roll = await rolloutDrill({ runDir, sample: 'node-cluster', url: state.url, rate: 50, mix: MIX, about, settleMs: 500 });
+    t.diagnostic(`rollout: GET ${JSON.stringify(roll.get)} POST ${JSON.stringify(roll.post)} in ${roll.reloadMs} ms`);
+    assert.deepEqual([roll.rolledBy, roll.zeroDowntime], ['signal', true]);
+    assert.ok(roll.get.requests > 50, JSON.stringify(roll.get));
+    assert.equal(roll.get.failed + roll.post.failed, 0, `nothing failed: ${JSON.stringify([roll.get.errors, roll.post.errors])}`);
   });
-  const state = await up({ sample: 'node-cluster', runDir, env: { HTTP_PORT: '0', WORKERS: '2', MONGODB_URI_LOCAL: 'mongodb://127.0.0.1:9/items' }, services: ['app'], noDeps: true });
-  const r = await faultDrill({ runDir, url: state.services.app.instances[0].url, how: 'worker', kills: 2, rate: 100, mix: MIX, settleMs: 500 });
-  t.diagnostic(`GET ${JSON.stringify(r.get)} POST ${JSON.stringify(r.post)}`);
-  assert.equal(r.how, 'worker');
-  assert.equal(new Set(r.kills.map((k) => k.pid)).size, 2, 'two different workers');
-  assert.ok(r.kills.every((k) => k.target === 'node-cluster-app-1 worker' && k.backAfterMs > 0));
-  assert.ok(r.get.requests + r.post.requests > 100);
-  assert.equal((await readState(runDir)).services.app.instances[0].restarts, 0, 'the primary itself never died');
-});
+}
 
 test('drill input is checked before anything starts', async () => {
   const runDir = tempRunDir('drill-bad');
