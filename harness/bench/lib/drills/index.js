@@ -12,6 +12,7 @@ export { accountWrites, keptEverything } from './writes.js';
  * runDrillCell({ cell, runner, runDir, url, app, name, sample, service, log }) -> the drill's record
  * (it names its kind, strategy, engine, processes, budget and app). `app`: the app's x-bench
  * description (default: read from the run); `name`: what the record calls the app.
+ * @param {{ cell: any, runner: any, runDir: string, url: string, app?: any, name?: string, sample?: string, service?: string, log?: (line: string) => void }} options
  */
 export async function runDrillCell({ cell, runner, runDir, url, app, name, sample, service = 'app', log = () => {} }) {
   const about = { strategy: cell.strategy, processes: cell.processes, budget: cell.budget, app: name ?? cell.app ?? sample ?? null };

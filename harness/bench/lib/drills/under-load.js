@@ -69,6 +69,8 @@ export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, a
  * its writes, each with an id, and the store is read back afterwards. Returns { records, result,
  * durationS, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or
  * { counted: false, why } }. A store that can't be read back throws one line naming it.
+ * @param {{ runner: any, runDir: string, url: string, rate: number, mix: any, settleMs?: number, app?: any, name?: string, tag?: string }} options
+ * @param {(load: any) => Promise<any>} action
  */
 export async function drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name, tag }, action) {
   checkMix(mix);
