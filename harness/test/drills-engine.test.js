@@ -138,12 +138,15 @@ test('the stop and scale-down drills stop, restart and scale through the runner 
     ps: async () => [1, 2].map((index) => ({ service: 'app', index, name: `stand-in-app-${index}`, pid: 100 + index, status: running[index] ? 'running' : 'exited' })),
     signal: async (o) => { runner.calls.push(['signal', o]); running[o.index] = false; },
     restart: async (o) => { runner.calls.push(['restart', o]); running[o.index] = true; return { pid: 500 }; },
+    waitServing: async (o) => { runner.calls.push(['waitServing', o]); return { pid: 500, healthyAt: Date.now(), inRotationAt: Date.now() }; },
     scale: async (o) => { runner.calls.push(['scale', { replicas: o.replicas }]); return { tookMs: 5, removed: o.replicas === 1 ? ['stand-in-app-2'] : [] }; },
   });
   const stop = await lifecycleDrill({ runner, runDir: RUN_DIR, url, kind: 'stop', events: 2, rate: 50, mix: MIX, app: APP, settleMs: 100, gapMs: 20 });
   assert.deepEqual(runner.calls.splice(0), [
     ['signal', { runDir: RUN_DIR, service: 'app', index: 1, signal: 'SIGTERM' }], ['restart', { runDir: RUN_DIR, service: 'app', index: 1 }],
+    ['waitServing', { runDir: RUN_DIR, service: 'app', index: 1, notPid: 101 }],
     ['signal', { runDir: RUN_DIR, service: 'app', index: 2, signal: 'SIGTERM' }], ['restart', { runDir: RUN_DIR, service: 'app', index: 2 }],
+    ['waitServing', { runDir: RUN_DIR, service: 'app', index: 2, notPid: 102 }],
   ]);
   assert.deepEqual(stop.events.map((e) => e.target), ['stand-in-app-1', 'stand-in-app-2']);
   assert.ok(stop.events.every((e) => e.backMs >= e.stoppedMs && e.outageMs === 0));

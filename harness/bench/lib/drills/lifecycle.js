@@ -38,7 +38,10 @@ async function stopOne({ runner, runDir, service, k, load, log }) {
   const stoppedMs = Date.now() - t;
   const now = await runner.restart({ runDir, service, index: inst.index });
   const backMs = Date.now() - t;
-  log(`stop ${k + 1}: ${inst.name} drained and exited in ${stoppedMs} ms, serving again after ${backMs} ms`);
+  // Before the next event, nginx takes it back (its passive check skipped the refusing instance
+  // for fail_timeout): two instances out at once would be the drill's doing, not the strategy's.
+  await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
+  log(`stop ${k + 1}: ${inst.name} drained and exited in ${stoppedMs} ms, healthy again after ${backMs} ms`);
   return { target: inst.name, pid: inst.pid, newPid: now?.pid ?? null, atMs: Math.round(atMs), stoppedMs, backMs };
 }
 
