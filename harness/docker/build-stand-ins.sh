@@ -22,7 +22,8 @@ tags() {
 hash_of() { cat "$@" | sha256sum | cut -c1-12; }
 
 # The root filesystem: Debian sid (nginx 1.30, PostgreSQL 18), minbase, with the host's CA bundle.
-rootfs_packages=(ca-certificates busybox gettext-base tzdata nginx postgresql-18 libicu78 libssl3t64 zlib1g)
+# libatomic1: Node 26's linux-x64 binary links libatomic.so.1.
+rootfs_packages=(ca-certificates busybox gettext-base tzdata nginx postgresql-18 libicu78 libssl3t64 zlib1g libatomic1)
 dind_packages=(ca-certificates docker.io docker-cli iptables iproute2 procps)
 rootfs() { # name packages... -> prints the image name of the imported root filesystem
   local name=$1; shift

@@ -87,7 +87,7 @@ test('report, charts and guide from a synthetic run at two budgets: a verdict ta
 
     // The judgement the tables show, from the figures above.
     const byId = new Map(doc.verdicts.map((v) => [v.id, v]));
-    assert.equal(doc.schema, 3);
+    assert.equal(doc.schema, 4);
     assert.deepEqual(doc.protocol.budgets, [2, 1]);
     assert.equal(byId.get('pi.b2.dotnet.throughput').label, 'wins');
     assert.equal(byId.get('pi.b2.dotnet.throughput').winner, 'dotnet-1-nginx-b2');

@@ -21,7 +21,7 @@ export const IMAGE_PROGRAMS = [
   { image: /^mcr\.microsoft\.com\/mssql\/server:2025-/, programs: ['/opt/mssql-tools18/bin/sqlcmd', 'bash', 'sh'] },
 ];
 
-// A tag naming a patch release (1.30.6, 24.21.0-alpine, 10.0.12), a SQL Server cumulative update
+// A tag naming a patch release (1.30.6, 26.12.1-alpine, 10.0.12), a SQL Server cumulative update
 // (2025-CU9-...), or a digest.
 export const isPinned = (ref) => /@sha256:[0-9a-f]{64}$/.test(ref) || /:(\d+\.\d+\.\d+|\d{4}-CU\d+)(\b|-|$)/.test(ref);
 

@@ -82,6 +82,7 @@ app.UseStatusCodePages();
 
 app.MapInfoEndpoints();
 app.MapProductEndpoints();
+app.MapDatabaseInfoEndpoints();
 app.MapHealthChecks("/health/live", new HealthCheckOptions { Predicate = _ => false });
 app.MapHealthChecks("/health/ready", new HealthCheckOptions { Predicate = c => c.Tags.Contains("ready") });
 

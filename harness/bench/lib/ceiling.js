@@ -4,17 +4,16 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getTool } from './tools/index.js';
-import { loadRunner, stopRunDir } from './deployments.js';
+import { stopRunDir } from './run/deployments.js';
 import { track } from './cleanup.js';
 
 export const GENERATOR_BOUND = 0.7;
 const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ceiling');
 
 /** Measures each named tool's ceiling (req/s) with the isolation the cells get. */
-export async function measureCeilings(toolNames, { runDir, isolation, durationS = 5, connections = 64, onStep }) {
+export async function measureCeilings(toolNames, { runner, runDir, isolation, durationS = 5, connections = 64, onStep }) {
   if (toolNames.length === 0) return {};
-  const runner = await loadRunner();
-  const untrack = track(() => stopRunDir(runDir));
+  const untrack = track(() => stopRunDir(runner, runDir));
   const out = {};
   try {
     const state = await runner.up({ sample: CEILING, runDir, env: { HTTP_PORT: '0' }, cpuset: isolation.pinned ? isolation.sutCpus : undefined, budget: isolation.budgetCpus, priority: true });
@@ -24,7 +23,7 @@ export async function measureCeilings(toolNames, { runDir, isolation, durationS 
       out[name] = { rps: Math.round(r.rps), connections, durationS, latencyMs: r.latencyMs };
     }
   } finally {
-    await stopRunDir(runDir);
+    await stopRunDir(runner, runDir);
     untrack();
   }
   return out;

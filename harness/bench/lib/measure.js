@@ -13,6 +13,15 @@ const MACHINE_CPUS = availableCpus().length;
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
+// The CPU a window cost each role of the topology (its app, nginx, its store): what bounded it.
+const ROLES = ['appCpuMs', 'proxyCpuMs', 'databaseCpuMs'];
+export function cpuByRole(before, after) {
+  if (!before?.cpuNsBy || !after?.cpuNsBy) return {};
+  const out = {};
+  for (const [role, ns] of Object.entries(after.cpuNsBy)) out[`${role}CpuMs`] = round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1);
+  return out;
+}
+
 /**
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
@@ -38,6 +47,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
   if (after) samples.push(after.anonMiB);
   const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
+    ...cpuByRole(before, after),
     generatorCpuMs: round(generatorMs, 1),
     wallMs: round(wallMs, 1),
     generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
@@ -89,7 +99,9 @@ export function combineWindows(ws) {
       throttling[name] = { periods: acc.periods + x.periods, throttled: acc.throttled + x.throttled, throttledMs: round(acc.throttledMs + x.throttledMs, 1) };
     }
   }
+  const byRole = Object.fromEntries(ROLES.filter((k) => ws.every((w) => Number.isFinite(w[k]))).map((k) => [k, round(sum((w) => w[k]), 1)]));
   return {
+    ...byRole,
     rps: durationS > 0 ? round(requests / durationS) : 0,
     requests,
     durationS: round(durationS, 2),

@@ -4,7 +4,10 @@
 import { CONFIDENCE, MIN_DIFFERENCE, INTERVAL_METHOD, BLOCK_INTERVAL_METHOD } from './stats.js';
 import { GENERATOR_BOUND } from './ceiling.js';
 import { METRICS } from './metrics.js';
-import { WORKLOADS } from './workloads.js';
+import { WORKLOADS, workloadSpec } from './workloads.js';
+import { describeSample } from './samples.js';
+import { SPENT } from './bottleneck.js';
+import { STRATEGIES } from './strategies/index.js';
 import { GENERATOR_SHARE_LIMIT } from './verdicts.js';
 import { judge, SCHEMA } from './judge.js';
 import { latencyRoundsText } from './report/format.js';
@@ -16,6 +19,19 @@ export { SCHEMA };
 function cellRecord(c, isolation) {
   const { url, needsDb, cpuLimits, ...kept } = c;
   return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
+}
+
+// The workloads the plan's cells ran (the bench's own, and an app's own requests), as results keep them.
+function workloadsOf(plan) {
+  const out = {};
+  for (const c of plan.scenarios.flatMap((sc) => sc.cells)) {
+    if (out[c.workload]) continue;
+    const w = WORKLOADS[c.workload] ?? workloadSpec(describeSample(c.topology.sample), c.workload);
+    out[c.workload] = { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu, ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}), ...(w.custom ? { custom: true } : {}) };
+  }
+  // Every built-in one, measured or not, so a renderer knows their titles and order.
+  for (const [k, w] of Object.entries(WORKLOADS)) out[k] ??= { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu, ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}) };
+  return out;
 }
 
 export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = null }) {
@@ -49,6 +65,8 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
         tool: 'paced',
         rule: `p99 and CPU-per-request verdicts from windows at a fixed rate in the last rounds (${latencyRoundsText({ rounds: plan.params.latencyRounds, roundsByWorkload: plan.params.latencyRoundsByWorkload })}): one rate per workload — its nominal rate per CPU of the budget, lowered to ${plan.params.latencyLoad * 100}% of the slowest cell's warm-up rate (rounded down to a 1-2-5 step) where that is less; a cell's window is taken in slices of ${plan.params.latencySliceS} s in turn with the other cells of the round (a fresh order every slice), so a stall of the machine lands on every cell alike, and the verdicts compare the p99 of a typical second — the median over its slices of each slice's p99 — since the seconds a shared machine stalls every cell alike would decide a pooled p99 (the cell's pooled p99 is kept too); its CPU per request is the topology's CPU time during its own slices by their requests; open loop, each request's latency from its intended send time. Where a workload has no such windows neither is asked (at saturation a topology spends its whole budget, so its CPU per request is only the inverse of its throughput)`,
       } : null,
+      capacity: plan.params.capacitySteps ? { p99TargetMs: plan.params.sloP99Ms, steps: plan.params.capacitySteps, sliceS: plan.params.capacitySliceS, range: plan.params.capacityRange, heldShare: 0.95 } : null,
+      bound: { spent: SPENT, labels: ['strategy', 'proxy', 'connections', 'generator', 'machine', 'unknown'] },
       openLoop: { tool: 'paced', stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, sustained: 'achieved rate within 5% of the target, p99 < 500 ms, no failed request' },
       confidence: CONFIDENCE,
       interval: INTERVAL_METHOD,
@@ -69,8 +87,10 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     box,
     meta,
     ceilings,
-    workloads: Object.fromEntries(Object.entries(WORKLOADS).map(([k, w]) => [k, { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu }])),
+    workloads: workloadsOf(plan),
     metrics: METRICS,
+    // The strategy records, as the report and guide name and explain them (they read results.json alone).
+    strategies: STRATEGIES.map((x) => ({ key: x.key, slug: x.slug, title: x.title, why: x.why, multiProcess: x.multiProcess, drill: x.drill })),
     scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
     cells: all,
     questions: plan.scenarios.flatMap((sc) => sc.comparisons),

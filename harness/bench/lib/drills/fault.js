@@ -27,7 +27,7 @@ async function appOf({ runner, runDir, service }) {
   return rows.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index, name: r.name, pid: r.pid, url: r.url }));
 }
 
-// node-cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
+// A Node cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
 // its pid namespace's).
 const saidListening = (log, pid) => new RegExp(`"pid":${pid}\\b[^\\n]*listening|listening[^\\n]*"pid":${pid}\\b`).test(log);
 

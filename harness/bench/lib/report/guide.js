@@ -78,7 +78,7 @@ function notMeasured(doc) {
   const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null && !skippedOf(v, doc));
   const out = [];
   const mongo = missing.filter((v) => shortReason(v.reasons?.[0]) === 'no MongoDB server could be had');
-  if (mongo.length) out.push('Not measured here, because no MongoDB server could be had: the Node side of the database-bound workload (`make setup` downloads MongoDB where the network allows; else set `MONGOD_BIN`, see [node-cluster/README.md](../node-cluster/README.md#where-mongod-comes-from)).', '');
+  if (mongo.length) out.push('Not measured here, because no MongoDB server could be had: the Node side of the database-bound workload (`make setup` downloads MongoDB where the network allows; else set `MONGOD_BIN`, see the README\'s MONGOD_BIN section).', '');
   const other = new Map();
   for (const v of missing.filter((x) => !mongo.includes(x))) {
     const why = shortReason(v.reasons?.[0] ?? 'missing');

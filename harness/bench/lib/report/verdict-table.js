@@ -6,9 +6,9 @@ import { labelOf, budgetOf, budgetsOf, groupOf, isControl, skippedOf, mainVerdic
 
 const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
-const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
+const UNIT = { throughput: (v) => `${fmt(v)} req/s`, capacity: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
 // CPU per request only as measured at a fixed rate below capacity (cell.paced), never the saturated figure.
-const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => c.paced?.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
+const FIELD = { throughput: (c) => c.rps?.median, capacity: (c) => c.capacity?.rps, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => c.paced?.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
 export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster of 2 on 1 CPU (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
 /** "cluster", "cluster of 2 on 1 CPU (control)": what a verdict's strategy is called in headers and charts. */
 export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? `${v.column ?? groupOf(v)}${isControl(v) ? ' (control)' : ''}`;

@@ -1,65 +1,22 @@
-// Starting and stopping deployments through the runner's public API, pinned to the CPUs of the
-// system under test, and reading what one topology of a deployment costs.
-import { describeSample } from './samples.js';
-import { servicesOf } from './topologies.js';
-import { track } from './cleanup.js';
-
-const RUNNER = new URL('../../runner/index.js', import.meta.url);
-
-// The backend every deployment of this run goes through (cli.js: --engine, runner/engine.js).
-let engine = 'processes';
-let startedEngine = false;
-
-let runnerPromise;
-export function loadRunner() {
-  runnerPromise ??= import(RUNNER.href).then((runner) => runner.runnerFor(engine)).catch((e) => {
-    runnerPromise = undefined;
-    throw new Error(`the runner (harness/runner/index.js, engine ${engine}) cannot be loaded: ${e.message}`);
-  });
-  return runnerPromise;
-}
-
-/**
- * Sets the engine for the run and, for docker, gets one running (the private daemon and the
- * stand-in images when none answers) before the bench pins itself to the generator's CPUs.
- * Returns what results.json records: { name, chosen, version?, daemon? }.
- * @param {{ engine: string, why: string }} choice @param {{ log?: (line: string) => void }} [options]
- */
-export async function useEngine({ engine: name, why }, { log } = {}) {
-  engine = name;
-  runnerPromise = undefined;
-  if (name !== 'docker') return { name, chosen: why };
-  const docker = await loadRunner();
-  const running = docker.runningEngine();
-  const e = await docker.ensureEngine({ log });
-  startedEngine = !running;
-  if (startedEngine) track(releaseEngine);
-  return { name, chosen: why, version: e.version, daemon: e.private ? 'private (harness/docker, userland proxy off)' : 'existing' };
-}
-
-/** Stops the private Docker daemon if this run started it. */
-export async function releaseEngine() {
-  if (!startedEngine) return;
-  startedEngine = false;
-  await (await loadRunner()).stopPrivateEngine();
-}
+// Starting and stopping deployments through the engine's Runner (the run's context holds it),
+// pinned to the CPUs of the system under test, and reading what one topology of a deployment costs.
+import { describeSample } from '../samples.js';
+import { servicesOf } from '../topologies.js';
+import { track } from '../cleanup.js';
 
 /** Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it). */
-export async function stopRunDir(runDir) {
-  const runner = await loadRunner();
-  await runner.down({ runDir });
-}
+export const stopRunDir = (runner, runDir) => runner.down({ runDir });
 
 /**
- * Starts a deployment: { sample, env } through runner.up, pinned to `cpuset` under `budget`.
+ * Starts a deployment: { sample, env } through the engine runner's up, pinned to `cpuset` under `budget`.
  * needsDb: false starts the app without its database where the sample says how (x-bench.without_database);
  * knownDatabaseError: that database already failed to start here (said why), so it isn't tried again.
  * Returns { state, runner, withDatabase, databaseError, url(topology), usage(topology), stop() }.
  */
-export async function startDeployment(dep, { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log }) {
-  const runner = await loadRunner();
+export async function startDeployment(runner, dep, { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log }) {
+  const engine = runner.engine;
   const s = describeSample(dep.sample);
-  const untrack = track(() => stopRunDir(runDir));
+  const untrack = track(() => stopRunDir(runner, runDir));
   const files = engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
   const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...files, ...dep.env }, cpuset, budget, priority: true, build, log };
   // Without its database server: the sample's own recipe (x-bench.without_database): an environment,
@@ -86,13 +43,13 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
         if (!s.withoutDatabase) throw e;
         databaseError = e.message;
         log?.(`${dep.sample}: starting without its database (${e.message})`);
-        await stopRunDir(runDir);
+        await stopRunDir(runner, runDir);
         startedAlone = true;
         state = await runner.up(alone);
       }
     }
   } catch (e) {
-    await stopRunDir(runDir).catch(() => {});
+    await stopRunDir(runner, runDir).catch(() => {});
     untrack();
     throw new Error(`cannot start ${dep.sample}: ${e.message}`, { cause: e });
   }
@@ -120,6 +77,9 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
       return {
         source: u.source,
         cpuNs: mine.reduce((sum, i) => sum + (i.cpuNs ?? 0), 0),
+        // By role, for what bounded a cell (bottleneck.js): the app's own, nginx's, the store's.
+        cpuNsBy: Object.fromEntries([['app', s.app], ['proxy', s.proxy], ['database', s.database]].filter(([, svc]) => svc && wanted.includes(svc))
+          .map(([role, svc]) => [role, mine.filter((i) => i.service === svc).reduce((sum, i) => sum + (i.cpuNs ?? 0), 0)])),
         pssMiB: mine.reduce((sum, i) => sum + i.memory.pssMiB, 0),
         anonMiB: mine.reduce((sum, i) => sum + i.memory.anonMiB, 0),
         rssMiB: mine.reduce((sum, i) => sum + i.memory.rssMiB, 0),
@@ -139,6 +99,6 @@ export async function startDeployment(dep, { runDir, cpuset, budget, build = tru
       const body = /** @type {{ instance?: string, delayMs?: number }} */ (await res.json());
       return { instance: body.instance ?? i.name, delayMs: body.delayMs ?? null };
     })),
-    stop: async () => { try { await stopRunDir(runDir); } finally { untrack(); } },
+    stop: async () => { try { await stopRunDir(runner, runDir); } finally { untrack(); } },
   };
 }
