@@ -150,7 +150,8 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
   assert.doesNotMatch(report, /NaN|undefined/);
   // The host's speed as the probe read it, to set beside another run's.
   if (doc.box.coreSpeed) assert.ok(report.includes(`${doc.box.coreSpeed.fastUs.toLocaleString("en-US", { maximumFractionDigits: 0 })} µs at full speed`), 'the Box line gives the probe\'s fast time');
-  for (const f of ['verdicts.svg', 'tiny-throughput.svg', 'tiny-p99.svg', 'tiny-cpu-per-request.svg', 'tiny-memory.svg']) {
+  const verdictChart = `verdicts-b${doc.protocol.budgets[0]}.svg`;
+  for (const f of [verdictChart, 'tiny-throughput.svg', 'tiny-p99.svg', 'tiny-cpu-per-request.svg', 'tiny-memory.svg']) {
     assertSvg(path.join(out, f));
     assert.ok(report.includes(`](${f})`), `report links ${f}`);
   }
