@@ -8,11 +8,11 @@
 import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveSample, selectEngine, listSamples } from '../runner/index.js';
-import { readApp } from './lib/drills/app.js';
+import { selectEngine } from '../runner/index.js';
+import { describeSample, listApps } from './lib/samples.js';
 import { drillCells, whyNotDrillable, runDrillCell, STRATEGY_KEYS, DRILL_DEFAULTS } from './lib/drills/index.js';
-import { topology } from './lib/topologies.js';
-import { useEngine, releaseEngine, startDeployment } from './lib/deployments.js';
+import { openEngine } from './lib/engine.js';
+import { startDeployment } from './lib/run/deployments.js';
 import { stopAll } from './lib/cleanup.js';
 import { renderDrills, drillVerdict } from './lib/report/drills.js';
 
@@ -34,7 +34,7 @@ const program = new Command()
   .name('drills')
   .description('Crash, rollout, stop and scale-down drills of each strategy, behind nginx, with the writes counted in the store.')
   .option('--engine <name>', 'docker | processes (default: docker when an engine answers, else processes)')
-  .option('--apps <list>', 'the samples to drill (default: all)', list('--apps', () => drillable()))
+  .option('--apps <list>', 'the samples to drill (default: all)', list('--apps', () => listApps()))
   .option('--strategies <list>', `the strategies (default: every one the app can run: ${STRATEGY_KEYS.join(', ')})`, list('--strategies', () => STRATEGY_KEYS))
   .option('--processes <n>', 'processes of every strategy but one-process', positive('--processes', { integer: true }), 2)
   .option('--budget <cpus>', 'CPUs of the app, split over its instances', positive('--budget'), 1)
@@ -46,35 +46,28 @@ const program = new Command()
   // Misuse: one line, exit 2, nothing started.
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
-// The samples that describe themselves to the bench (an x-bench field).
-function drillable() {
-  return listSamples().filter((s) => { try { readApp(resolveSample(s).dir, s); return true; } catch { return false; } });
-}
-
-const strategyName = (key) => (key === 'one-process' ? 'one process' : key);
-
 // A store that could not start for one deployment of a sample is not tried again for the next.
 const noDatabase = new Map();
 
-async function drillStrategy({ sample, app, key, n, opts, runDir, log }) {
-  const cells = drillCells({ ...app, sample }, key, n, opts.budget, { kills: opts.kills, events: opts.events, rate: opts.rate });
-  const t = topology({ sample, strategy: strategyName(key), n, budget: opts.budget, viaNginx: true });
+async function drillStrategy({ engine, sample, app, key, n, opts, runDir, log }) {
+  const cells = drillCells(app, key, n, opts.budget, { kills: opts.kills, events: opts.events, rate: opts.rate });
+  const t = cells[0].topology;
   let dep;
   try {
-    dep = await startDeployment({ sample, env: t.env }, { runDir, cpuset: undefined, budget: undefined, needsDb: true, knownDatabaseError: noDatabase.get(sample) ?? null, log });
+    dep = await startDeployment(engine.runner, { sample, env: t.env }, { runDir, cpuset: undefined, budget: undefined, needsDb: true, knownDatabaseError: noDatabase.get(sample) ?? null, log });
     if (dep.databaseError) noDatabase.set(sample, dep.databaseError);
   } catch (e) {
-    return cells.map((c) => ({ ...c, topology: t, status: 'failed', error: e.message }));
+    return cells.map((c) => ({ ...c, status: 'failed', error: e.message }));
   }
   const out = [];
   try {
     for (const cell of cells) {
       log(`${cell.id}: ${cell.kind} of ${key} (${n} process${n > 1 ? 'es' : ''}, ${opts.budget} CPU)`);
       try {
-        const drill = await runDrillCell({ cell, runner: dep.runner, runDir, url: dep.url(t), app, name: sample, sample, log: (l) => log(`  ${l}`) });
-        out.push({ ...cell, topology: t, status: 'ok', drill });
+        const drill = await runDrillCell({ cell, runner: engine.runner, runDir, url: dep.url(t), app, name: sample, log: (l) => log(`  ${l}`) });
+        out.push({ ...cell, status: 'ok', drill });
       } catch (e) {
-        out.push({ ...cell, topology: t, status: 'failed', error: e.message });
+        out.push({ ...cell, status: 'failed', error: e.message });
       }
       const last = out.at(-1);
       log(last.status === 'ok' ? `  GET ${last.drill.get.failed} of ${last.drill.get.requests} failed, POST ${last.drill.post.failed} of ${last.drill.post.requests}; writes ${last.drill.writes.counted ? `${last.drill.writes.acknowledged} acknowledged, ${last.drill.writes.lost} lost, ${last.drill.writes.duplicated} duplicated, ${last.drill.writes.ambiguous} ambiguous` : `not counted: ${last.drill.writes.why}`}` : `  failed: ${last.error}`);
@@ -89,29 +82,29 @@ async function main() {
   program.parse();
   const opts = program.opts();
   const choice = selectEngine(opts.engine ?? process.env.ENGINE);
-  const samples = opts.apps ?? drillable();
+  const samples = opts.apps ?? listApps();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = path.resolve(opts.out ?? path.join(REPO, '.run', 'drills', stamp));
   const log = (line) => console.log(line);
   const startedAt = new Date().toISOString();
   process.once('SIGINT', () => { stopAll().finally(() => process.exit(130)); });
-  const engine = await useEngine(choice, { log });
-  log(`engine ${engine.name} (${choice.why}); ${opts.budget} CPU, ${opts.processes} processes, ${opts.rate} requests/s; out ${path.relative(process.cwd(), outDir) || '.'}`);
+  const engine = await openEngine(choice, { log });
+  log(`engine ${engine.record.name} (${choice.why}); ${opts.budget} CPU, ${opts.processes} processes, ${opts.rate} requests/s; out ${path.relative(process.cwd(), outDir) || '.'}`);
   const cells = [];
   try {
     for (const sample of samples) {
-      const app = readApp(resolveSample(sample).dir, sample);
+      const app = describeSample(sample);
       for (const key of opts.strategies ?? STRATEGY_KEYS) {
-        const why = whyNotDrillable({ ...app, sample }, key);
+        const why = whyNotDrillable(app, key);
         if (why) { if (opts.strategies) log(`${sample}: no ${key} drills (${why})`); continue; }
         const runDir = path.join(outDir, 'runs', `${sample}-${key}`);
-        cells.push(...await drillStrategy({ sample, app, key, n: key === 'one-process' ? 1 : opts.processes, opts, runDir, log }));
+        cells.push(...await drillStrategy({ engine, sample, app, key, n: key === 'one-process' ? 1 : opts.processes, opts, runDir, log }));
       }
     }
   } finally {
-    await releaseEngine();
+    await engine.release();
   }
-  const doc = { schema: 'drills/1', label: 'hand run of harness/bench/drills.js', argv: process.argv.slice(2), startedAt, finishedAt: new Date().toISOString(), protocol: { engine }, cells };
+  const doc = { schema: 'drills/1', label: 'hand run of harness/bench/drills.js', argv: process.argv.slice(2), startedAt, finishedAt: new Date().toISOString(), protocol: { engine: engine.record }, cells };
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'drills.json'), `${JSON.stringify(doc, null, 2)}\n`);
   fs.writeFileSync(path.join(outDir, 'drills.md'), `${renderDrills(doc).join('\n')}\n`);

@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import * as processes from '../runner/index.js';
 import { drillCells, runDrillCell } from '../bench/lib/drills/index.js';
 import { drillUnderLoad } from '../bench/lib/drills/under-load.js';
-import { readApp } from '../bench/lib/drills/app.js';
+import { describeSample } from '../bench/lib/samples.js';
 import { tempRunDir, runProcesses } from './helpers.js';
 
-const { up, down, killHeld, resolveSample } = processes;
-const APP = readApp(resolveSample('dotnet-api').dir, 'dotnet-api');
+const { up, down, killHeld } = processes;
+const APP = describeSample('dotnet-api');
 const SMALL = { kills: 2, events: 1, rate: 80 };
 
 async function start(replicas) {
@@ -45,7 +45,7 @@ describe('drills of dotnet-api on PostgreSQL, as processes', { skip: APP.writes 
     const { runDir, state } = await start(2);
     try {
       for (const cell of drillCells(APP, 'replicas', 2, 1, SMALL)) {
-        const d = await runDrillCell({ cell, runner: processes, runDir, url: state.url, name: 'dotnet-api', sample: 'dotnet-api' });
+        const d = await runDrillCell({ cell, runner: processes, runDir, url: state.url, name: 'dotnet-api' });
         t.diagnostic(`${cell.kind}: GET ${JSON.stringify(d.get)} POST ${JSON.stringify(d.post)} writes ${JSON.stringify(d.writes)}`);
         assert.deepEqual([d.strategy, d.engine, d.processes, d.app], ['replicas', 'processes', 2, 'dotnet-api']);
         assertAddsUp(d);
@@ -68,7 +68,7 @@ describe('drills of dotnet-api on PostgreSQL, as processes', { skip: APP.writes 
     const { runDir, state } = await start(1);
     try {
       for (const cell of drillCells(APP, 'one-process', 1, 1, SMALL)) {
-        const d = await runDrillCell({ cell, runner: processes, runDir, url: state.url, name: 'dotnet-api', sample: 'dotnet-api' });
+        const d = await runDrillCell({ cell, runner: processes, runDir, url: state.url, name: 'dotnet-api' });
         t.diagnostic(`${cell.kind}: GET ${JSON.stringify(d.get)} POST ${JSON.stringify(d.post)} writes ${JSON.stringify(d.writes)} outage ${JSON.stringify(d.outageMs)}`);
         assertAddsUp(d);
         assert.equal(d.writes.lost + d.writes.duplicated, 0);

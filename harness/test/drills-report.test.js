@@ -19,7 +19,7 @@ function cell(kind, about, get, post, writes, extra = {}) {
   return {
     id, scenario: 'drills', kind, strategy, processes, budget, status: 'ok',
     drill: {
-      kind: kind === 'fault' ? 'crash' : kind, strategy, processes, budget, app, engine,
+      kind: kind === 'fault' ? 'crash' : kind, strategy, processes, budget, app, engine, what: `${kind} of ${strategy} as done`,
       ...(kind === 'fault' ? { how: 'instance', kills: [{}, {}, {}] } : kind === 'rollout' ? { steps: [{}, {}] } : { events: [{}, {}] }),
       get, post, latencyMs: { p50: 9, p90: 23, p99: 71, max: 101 }, backMs: { median: 402, max: 403 }, outageMs: { median: 0, max: post.failed ? 30 : 0, total: 0 },
       durationS: 10.5, rate: 100, mix: MIX, writes, ...extra,
@@ -90,7 +90,7 @@ test('the verdict a deploy leaf quotes: lost nothing, what was lost, a lone proc
   const cluster = drillVerdict(d, 'cluster', 1);
   assert.deepEqual(cluster, { drilled: false, lostNothing: false, text: 'cluster has no rollout drill at 1 CPU in this run (rollout failed: reload stopped at node-cluster-app-1: rolling restart aborted), so nothing says what a deploy of it costs.' });
   assert.equal(drillVerdict(d, 'replicas', 2).drilled, false, 'another budget');
-  assert.throws(() => drillVerdict(d, 'blue-green', 1), { message: /^unknown strategy "blue-green"/ });
+  assert.equal(drillVerdict(d, 'blue-green', 1).drilled, false, 'a strategy the run never drilled');
 });
 
 test('the section: a table per engine with a pass line per strategy, every drill, and why', () => {
@@ -104,10 +104,11 @@ test('the section: a table per engine with a pass line per strategy, every drill
   assert.match(processes, /\| replicas \| node-replicas \| 2 \| 1 \| .* \| not counted \| pass \(writes not counted\) \|/);
   assert.match(processes, /\| pm2 \| node-cluster \| 2 \| 1 \| .* \| \*\*fail\*\* \|/);
   assert.match(processes, /\| cluster \| node-cluster \| 2 \| 1 \| GET 0 of 500, POST 0 of 120 \| not measured \(failed\) \| — \| — \| not counted \| not drilled \|/);
-  assert.ok(processes.indexOf('| one-process |') < processes.indexOf('| cluster |') && processes.indexOf('| pm2 |') < processes.indexOf('| replicas |'), 'in the strategies\' order');
+  assert.ok(processes.indexOf('| one-process |') < processes.indexOf('| cluster |') && processes.indexOf('| reuseport |') < processes.indexOf('| pm2 |') && processes.indexOf('| pm2 |') < processes.indexOf('| replicas |'), 'in the strategies\' order');
   assert.match(docker, /\| replicas \| dotnet-api \| 2 \| 1 \| .* \| 319 acknowledged: 1 lost, 0 duplicated \| \*\*fail\*\* \|/);
   assert.match(processes, /\| scale-down \| replicas \| dotnet-api \| 2 \| 2 \| 0 of 300 \| 0 of 75 \| 402 ms \/ 403 ms \| 0 ms \| 75 acknowledged: 0 lost, 0 duplicated \| 71 ms \|/);
-  assert.match(md, /- \*\*pm2\*\*: crash — SIGKILL to one PM2 instance; PM2 starts another; rollout — `pm2 reload`/);
+  assert.match(md, /- \*\*pm2\*\*: crash — fault of pm2 as done; rollout — rollout of pm2 as done\./);
+  assert.match(md, /- \*\*replicas\*\*: crash — fault of replicas as done; rollout — rollout of replicas as done; graceful stop — stop of replicas as done; scale-down — scale-down of replicas as done\./);
   assert.match(md, /Writes not counted:\n\n- node-replicas has no store the drill can count \(x-bench\.writes: null\)\.\n- node-cluster's store \(service mongo\) does not run here, so its writes are not counted\./);
   assert.match(md, /\*\*502 from nginx\*\*/);
   assert.match(md, /\*\*ECONNRESET\*\*/);

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountWrites, checkWrites, planWrites, readBack, newPrefix, writesOn, keptEverything } from '../bench/lib/drills/writes.js';
 import { drillCells, whyNotDrillable } from '../bench/lib/drills/cells.js';
+import { describeSample } from '../bench/lib/samples.js';
 import { postId } from '../bench/lib/drills/load.js';
 import { outageBetween, failuresBetween } from '../bench/lib/drills/under-load.js';
 
@@ -86,6 +87,8 @@ test('whether a drill counts its writes: no store, a store that does not run her
   // On Docker the app may keep its writes in another service (dotnet-api: postgres, not the stand-in).
   assert.equal(writesOn({ writes: WRITES, docker: { writes: { service: 'postgres' } } }, 'docker').service, 'postgres');
   assert.equal(writesOn({ writes: WRITES, docker: { writes: { service: 'postgres' } } }, 'processes').service, 'db');
+  // Compose's `$$` is one `$` in the command the store runs.
+  assert.deepEqual(writesOn({ writes: { ...WRITES, list: ['sh', '-c', 'psql -p "$$1" -c "$$(cat f)"', '{prefix}'] } }, 'processes').list, ['sh', '-c', 'psql -p "$1" -c "$(cat f)"', '{prefix}']);
 });
 
 test('reading the store back: the ids it prints, or one line naming the store', async () => {
@@ -102,8 +105,10 @@ test('reading the store back: the ids it prints, or one line naming the store', 
   await assert.rejects(readBack({ runner: runnerWith({ rows: DB_UP, exec }), runDir: 'r', writes: WRITES, prefix: "p'; drop" }), /prefix is made of a-z, 0-9 and -/);
 });
 
-const DOTNET = { key: 'dotnet', runtime: 'dotnet', knobs: { instances: 'REPLICAS', cpus: 'CPUS' }, post: '/echo', writes: WRITES, workloads: { light: '/api' } };
-const EXPRESS = { key: 'express', runtime: 'node', knobs: { workers: 'WORKERS', instances: 'REPLICAS', process_manager: 'PROCESS_MANAGER' }, post: '/echo', workloads: { light: '/' } };
+// The samples' own descriptions; the writes as the schema has them (the samples' own are read in
+// drills-dotnet.test.js).
+const DOTNET = { ...describeSample('dotnet-api'), writes: WRITES };
+const EXPRESS = describeSample('node-cluster');
 
 test('every strategy gets a crash and a rollout drill; replicas a stop and a scale-down too', () => {
   const kinds = (cells) => cells.map((c) => [c.kind, c.how ?? c.roll ?? c.events]);
@@ -111,21 +116,24 @@ test('every strategy gets a crash and a rollout drill; replicas a stop and a sca
   assert.deepEqual(kinds(drillCells(DOTNET, 'replicas', 2, 1, { events: 3 })), [['fault', 'instance'], ['rollout', 'reload'], ['stop', 3], ['scale-down', 3]]);
   for (const s of ['cluster', 'pm2', 'reuseport']) assert.deepEqual(kinds(drillCells(EXPRESS, s, 2, 2)), [['fault', 'worker'], ['rollout', 'reload']], s);
   const [fault] = drillCells(DOTNET, 'one process', 1, 0.5, { kills: 3, rate: 50 });
-  assert.deepEqual(fault, {
-    id: 'fault:dotnet-one-process-1@0.5', kind: 'fault', scenario: 'drills', app: 'dotnet', strategy: 'one-process', processes: 1, budget: 0.5, viaNginx: true, rate: 50,
-    mix: { get: '/api', post: { path: '/echo', body: '{"drill":true}', contentType: 'application/json' }, postShare: 0.2 }, writes: WRITES, how: 'instance', kills: 3,
+  const { topology, ...rest } = fault;
+  assert.deepEqual(rest, {
+    id: 'fault:dotnet-1-nginx@0.5', kind: 'fault', scenario: 'drills', app: 'dotnet-api', strategy: 'one-process', processes: 1, budget: 0.5,
+    workload: 'light', path: '/api', connections: null, needsDb: true, rate: 50, postShare: 0.2,
+    mix: { get: '/api', post: { path: '/echo', body: '{"drill":true}', contentType: 'application/json' }, postShare: 0.2 }, how: 'instance', kills: 3,
   });
-  assert.equal(whyNotDrillable(DOTNET, 'pm2'), 'pm2 runs Node processes; dotnet is dotnet');
-  assert.equal(whyNotDrillable({ ...EXPRESS, process_managers: ['cluster'] }, 'reuseport'), 'express\'s x-bench.process_managers has no reuseport');
-  assert.equal(whyNotDrillable({ ...EXPRESS, strategies: ['replicas'] }, 'cluster'), 'express lists x-bench.strategies without cluster');
+  assert.deepEqual([topology.sample, topology.strategy, topology.processes, topology.viaNginx, topology.budgetCpus], ['dotnet-api', 'one process', 1, true, 0.5]);
+  const [replicas] = drillCells(EXPRESS, 'replicas', 2, 1);
+  assert.deepEqual([replicas.topology.instances, replicas.topology.env.CLUSTERING_ENABLED, replicas.needsDb], [2, 'false', Boolean(EXPRESS.writes)]);
+  assert.equal(whyNotDrillable(DOTNET, 'pm2'), '.NET lists x-bench.strategies without pm2');
+  assert.equal(whyNotDrillable({ ...EXPRESS, processManagers: ['cluster'] }, 'reuseport'), 'Express does not opt in to reusePort (x-bench.knobs.process_manager with \'reuseport\' in process_managers: the app must listen with { reusePort: true })');
 });
 
 test('drill cells refuse what they cannot drill, in one line', () => {
   /** @type {[any[], RegExp][]} */
   const bad = [
-    [[DOTNET, 'blue-green', 2, 1], /^unknown strategy "blue-green": use one of one-process, cluster, pm2, reuseport, replicas$/],
-    [[DOTNET, 'cluster', 2, 1], /^no cluster drills: cluster runs Node processes; dotnet is dotnet$/],
-    [[{ ...EXPRESS, knobs: {} }, 'replicas', 2, 1], /^no replicas drills: express has no instances knob/],
+    [[DOTNET, 'blue-green', 2, 1], /^unknown strategy 'blue-green' \(one of: one-process, cluster, reuseport, pm2, replicas\)$/],
+    [[DOTNET, 'cluster', 2, 1], /^no cluster drills: \.NET lists x-bench\.strategies without cluster$/],
     [[DOTNET, 'replicas', 1, 1], /^replicas with 1 process is one-process: give 2 or more$/],
     [[DOTNET, 'one-process', 2, 1], /^one-process runs 1 process \(got 2\)$/],
     [[DOTNET, 'replicas', 2.5, 1], /^processes must be a whole number of at least 1 \(got 2\.5\)$/],
@@ -134,8 +142,8 @@ test('drill cells refuse what they cannot drill, in one line', () => {
     [[DOTNET, 'replicas', 2, 1, { kills: 0 }], /^kills must be a whole number of at least 1 \(got 0\)$/],
     [[DOTNET, 'replicas', 2, 1, { rate: -5 }], /^rate must be a positive number of requests per second \(got -5\)$/],
     [[DOTNET, 'replicas', 2, 1, { postShare: 1.5 }], /^postShare must be between 0 and 1 \(got 1\.5\)$/],
-    [[{ ...DOTNET, workloads: {} }, 'replicas', 2, 1], /^dotnet: x-bench\.workloads\.light must be a path/],
-    [[{ ...DOTNET, writes: { ...WRITES, list: ['psql'] } }, 'replicas', 2, 1], /^dotnet: x-bench\.writes\.list must name the ids/],
+    [[{ ...DOTNET, writes: { ...WRITES, list: ['psql'] } }, 'replicas', 2, 1], /^\.NET: x-bench\.writes\.list must name the ids/],
+    [[{ name: 'x' }, 'replicas', 2, 1], /^drillCells needs the app's description/],
   ];
   for (const [args, re] of bad) assert.throws(() => drillCells(args[0], args[1], args[2], args[3], args[4]), { message: re }, JSON.stringify(args.slice(1)));
 });

@@ -34,10 +34,15 @@ export function checkWrites(writes, where = 'x-bench.writes') {
 
 const running = (row) => String(row.status).startsWith('running');
 
+// Compose reads `$$` as one `$` in every value of the file, x- fields included: the list's shell
+// text is written that way in compose.yaml.
+const unescape = (v) => (typeof v === 'string' ? v.replaceAll('$$', '$') : v);
+
 /** The app's writes on an engine: on Docker, x-bench.docker.writes over x-bench.writes (its own store service). */
 export function writesOn(app, engine) {
   if (!app.writes) return null;
-  return engine === 'docker' && app.docker?.writes ? { ...app.writes, ...app.docker.writes } : app.writes;
+  const w = engine === 'docker' && app.docker?.writes ? { ...app.writes, ...app.docker.writes } : app.writes;
+  return Array.isArray(w.list) ? { ...w, list: w.list.map(unescape) } : w;
 }
 
 /**

@@ -6,7 +6,10 @@
 //   - a rollout, a graceful stop and a scale-down fail no request at all.
 // A single process is the counter-example: it is never judged against the line, only said what it
 // loses. A drill whose writes could not be counted says why, and the verdict repeats it.
-import { strategyKey } from '../drills/strategies.js';
+// Everything here comes from results.json (the report imports nothing from the bench).
+
+/** A strategy's slug from its key or slug: 'one process' -> 'one-process'. */
+const strategyKey = (name) => String(name).trim().toLowerCase().replace(/\s+/g, '-');
 
 export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
 const KIND_NAME = { fault: 'crash', rollout: 'rollout', stop: 'graceful stop', 'scale-down': 'scale-down' };

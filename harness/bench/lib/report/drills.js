@@ -2,7 +2,6 @@
 // a run (doc.cells of kind fault, rollout, stop and scale-down): a table per engine with each
 // strategy judged against the pass line (drill-verdict.js), then every drill with its counts, and
 // why requests failed. Every number comes from the cells.
-import { DRILL_STRATEGIES } from '../drills/strategies.js';
 import { aboutCell, drillCellsOf, judgeDrill, kindName, measured, DRILL_KINDS } from './drill-verdict.js';
 
 export { drillVerdict, judgeDrill, aboutCell } from './drill-verdict.js';
@@ -19,17 +18,20 @@ function writesText(w) {
   return `${num(w.acknowledged)} acknowledged: ${num(w.lost)} lost, ${num(w.duplicated)} duplicated${extra ? `, ${extra}` : ''}`;
 }
 
+// The strategies in the order the guide explains them (others after, as they come).
+const ORDER = ['one-process', 'cluster', 'reuseport', 'pm2', 'replicas'];
+const orderOf = (s) => (ORDER.includes(s) ? ORDER.indexOf(s) : ORDER.length);
+
 // The rows of the summary: one per app, strategy, processes and budget, in the strategies' order.
 function strategyRows(cells, doc) {
   const rows = new Map();
-  const order = Object.keys(DRILL_STRATEGIES);
   for (const c of cells) {
     const a = aboutCell(c, doc);
     const key = `${a.app}|${a.strategy}|${a.processes}|${a.budget}`;
     if (!rows.has(key)) rows.set(key, { ...a, cells: {} });
     rows.get(key).cells[c.kind] = c;
   }
-  return [...rows.values()].sort((x, y) => order.indexOf(x.strategy) - order.indexOf(y.strategy) || String(x.app).localeCompare(String(y.app)) || x.processes - y.processes);
+  return [...rows.values()].sort((x, y) => orderOf(x.strategy) - orderOf(y.strategy) || String(x.app).localeCompare(String(y.app)) || x.processes - y.processes);
 }
 
 function kindCell(c) {
@@ -95,8 +97,17 @@ function lostRequests(cells) {
   return lines;
 }
 
-function howDrilled(strategies) {
-  return strategies.map((k) => `- **${k}**: crash — ${DRILL_STRATEGIES[k].crashText}; rollout — ${DRILL_STRATEGIES[k].rollText}${DRILL_STRATEGIES[k].lifecycle.length ? `; also ${DRILL_STRATEGIES[k].lifecycle.map(kindName).join(' and ')} of one instance` : ''}.`);
+// What each drill did to each strategy, in the words its records keep (`what`).
+function howDrilled(cells, doc) {
+  const by = new Map();
+  for (const c of cells) {
+    const a = aboutCell(c, doc);
+    if (!c.drill.what) continue;
+    if (!by.has(a.strategy)) by.set(a.strategy, new Map());
+    by.get(a.strategy).set(c.kind, c.drill.what);
+  }
+  return [...by].sort(([x], [y]) => orderOf(x) - orderOf(y))
+    .map(([s, kinds]) => `- **${s}**: ${DRILL_KINDS.filter((k) => kinds.has(k)).map((k) => `${kindName(k)} — ${kinds.get(k)}`).join('; ')}.`);
 }
 
 /** Markdown lines of the section, from doc.cells. */
@@ -115,8 +126,8 @@ export function renderDrills(doc, { docs = '' } = {}) {
     + 'in a crash (a POST in flight on the killed process may fail: counted), and no request at all failed in a rollout, a graceful stop or a scale-down. '
     + 'One process is the counter-example: its row says what it loses. *Back after* is measured — until the new or remaining processes answer their health '
     + 'check — and *clients saw failures for* is the span of the failed requests themselves.', '');
-  const strategies = [...new Set(ok.map((c) => aboutCell(c, doc).strategy))].sort((a, b) => Object.keys(DRILL_STRATEGIES).indexOf(a) - Object.keys(DRILL_STRATEGIES).indexOf(b));
-  if (strategies.length) out.push('How each strategy is drilled:', '', ...howDrilled(strategies), '');
+  const how = howDrilled(ok, doc);
+  if (how.length) out.push('How each strategy is drilled:', '', ...how, '');
   const engines = [...new Set(cells.map((c) => aboutCell(c, doc).engine))].sort((a, b) => Object.keys(ENGINE_NAME).indexOf(a) - Object.keys(ENGINE_NAME).indexOf(b));
   for (const engine of engines) {
     const mine = cells.filter((c) => aboutCell(c, doc).engine === engine);
