@@ -21,7 +21,7 @@ test('bad input to the drills command: one line naming it, exit 2, nothing start
     [['--kills', '-1'], /--kills must be a positive whole number/],
     [['--rate', 'fast'], /--rate must be a positive number/],
     [['--apps', 'proxy'], /--apps: unknown proxy; use some of dotnet-api, node-cluster, node-replicas/],
-    [['--strategies', 'blue-green'], /--strategies: unknown blue-green; use some of one-process, cluster, pm2, reuseport, replicas/],
+    [['--strategies', 'blue-green'], /--strategies: unknown blue-green; use some of one-process, cluster, reuseport, pm2, replicas/],
     [['--engine', 'podman'], /^drills: ENGINE=podman is not an engine: use one of docker, processes\n$/],
     [['--frobnicate'], /^error: unknown option '--frobnicate'/],
   ];
