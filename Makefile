@@ -8,7 +8,7 @@ SHELL := /bin/bash
 # recipe: the runner, the tests and the samples it starts all run on it.
 export PATH := $(CURDIR)/harness/node_modules/.bin:$(PATH)
 # ENGINE=docker|processes: what runs the topologies of make up/ps/kill/reload/scale/down/bench (default:
-# docker when a Docker engine answers, else processes; harness/runner/engine.js decides).
+# docker when a Docker engine answers, else processes; harness/runner/index.js selectEngine decides).
 ENGINE_FLAG := $(if $(ENGINE),--engine $(ENGINE))
 LAB := node harness/bin/lab.js $(ENGINE_FLAG)
 NPM_CI := npm ci --no-audit --no-fund --loglevel=error

@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { up, down } from '../../harness/runner/index.js';
+import { runnerFor } from '../../harness/runner/index.js';
+
+const { up, down } = runnerFor('processes');
 
 const [replicas = '1', cpus = '2', seconds = '8'] = process.argv.slice(2);
 const runDir = join(tmpdir(), `dotnet-api-replicas-${replicas}-${process.pid}`);

@@ -6,12 +6,13 @@
 // back failing the drill with one line naming it. Counts, never times.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as processes from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { drillCells, runDrillCell } from '../bench/lib/drills/index.js';
 import { drillUnderLoad } from '../bench/lib/drills/under-load.js';
 import { describeSample } from '../bench/lib/samples.js';
 import { tempRunDir, runProcesses } from './helpers.js';
 
+const processes = runnerFor('processes');
 const { up, down, killHeld } = processes;
 const APP = describeSample('dotnet-api');
 const SMALL = { kills: 2, events: 1, rate: 80 };

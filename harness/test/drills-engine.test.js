@@ -42,8 +42,10 @@ function recordingRunner(extra = {}) {
   return {
     calls,
     readState: async (runDir) => (runDir === RUN_DIR ? { sample: 'stand-in', services: { app: { instances: [{ index: 1 }, { index: 2 }] } } } : undefined),
-    ps: async () => [1, 2].map((index) => ({ service: 'app', index, name: `stand-in-app-${index}`, pid: pids[index] })),
-    signal: async (o) => { calls.push(['signal', o]); },
+    ps: async () => [1, 2].map((index) => ({
+      service: 'app', index, name: `stand-in-app-${index}`, pid: pids[index], url: '-', status: 'running', restarts: 0,
+    })),
+    signal: async (o) => { calls.push(['signal', o]); return { name: `stand-in-app-${o.index}`, pid: pids[o.index] }; },
     waitServing: async (o) => {
       calls.push(['waitServing', o]);
       pids[o.index] += 10;
@@ -161,7 +163,7 @@ test('the stop and scale-down drills stop, restart and scale through the runner 
 test('every engine\'s runner has the operations the drills use', async () => {
   for (const engine of ENGINES) {
     const runner = await runnerFor(engine);
-    for (const op of ['readState', 'ps', 'signal', 'restart', 'scale', 'waitServing', 'isServing', 'workerPids', 'logReader', 'reload']) {
+    for (const op of ['readState', 'ps', 'signal', 'restart', 'scale', 'waitServing', 'isServing', 'workerPids', 'logReader', 'reload', 'exec']) {
       assert.equal(typeof runner[op], 'function', `${engine}: ${op}`);
     }
   }

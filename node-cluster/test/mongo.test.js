@@ -10,12 +10,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import { up, down, killHeld, restart } from '../../harness/runner/index.js';
+import { runnerFor } from '../../harness/runner/index.js';
 import { REPO_ROOT } from '../../harness/lib/repo-root.js';
 import { findMongod } from '../scripts/find-mongod.js';
 import { request, sleep, waitFor } from './helpers.js';
 import '../src/db.js'; // sets sanitizeFilter, as the app does
 import { Item } from '../src/models/item.js';
+
+const { up, down, killHeld, restart } = runnerFor('processes');
 
 let skip = false;
 try {

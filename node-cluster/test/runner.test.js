@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { up, down, reload, runProcesses } from '../../harness/runner/index.js';
+import { runnerFor, runProcesses } from '../../harness/runner/index.js';
 import { REPO_ROOT } from '../../harness/lib/repo-root.js';
 import { childPids, pidAlive, request, waitFor, waitForChildren } from './helpers.js';
+
+const { up, down, reload } = runnerFor('processes');
 
 const LAB = path.join(REPO_ROOT, 'harness', 'bin', 'lab.js');
 const runDirs = [];

@@ -7,7 +7,7 @@ import { track } from './cleanup.js';
 /**
  * @typedef {object} Engine
  * @property {{ name: string, chosen: string, version?: string, daemon?: string }} record  what results.json keeps (protocol.engine)
- * @property {any} runner    the engine's Runner: up, down, ps, usage, signal, reload, … (runner/index.js)
+ * @property {import('../../runner/index.js').Runner} runner    the engine's Runner (runner/index.js)
  * @property {() => Promise<void>} release  stops what opening it started (the private Docker daemon)
  */
 

@@ -5,7 +5,7 @@
 // removeRunGroups takes those away too.
 import fs from 'node:fs';
 import path from 'node:path';
-import * as cgroup from '../cgroup.js';
+import * as cgroup from '../common/cgroup.js';
 
 const ROOT = process.env.LAB_CGROUP_ROOT ?? '/sys/fs/cgroup';
 const GROUP = 'scaling-lab';
@@ -18,7 +18,9 @@ export const parentOf = (runId) => `/${GROUP}/${runId}`;
  * layout: { driver, version, local } of the engine (connection.js).
  */
 export function createRunParent(runId, layout, { cpuset, budget, priority }) {
-  const pinningAsked = cpuset ? { enforced: true, cpus: cpuset, mechanism: 'docker cpuset' } : { enforced: false, cpus: null, reason: 'not asked' };
+  const pinningAsked = cpuset
+    ? { enforced: true, cpus: cpuset, mechanism: 'docker cpuset' }
+    : { enforced: false, cpus: null, reason: 'not asked' };
   const perContainer = 'docker: each container\'s deploy.resources.limits (CFS quota, memory limit)';
   if (layout.driver !== 'cgroupfs' || !layout.local) {
     const why = layout.local ? `the engine's cgroup driver is ${layout.driver}` : 'the engine runs on another host';
@@ -36,9 +38,10 @@ export function createRunParent(runId, layout, { cpuset, budget, priority }) {
     cpuLimits: {
       enforced: true,
       mechanism: `${perContainer}${budget ? `; the run's budget of ${budget} CPU on its cgroup_parent` : ''}`,
-      accounting: `cgroup v${layout.version} ${layout.version === 2 ? 'cpu.stat' : 'cpuacct.usage'} of each container (cgroup_parent ${parentOf(runId)})`,
+      accounting: `cgroup v${layout.version} ${layout.version === 2 ? 'cpu.stat' : 'cpuacct.usage'} of each ` +
+        `container (cgroup_parent ${parentOf(runId)})`,
       budget: budget ? { enforced: true, cpus: budget } : null,
-      pinning: cpuset ? { ...pinningAsked, mechanism: 'docker cpuset, within the run\'s cpuset group' } : pinningAsked,
+      pinning: cpuset ? { ...pinningAsked, mechanism: "docker cpuset, within the run's cpuset group" } : pinningAsked,
     },
   };
 }

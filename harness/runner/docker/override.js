@@ -11,11 +11,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { freePortRange } from '../../lib/ports.js';
-import { OVERRIDE, sampleConfig, writeRecord } from './project.js';
+import { OVERRIDE, sampleConfig } from './project.js';
+import { updateRecord } from './record.js';
 
 // The port a service listens on inside its container: its PORT variable (the samples' x-local
 // port_env), else the port its healthcheck asks on loopback.
-function containerPort(svc) {
+export function containerPort(svc) {
   const fromEnv = Number(svc.environment?.PORT);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
   const test = [].concat(svc.healthcheck?.test ?? []).join(' ');
@@ -50,7 +51,8 @@ export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {
     const extra = {};
     const ports = (svc.ports ?? []).map((p) => loopback(p.target, p.published, p.protocol));
     const own = containerPort(svc);
-    if (!ports.length && own) ports.push(loopback(own, ranges[name] ? [...new Set(ranges[name])].join('-') : undefined));
+    if (!ports.length && own)
+      ports.push(loopback(own, ranges[name] ? [...new Set(ranges[name])].join('-') : undefined));
     if (ports.length) extra.ports = ports;
     if (cpuset) extra.cpuset = cpuset;
     if (cgroupParent) extra.cgroup_parent = cgroupParent;
@@ -59,18 +61,22 @@ export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {
   }
   const file = path.join(runDir, OVERRIDE);
   fs.mkdirSync(runDir, { recursive: true });
-  fs.writeFileSync(file, `# Written by harness/runner/docker for this run: loopback ports and CPU placement.\n${doc.toString()}`);
+  fs.writeFileSync(
+    file,
+    `# Written by harness/runner/docker for this run: loopback ports and CPU placement.\n${doc.toString()}`,
+  );
   return file;
 }
 
 /**
  * A new range of `count` loopback ports for the service's own port, for the containers about to
  * start (a reload's start-first ones, a scale's added ones); those running keep theirs. Rewrites
- * the override and the record.
+ * the override, and the record through record.js.
  */
 export async function newRange(record, service, count) {
   if (!record.ranges?.[service]) return;
-  record.ranges[service] = await freePortRange(count);
-  writeOverride(record.runDir, sampleConfig(record), { cpuset: record.isolation?.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges });
-  writeRecord(record);
+  const range = await freePortRange(count);
+  updateRecord(record, (r) => { r.ranges[service] = range; });
+  const placement = { cpuset: record.isolation?.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges };
+  writeOverride(record.runDir, sampleConfig(record), placement);
 }

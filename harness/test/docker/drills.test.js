@@ -21,7 +21,7 @@ import { describeSample } from '../../bench/lib/samples.js';
 import { engine, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
-const runner = await runnerFor('docker');
+const runner = runnerFor('docker');
 const GETS = { get: '/', postShare: 0 };
 const SMALL = { kills: 2, events: 1, rate: 60 };
 
@@ -60,10 +60,10 @@ describe(`the fault drill on Docker: node-replicas ${STAND_INS}`, { skip }, () =
   });
 
   test(`straight at one container: it comes back on the port the load goes to ${STAND_INS}`, async () => {
-    const [first] = runner.ps({ runDir: r.runDir }).filter((row) => row.service === 'app');
+    const [first] = (await runner.ps({ runDir: r.runDir })).filter((row) => row.service === 'app');
     const d = await faultDrill({ runner, runDir: r.runDir, url: first.url, how: 'instance', kills: 1, rate: 50, mix: GETS, settleMs: 500 });
     assert.equal(d.kills[0].target, first.name);
-    const now = runner.ps({ runDir: r.runDir }).find((row) => row.service === 'app' && row.index === first.index);
+    const now = (await runner.ps({ runDir: r.runDir })).find((row) => row.service === 'app' && row.index === first.index);
     assert.notEqual(now.pid, first.pid, 'a new first process');
     assert.equal(now.url, first.url, 'the same loopback port');
     // Nothing fails over here: GETs fail while it is down, and are answered again once it is back.

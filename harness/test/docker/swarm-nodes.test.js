@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
-import { buildStandIns } from '../../docker/engine.js';
-import { DOCKER_HOST } from '../../docker/daemon.js';
+import { buildStandIns } from '../../test-engine/stand-ins.js';
+import { DOCKER_HOST } from '../../test-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();

@@ -10,10 +10,12 @@
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
 // Each step goes through the runner of the engine the deployment runs on (`runner`: the processes
 // backend unless said otherwise), so the drill is the same on both.
-import * as processes from '../../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { nsPidOf } from '../../../lib/processes.js';
 import { drillUnderLoad, checkMix, failuresBetween, outageBetween, traffic, eventSummary } from './under-load.js';
 import { median, round } from '../stats.js';
+
+const processes = runnerFor('processes');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -98,7 +100,7 @@ async function killWorker({ runner, runDir, service, load }) {
  * post: {...}, latencyMs: { p50, p90, p99, max }, recoverMs: { median, max }, inRotationMs,
  * backMs, outageMs: { median, max }, writes, durationS, rate, mix }.
  */
-/** @param {{ runner?: any, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
+/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
 export async function faultDrill({ runner = processes, runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, app, about = {}, log = () => {}, settleMs = 1000, gapMs = 500 }) {
   if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
   if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);

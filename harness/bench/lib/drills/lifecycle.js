@@ -5,10 +5,12 @@
 //   scale-down  the service is scaled from n to n-1 instances (the runner removes the highest,
 //               nginx stops sending to it first where it can), then back to n
 // What is counted: what the clients saw in each event's window and what the store kept.
-import * as processes from '../../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { drillUnderLoad, checkMix, failuresBetween, outageBetween, traffic, eventSummary } from './under-load.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const processes = runnerFor('processes');
 
 export const LIFECYCLE = ['stop', 'scale-down'];
 
@@ -59,7 +61,7 @@ async function scaleDownOne({ runner, runDir, service, k, load, log }) {
  * Returns { kind, ...about, engine, events: [{ target, atMs, backMs, outageMs, failed: { get, post }, ... }],
  * get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  */
-/** @param {{ runner?: any, runDir: string, service?: string, url: string, kind: string, events?: number, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
+/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, service?: string, url: string, kind: string, events?: number, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
 export async function lifecycleDrill({ runner = processes, runDir, service = 'app', url, kind, events = 2, rate = 100, mix, app, about = {}, log = () => {}, settleMs = 1000, gapMs = 500 }) {
   if (!LIFECYCLE.includes(kind)) throw new Error(`kind must be ${LIFECYCLE.map((x) => `'${x}'`).join(' or ')} (got ${JSON.stringify(kind)})`);
   if (!Number.isInteger(events) || events < 1) throw new Error(`events must be a whole number of at least 1 (got ${events})`);

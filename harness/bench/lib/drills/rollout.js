@@ -5,8 +5,10 @@
 //            process manager's own rolling restart (SIGHUP) where the app names a reload signal
 //   restart  each instance stopped and started again in place: a lone process's deploy, which
 //            nothing serves while it restarts (the counter-example)
-import * as processes from '../../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { drillUnderLoad, checkMix, failuresBetween, outageBetween, traffic, eventSummary } from './under-load.js';
+
+const processes = runnerFor('processes');
 
 export const ROLLS = ['reload', 'restart'];
 
@@ -32,7 +34,7 @@ async function restartInPlace({ runner, runDir, service, log }) {
  * reloadMs, get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
  */
-/** @param {{ runner?: any, runDir: string, sample?: string, service?: string, url: string, roll?: string, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number }} options */
+/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, sample?: string, service?: string, url: string, roll?: string, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number }} options */
 export async function rolloutDrill({ runner = processes, runDir, sample, service = 'app', url, roll = 'reload', rate = 100, mix, app, about = {}, log = () => {}, settleMs = 1000 }) {
   if (!ROLLS.includes(roll)) throw new Error(`roll must be ${ROLLS.map((r) => `'${r}'`).join(' or ')} (got ${JSON.stringify(roll)})`);
   checkMix(mix);

@@ -1,0 +1,4 @@
+// Errors both backends and the engine choice throw.
+
+/** A usage error about the engine (an unknown one, or none can run): the CLIs print its one line and exit 2. */
+export class EngineChoiceError extends Error {}
