@@ -15,13 +15,19 @@ test('bad input to the drills command: one line naming it, exit 2, nothing start
   fs.rmdirSync(out);
   /** @type {[string[], RegExp][]} */
   const cases = [
-    [['--budget', '0'], /^error: option '--budget <cpus>' argument '0' is invalid\. --budget must be a positive number/],
+    [
+      ['--budget', '0'],
+      /^error: option '--budget <cpus>' argument '0' is invalid\. --budget must be a positive number/,
+    ],
     [['--budget', 'two'], /--budget must be a positive number/],
     [['--processes', '1.5'], /--processes must be a positive whole number/],
     [['--kills', '-1'], /--kills must be a positive whole number/],
     [['--rate', 'fast'], /--rate must be a positive number/],
     [['--apps', 'proxy'], /--apps: unknown proxy; use some of dotnet-api, node-cluster, node-replicas/],
-    [['--strategies', 'blue-green'], /--strategies: unknown blue-green; use some of one-process, cluster, reuseport, pm2, replicas/],
+    [
+      ['--strategies', 'blue-green'],
+      /--strategies: unknown blue-green; use some of one-process, cluster, reuseport, pm2, replicas/,
+    ],
     [['--engine', 'podman'], /^drills: ENGINE=podman is not an engine: use one of docker, processes\n$/],
     [['--frobnicate'], /^error: unknown option '--frobnicate'/],
   ];

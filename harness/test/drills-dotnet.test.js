@@ -4,7 +4,7 @@
 // the 2xx answers the client received. Asserted: counts that add up, nothing acknowledged lost or
 // stored twice with 2 replicas, what a lone process loses stated, and a store that can't be read
 // back failing the drill with one line naming it. Counts, never times.
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runnerFor } from '../runner/index.js';
 import { drillCells, runDrillCell } from '../bench/lib/drills/index.js';
@@ -16,17 +16,25 @@ const processes = runnerFor('processes');
 const { up, down, killHeld } = processes;
 const APP = describeSample('dotnet-api');
 const SMALL = { kills: 2, events: 1, rate: 80 };
+const skip = APP.writes ? false : 'dotnet-api has no x-bench.writes';
 
-async function start(replicas) {
+// dotnet-api with `replicas` instances behind its nginx, on PostgreSQL; taken down after `fn`.
+async function withDotnet(replicas, fn) {
   const runDir = tempRunDir(`drill-dotnet-${replicas}`);
-  const state = await up({ sample: 'dotnet-api', runDir, env: { HTTP_PORT: '0', REPLICAS: String(replicas), CPUS: '1' } });
-  return { runDir, state };
+  try {
+    const state = await up({
+      sample: 'dotnet-api',
+      runDir,
+      env: { HTTP_PORT: '0', REPLICAS: String(replicas), CPUS: '1' },
+    });
+    await fn({ runDir, url: state.url });
+  } finally {
+    await down({ runDir });
+    assert.deepEqual(runProcesses(runDir), [], 'nothing of the run is left');
+  }
 }
 
-async function stop(runDir) {
-  await down({ runDir });
-  assert.deepEqual(runProcesses(runDir), [], 'nothing of the run is left');
-}
+const counts = (d) => JSON.stringify({ get: d.get, post: d.post, writes: d.writes, outageMs: d.outageMs });
 
 // The accounting adds up: every POST sent is acknowledged or failed, every acknowledged one stored or lost.
 function assertAddsUp(d) {
@@ -37,62 +45,75 @@ function assertAddsUp(d) {
   assert.equal(w.acknowledged + w.ambiguous + w.failedNotStored, w.sent);
   assert.equal(w.acknowledged, d.post.requests - d.post.failed);
   assert.equal(w.stored + w.lost, w.acknowledged);
-  assert.equal(w.unexpected, 0, 'nothing else wrote ids with the drill\'s prefix');
+  assert.equal(w.unexpected, 0, "nothing else wrote ids with the drill's prefix");
   assert.ok(w.acknowledged > 10, `writes were made (${w.acknowledged})`);
 }
 
-describe('drills of dotnet-api on PostgreSQL, as processes', { skip: APP.writes ? false : 'dotnet-api has no x-bench.writes' }, () => {
-  test('2 replicas: crash, rollout, graceful stop and scale-down keep every acknowledged write, once', { timeout: 600_000 }, async (t) => {
-    const { runDir, state } = await start(2);
-    try {
-      for (const cell of drillCells(APP, 'replicas', 2, 1, SMALL)) {
-        const d = await runDrillCell({ cell, runner: processes, runDir, url: state.url, name: 'dotnet-api' });
-        t.diagnostic(`${cell.kind}: GET ${JSON.stringify(d.get)} POST ${JSON.stringify(d.post)} writes ${JSON.stringify(d.writes)}`);
-        assert.deepEqual([d.strategy, d.engine, d.processes, d.app], ['replicas', 'processes', 2, 'dotnet-api']);
-        assertAddsUp(d);
-        assert.equal(d.writes.lost, 0, `lost: ${d.writes.lostIds}`);
-        assert.equal(d.writes.duplicated, 0, `duplicated: ${d.writes.duplicatedIds}`);
-        assert.equal(d.get.failed, 0, `${cell.kind}: no GET failed (${JSON.stringify(d.get.errors)})`);
-        // nginx < 1.27.4 (Debian's here) closes idle client keep-alive connections at once when a
-        // reload retires its workers (a rollout or scale switches the upstream): a POST sent on
-        // one at that instant is reset before any app sees it. A crash may also fail the POSTs in
-        // flight on the killed process (502). Nothing else.
-        const allowed = cell.kind === 'fault' ? ['HTTP 502', 'ECONNRESET'] : ['ECONNRESET'];
-        assert.deepEqual(Object.keys(d.post.errors).filter((e) => !allowed.includes(e)), [], JSON.stringify(d.post.errors));
-      }
-    } finally {
-      await stop(runDir);
-    }
-  });
+// 2 replicas: the pass line. nginx < 1.27.4 (Debian's here) closes idle client keep-alive
+// connections at once when a reload retires its workers (a rollout or scale switches the
+// upstream): a POST sent on one at that instant is reset before any app sees it. A crash may also
+// fail the POSTs in flight on the killed process (502). Nothing else.
+function assertReplicasKept(d, kind) {
+  assert.deepEqual([d.strategy, d.engine, d.processes, d.app], ['replicas', 'processes', 2, 'dotnet-api']);
+  assertAddsUp(d);
+  assert.equal(d.writes.lost, 0, `lost: ${d.writes.lostIds}`);
+  assert.equal(d.writes.duplicated, 0, `duplicated: ${d.writes.duplicatedIds}`);
+  assert.equal(d.get.failed, 0, `${kind}: no GET failed (${JSON.stringify(d.get.errors)})`);
+  const allowed = kind === 'fault' ? ['HTTP 502', 'ECONNRESET'] : ['ECONNRESET'];
+  assert.deepEqual(
+    Object.keys(d.post.errors).filter((e) => !allowed.includes(e)),
+    [],
+    JSON.stringify(d.post.errors),
+  );
+}
 
-  test('1 process: its crash and its restart in place fail requests, and say how many; the store still holds every acknowledged write', { timeout: 600_000 }, async (t) => {
-    const { runDir, state } = await start(1);
-    try {
+test(
+  '2 .NET replicas: crash, rollout, stop and scale-down keep every acknowledged write, once',
+  { skip, timeout: 600_000 },
+  (t) =>
+    withDotnet(2, async ({ runDir, url }) => {
+      for (const cell of drillCells(APP, 'replicas', 2, 1, SMALL)) {
+        const d = await runDrillCell({ cell, runner: processes, runDir, url, name: 'dotnet-api' });
+        t.diagnostic(`${cell.kind}: ${counts(d)}`);
+        assertReplicasKept(d, cell.kind);
+      }
+    }),
+);
+
+test(
+  '1 .NET process: its crash and its restart in place fail requests, counted; no write lost',
+  { skip, timeout: 600_000 },
+  (t) =>
+    withDotnet(1, async ({ runDir, url }) => {
       for (const cell of drillCells(APP, 'one-process', 1, 1, SMALL)) {
-        const d = await runDrillCell({ cell, runner: processes, runDir, url: state.url, name: 'dotnet-api' });
-        t.diagnostic(`${cell.kind}: GET ${JSON.stringify(d.get)} POST ${JSON.stringify(d.post)} writes ${JSON.stringify(d.writes)} outage ${JSON.stringify(d.outageMs)}`);
+        const d = await runDrillCell({ cell, runner: processes, runDir, url, name: 'dotnet-api' });
+        t.diagnostic(`${cell.kind}: ${counts(d)}`);
         assertAddsUp(d);
         assert.equal(d.writes.lost + d.writes.duplicated, 0);
         assert.ok(d.get.failed > 0, `${cell.kind}: nothing to fail over to, GETs failed (${d.get.failed})`);
         assert.ok(d.outageMs.max > 0, 'the clients saw failures for a while');
       }
-    } finally {
-      await stop(runDir);
-    }
-  });
+    }),
+);
 
-  test('a store that stops during the drill can\'t be read back: the drill fails with one line naming it', { timeout: 300_000 }, async (t) => {
-    const { runDir, state } = await start(1);
-    try {
-      const [cell] = drillCells(APP, 'one-process', 1, 1, SMALL);
-      const drill = drillUnderLoad({ runner: processes, runDir, url: state.url, rate: 50, mix: cell.mix, settleMs: 500, app: APP, name: 'dotnet-api' },
-        () => killHeld({ runDir, service: 'sqlserver', index: 1 }));
-      await assert.rejects(drill, (/** @type {any} */ err) => {
-        t.diagnostic(err.message);
-        return /^the drill's writes could not be read back from the store \(service sqlserver\): \S/.test(err.message) && !err.message.includes('\n');
-      });
-    } finally {
-      await stop(runDir);
-    }
-  });
-});
+test("a store that stops during the drill can't be read back: one line naming it", { skip, timeout: 300_000 }, (t) =>
+  withDotnet(1, async ({ runDir, url }) => {
+    const [cell] = drillCells(APP, 'one-process', 1, 1, SMALL);
+    const options = {
+      runner: processes,
+      runDir,
+      url,
+      rate: 50,
+      mix: cell.mix,
+      settleMs: 500,
+      app: APP,
+      name: 'dotnet-api',
+    };
+    const drill = drillUnderLoad(options, () => killHeld({ runDir, service: 'sqlserver', index: 1 }));
+    await assert.rejects(drill, (/** @type {any} */ err) => {
+      t.diagnostic(err.message);
+      const named = /^the drill's writes could not be read back from the store \(service sqlserver\): \S/;
+      return named.test(err.message) && !err.message.includes('\n');
+    });
+  }),
+);

@@ -6,6 +6,7 @@ import { describeSample } from '../samples.js';
 export async function appOfRun(runner, runDir) {
   const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
-  if (!state.sampleDir) throw new Error(`the run in ${runDir} names no sample folder: hand the drill the app's description`);
+  if (!state.sampleDir)
+    throw new Error(`the run in ${runDir} names no sample folder: hand the drill the app's description`);
   return { name: state.sample, app: describeSample(state.sampleDir) };
 }

@@ -5,12 +5,9 @@
 //   scale-down  the service is scaled from n to n-1 instances (the runner removes the highest,
 //               nginx stops sending to it first where it can), then back to n
 // What is counted: what the clients saw in each event's window and what the store kept.
-import { runnerFor } from '../../../runner/index.js';
-import { drillUnderLoad, checkMix, failuresBetween, outageBetween, traffic, eventSummary } from './under-load.js';
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const processes = runnerFor('processes');
 
 export const LIFECYCLE = ['stop', 'scale-down'];
 
@@ -52,43 +49,56 @@ async function scaleDownOne({ runner, runDir, service, k, load, log }) {
   const atMs = load.now();
   const down = await runner.scale({ runDir, service, replicas: n - 1, log });
   const up = await runner.scale({ runDir, service, replicas: n, log });
-  log(`scale-down ${k + 1}: ${n} -> ${n - 1} in ${down.tookMs} ms (${down.removed.join(', ')}), back to ${n} in ${up.tookMs} ms`);
-  return { target: down.removed.join(', '), from: n, to: n - 1, atMs: Math.round(atMs), downMs: down.tookMs, backMs: up.tookMs };
+  log(
+    `scale-down ${k + 1}: ${n} -> ${n - 1} in ${down.tookMs} ms (${down.removed.join(', ')}), ` +
+      `back to ${n} in ${up.tookMs} ms`,
+  );
+  return {
+    target: down.removed.join(', '),
+    from: n,
+    to: n - 1,
+    atMs: Math.round(atMs),
+    downMs: down.tookMs,
+    backMs: up.tookMs,
+  };
 }
 
 /**
- * lifecycleDrill({ runner, runDir, service = 'app', url, kind: 'stop' | 'scale-down', events, rate, mix, app, about, log }):
+ * lifecycleDrill({ runner, runDir, service = 'app', url, kind: 'stop' | 'scale-down', events, rate, mix, app,
+ * about, log }):
  * Returns { kind, ...about, engine, events: [{ target, atMs, backMs, outageMs, failed: { get, post }, ... }],
  * get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  */
-/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, service?: string, url: string, kind: string, events?: number, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
-export async function lifecycleDrill({ runner = processes, runDir, service = 'app', url, kind, events = 2, rate = 100, mix, app, about = {}, log = () => {}, settleMs = 1000, gapMs = 500 }) {
-  if (!LIFECYCLE.includes(kind)) throw new Error(`kind must be ${LIFECYCLE.map((x) => `'${x}'`).join(' or ')} (got ${JSON.stringify(kind)})`);
-  if (!Number.isInteger(events) || events < 1) throw new Error(`events must be a whole number of at least 1 (got ${events})`);
+/** @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
+export async function lifecycleDrill(options) {
+  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs, gapMs } = withDefaults(options);
+  const { kind, events = 2 } = options;
+  if (!LIFECYCLE.includes(kind))
+    throw new Error(`kind must be ${LIFECYCLE.map((x) => `'${x}'`).join(' or ')} (got ${JSON.stringify(kind)})`);
+  if (!Number.isInteger(events) || events < 1)
+    throw new Error(`events must be a whole number of at least 1 (got ${events})`);
   checkMix(mix);
   const n = (await instancesOf(runner, runDir, service)).length;
-  if (n < 2) throw new Error(`a ${kind} drill needs 2 or more instances of '${service}' (it has ${n}): with one, nothing serves meanwhile`);
-  const run = await drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `${kind}-${about.strategy ?? ''}` }, async (load) => {
-    const done = [];
-    for (let k = 0; k < events; k += 1) {
-      if (k > 0) await sleep(gapMs);
-      const step = { runner, runDir, service, k, load, log };
-      done.push(kind === 'stop' ? await stopOne(step) : await scaleDownOne(step));
-    }
-    return done;
-  });
-  const { records, result, durationS } = run;
-  const withFailures = result.map((e, i) => {
-    const window = [e.atMs, result[i + 1]?.atMs ?? Infinity];
-    return { ...e, failed: failuresBetween(records, ...window), outageMs: outageBetween(records, ...window) };
-  });
+  if (n < 2)
+    throw new Error(
+      `a ${kind} drill needs 2 or more instances of '${service}' (it has ${n}): with one, nothing serves meanwhile`,
+    );
+  const run = await drillUnderLoad(
+    { runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `${kind}-${about.strategy ?? ''}` },
+    async (load) => {
+      const done = [];
+      for (let k = 0; k < events; k += 1) {
+        if (k > 0) await sleep(gapMs);
+        const step = { runner, runDir, service, k, load, log };
+        done.push(kind === 'stop' ? await stopOne(step) : await scaleDownOne(step));
+      }
+      return done;
+    },
+  );
   return {
     kind,
     ...about,
     engine: runner.engine ?? null,
-    events: withFailures,
-    ...traffic(records, { rate, mix: run.mix, durationS }),
-    ...eventSummary(withFailures),
-    writes: run.writes,
+    ...eventsRecord(run, run.result, { rate, startOf: (e) => e.atMs, backOf: (e) => e.backMs }),
   };
 }

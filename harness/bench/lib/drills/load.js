@@ -16,18 +16,26 @@ export function isPost(i, share) {
   return share > 0 && Math.floor((i + 1) * share) > Math.floor(i * share);
 }
 
-/** @param {any} agent @param {string} url @param {{ method: string, body?: string, contentType?: string }} spec @param {number} timeoutMs */
+/**
+ * @param {any} agent @param {string} url
+ * @param {{ method: string, body?: string, contentType?: string }} spec @param {number} timeoutMs
+ */
 function send(agent, url, { method, body, contentType }, timeoutMs) {
   // agent false: a fresh connection of its own (the retry of a request a stale connection lost).
   return new Promise((resolve) => {
-    const headers = body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
+    const headers =
+      body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
     const req = http.request(url, { method, agent, headers, timeout: timeoutMs }, (res) => {
       res.resume();
       res.once('end', () => resolve({ status: res.statusCode }));
-      res.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message, answered: true }));
+      res.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
+        resolve({ error: err.code ?? err.message, answered: true }),
+      );
     });
     req.once('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve({ error: err.code ?? err.message, reused: req.reusedSocket }));
+    req.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
+      resolve({ error: err.code ?? err.message, reused: req.reusedSocket }),
+    );
     req.end(body);
   });
 }
@@ -64,14 +72,24 @@ export function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, maxSoc
     const target = asPost ? post.url : getUrl;
     const id = asPost && idPrefix !== undefined ? postId(idPrefix, ++posts) : undefined;
     const body = id === undefined ? post?.body : post.body.replaceAll('{id}', id);
-    const spec = asPost ? { method: 'POST', body, contentType: post.contentType ?? 'application/json' } : { method: 'GET' };
+    const spec = asPost
+      ? { method: 'POST', body, contentType: post.contentType ?? 'application/json' }
+      : { method: 'GET' };
     let result = await send(agent, target, spec, timeoutMs);
     let retried = false;
     if (!asPost && result.reused && STALE.has(result.error)) {
       retried = true;
       result = await send(false, target, spec, timeoutMs);
     }
-    records.push({ method: spec.method, at, latencyMs: performance.now() - t0 - at, status: result.status, error: result.error, retried, ...(id === undefined ? {} : { id }) });
+    records.push({
+      method: spec.method,
+      at,
+      latencyMs: performance.now() - t0 - at,
+      status: result.status,
+      error: result.error,
+      retried,
+      ...(id === undefined ? {} : { id }),
+    });
   }
 
   function dispatch() {
@@ -129,10 +147,18 @@ export function summarise(records) {
   };
   // Latency of every answered request (5xx included), as wrk and autocannon count it; a refused
   // connection or a timeout has no answer, and is counted as failed instead.
-  const lat = records.filter((r) => r.status !== undefined).map((r) => r.latencyMs).sort((a, b) => a - b);
+  const lat = records
+    .filter((r) => r.status !== undefined)
+    .map((r) => r.latencyMs)
+    .sort((a, b) => a - b);
   return {
     get: byMethod('GET'),
     post: byMethod('POST'),
-    latencyMs: { p50: round1(percentile(lat, 50)), p90: round1(percentile(lat, 90)), p99: round1(percentile(lat, 99)), max: round1(lat.at(-1) ?? null) },
+    latencyMs: {
+      p50: round1(percentile(lat, 50)),
+      p90: round1(percentile(lat, 90)),
+      p99: round1(percentile(lat, 99)),
+      max: round1(lat.at(-1) ?? null),
+    },
   };
 }

@@ -5,15 +5,14 @@
 //            process manager's own rolling restart (SIGHUP) where the app names a reload signal
 //   restart  each instance stopped and started again in place: a lone process's deploy, which
 //            nothing serves while it restarts (the counter-example)
-import { runnerFor } from '../../../runner/index.js';
-import { drillUnderLoad, checkMix, failuresBetween, outageBetween, traffic, eventSummary } from './under-load.js';
-
-const processes = runnerFor('processes');
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
 
 export const ROLLS = ['reload', 'restart'];
 
 async function restartInPlace({ runner, runDir, service, log }) {
-  const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index)).sort((a, b) => a.index - b.index);
+  const rows = (await runner.ps({ runDir }))
+    .filter((r) => r.service === service && Number.isInteger(r.index))
+    .sort((a, b) => a.index - b.index);
   if (!rows.length) throw new Error(`no running instance of '${service}' to restart`);
   const began = Date.now();
   const steps = [];
@@ -34,21 +33,41 @@ async function restartInPlace({ runner, runDir, service, log }) {
  * reloadMs, get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
  */
-/** @param {{ runner?: Partial<import('../../../runner/index.js').Runner>, runDir: string, sample?: string, service?: string, url: string, roll?: string, rate?: number, mix: object, app?: object, about?: object, log?: (line: string) => void, settleMs?: number }} options */
-export async function rolloutDrill({ runner = processes, runDir, sample, service = 'app', url, roll = 'reload', rate = 100, mix, app, about = {}, log = () => {}, settleMs = 1000 }) {
-  if (!ROLLS.includes(roll)) throw new Error(`roll must be ${ROLLS.map((r) => `'${r}'`).join(' or ')} (got ${JSON.stringify(roll)})`);
+/** @param {import('./under-load.js').DrillOptions & { sample?: string, roll?: string }} options */
+export async function rolloutDrill(options) {
+  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs } = withDefaults(options);
+  const { sample, roll = 'reload' } = options;
+  if (!ROLLS.includes(roll))
+    throw new Error(`roll must be ${ROLLS.map((r) => `'${r}'`).join(' or ')} (got ${JSON.stringify(roll)})`);
   checkMix(mix);
-  const run = await drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name: about.app ?? sample, tag: `rollout-${about.strategy ?? roll}` }, async (load) => {
-    const began = load.now();
-    const r = roll === 'restart' ? await restartInPlace({ runner, runDir, service, log }) : await runner.reload({ runDir, sample, service, log });
-    return { ...r, beganMs: began, startedAt: load.startedAt };
+  const run = await drillUnderLoad(
+    {
+      runner,
+      runDir,
+      url,
+      rate,
+      mix,
+      settleMs,
+      app,
+      name: about.app ?? sample,
+      tag: `rollout-${about.strategy ?? roll}`,
+    },
+    async (load) => {
+      const began = load.now();
+      const r =
+        roll === 'restart'
+          ? await restartInPlace({ runner, runDir, service, log })
+          : await runner.reload({ runDir, sample, service, log });
+      return { ...r, beganMs: began, startedAt: load.startedAt };
+    },
+  );
+  const { result } = run;
+  const timed = result.steps.map(({ startedAt, ...s }) => ({ ...s, startedAtMs: startedAt - result.startedAt }));
+  const { events: steps, ...rest } = eventsRecord(run, timed, {
+    rate,
+    startOf: (s) => s.startedAtMs,
+    backOf: (s) => s.tookMs,
   });
-  const { records, result, durationS } = run;
-  const steps = result.steps.map((s) => ({ ...s, startedAtMs: s.startedAt - result.startedAt }))
-    .map(({ startedAt, ...s }, i, all) => {
-      const window = [s.startedAtMs, all[i + 1]?.startedAtMs ?? Infinity];
-      return { ...s, failed: failuresBetween(records, ...window), outageMs: outageBetween(records, ...window) };
-    });
   return {
     kind: 'rollout',
     ...about,
@@ -58,8 +77,6 @@ export async function rolloutDrill({ runner = processes, runDir, sample, service
     zeroDowntime: result.zeroDowntime,
     steps,
     reloadMs: result.tookMs,
-    ...traffic(records, { rate, mix: run.mix, durationS }),
-    ...eventSummary(steps.map((s) => ({ backMs: s.tookMs, outageMs: s.outageMs }))),
-    writes: run.writes,
+    ...rest,
   };
 }

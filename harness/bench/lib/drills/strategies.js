@@ -18,25 +18,32 @@ const EXTRA = {
     roll: 'reload',
     lifecycle: [],
     crashText: 'SIGKILL to one worker; the cluster primary forks another',
-    rollText: 'SIGHUP to the cluster primary: it forks a new worker, waits until it listens, then retires an old one, one at a time',
+    rollText:
+      'SIGHUP to the cluster primary: it forks a new worker, waits until it listens, then retires an old one, ' +
+      'one at a time',
   },
   pm2: {
     roll: 'reload',
     lifecycle: [],
     crashText: 'SIGKILL to one PM2 instance; PM2 starts another',
-    rollText: '`pm2 reload`: PM2 starts a new instance, waits for its ready message, then stops an old one, one at a time',
+    rollText:
+      '`pm2 reload`: PM2 starts a new instance, waits for its ready message, then stops an old one, one at a time',
   },
   reuseport: {
     roll: 'reload',
     lifecycle: [],
     crashText: 'SIGKILL to one reusePort process; the launcher starts another',
-    rollText: 'SIGHUP to the launcher: a new reusePort process listens on the same port beside an old one, which then drains, one at a time',
+    rollText:
+      'SIGHUP to the launcher: a new reusePort process listens on the same port beside an old one, which then ' +
+      'drains, one at a time',
   },
   replicas: {
     roll: 'reload',
     lifecycle: ['stop', 'scale-down'],
     crashText: 'SIGKILL to one replica; its restart policy brings it back, nginx sends to the others meanwhile',
-    rollText: 'start-first behind nginx: a new replica, healthy first, then nginx sends to it and the old one drains, one at a time',
+    rollText:
+      'start-first behind nginx: a new replica, healthy first, then nginx sends to it and the old one drains, ' +
+      'one at a time',
   },
 };
 
@@ -49,7 +56,8 @@ const LIFECYCLE_TEXT = {
 export function drillOf(strategy) {
   const record = strategyOf(strategy);
   const extra = EXTRA[record.slug];
-  if (!extra) throw new Error(`no drill for strategy '${record.slug}': add it to harness/bench/lib/drills/strategies.js`);
+  if (!extra)
+    throw new Error(`no drill for strategy '${record.slug}': add it to harness/bench/lib/drills/strategies.js`);
   return { slug: record.slug, crash: record.drill.crash, zeroDowntime: record.multiProcess, ...extra };
 }
 

@@ -14,22 +14,35 @@ const SAFE = /^[a-z0-9-]+$/;
 
 /** A prefix no earlier drill has used: `<tag>-<time>-<random>-`. */
 export function newPrefix(tag = 'drill') {
-  const clean = String(tag).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) || 'drill';
-  return `${clean}-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, '0')}-`;
+  const clean =
+    String(tag)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 24) || 'drill';
+  return `${clean}-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, '0')}-`;
 }
 
 /** Throws one line for an x-bench.writes field the drill can't use (null is fine: no store). */
 export function checkWrites(writes, where = 'x-bench.writes') {
   if (writes === null || writes === undefined) return;
-  if (typeof writes !== 'object' || Array.isArray(writes)) throw new Error(`${where} must be a mapping (post, body, service, list) or null`);
-  if (typeof writes.post !== 'string' || !writes.post.startsWith('/')) throw new Error(`${where}.post must be a path such as "/items" (got ${JSON.stringify(writes.post)})`);
+  if (typeof writes !== 'object' || Array.isArray(writes))
+    throw new Error(`${where} must be a mapping (post, body, service, list) or null`);
+  if (typeof writes.post !== 'string' || !writes.post.startsWith('/'))
+    throw new Error(`${where}.post must be a path such as "/items" (got ${JSON.stringify(writes.post)})`);
   const body = typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body ?? null);
   if (!body.includes('{id}')) throw new Error(`${where}.body must carry the write's id as "{id}" (got ${body})`);
-  if (typeof writes.service !== 'string' || !writes.service) throw new Error(`${where}.service must name the service holding the store`);
+  if (typeof writes.service !== 'string' || !writes.service)
+    throw new Error(`${where}.service must name the service holding the store`);
   if (!Array.isArray(writes.list) || !writes.list.length || !writes.list.every((a) => typeof a === 'string')) {
-    throw new Error(`${where}.list must be a command (a list of strings) printing the stored ids that start with {prefix}`);
+    throw new Error(
+      `${where}.list must be a command (a list of strings) printing the stored ids that start with {prefix}`,
+    );
   }
-  if (!writes.list.some((a) => a.includes('{prefix}'))) throw new Error(`${where}.list must name the ids it prints by "{prefix}"`);
+  if (!writes.list.some((a) => a.includes('{prefix}')))
+    throw new Error(`${where}.list must name the ids it prints by "{prefix}"`);
 }
 
 const running = (row) => String(row.status).startsWith('running');
@@ -53,25 +66,40 @@ export function writesOn(app, engine) {
 export async function planWrites({ runner, runDir, app, name = 'the app' }) {
   const writes = writesOn(app, runner.engine);
   checkWrites(writes);
-  if (!writes) return { counted: false, why: `${name} has no store the drill can count (x-bench.writes: ${app.writes === undefined ? 'not given' : 'null'})` };
+  if (!writes) {
+    const given = app.writes === undefined ? 'not given' : 'null';
+    return { counted: false, why: `${name} has no store the drill can count (x-bench.writes: ${given})` };
+  }
   const rows = await runner.ps({ runDir });
   if (!rows.some((r) => r.service === writes.service && running(r))) {
     const state = await runner.readState(runDir);
     const skipped = state?.services?.[writes.service]?.skipped;
-    return { counted: false, why: `${name}'s store (service ${writes.service}) does not run here${skipped ? ` (${skipped})` : ''}, so its writes are not counted` };
+    const where = `${name}'s store (service ${writes.service}) does not run here${skipped ? ` (${skipped})` : ''}`;
+    return { counted: false, why: `${where}, so its writes are not counted` };
   }
   const body = typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body);
-  return { counted: true, store: writes.service, writes, post: { path: writes.post, body, contentType: writes.content_type ?? 'application/json' } };
+  return {
+    counted: true,
+    store: writes.service,
+    writes,
+    post: { path: writes.post, body, contentType: writes.content_type ?? 'application/json' },
+  };
 }
 
 // The first line a failing command printed (psql and compose put the cause there).
-const firstLine = (text) => String(text ?? '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+const firstLine = (text) =>
+  String(text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean) ?? '';
 
 /** The ids the store holds that start with `prefix`, one per stored row (a duplicate twice). */
 export async function readBack({ runner, runDir, writes, prefix }) {
-  if (!SAFE.test(prefix)) throw new Error(`a write id prefix is made of a-z, 0-9 and - (got ${JSON.stringify(prefix)})`);
-  const failed = (why) => new Error(`the drill's writes could not be read back from the store (service ${writes.service}): ${why}`);
-  if (typeof runner.exec !== 'function') throw failed(`the ${runner.engine ?? 'engine\'s'} runner has no exec()`);
+  if (!SAFE.test(prefix))
+    throw new Error(`a write id prefix is made of a-z, 0-9 and - (got ${JSON.stringify(prefix)})`);
+  const failed = (why) =>
+    new Error(`the drill's writes could not be read back from the store (service ${writes.service}): ${why}`);
+  if (typeof runner.exec !== 'function') throw failed(`the ${runner.engine ?? "engine's"} runner has no exec()`);
   const argv = writes.list.map((a) => a.replaceAll('{prefix}', prefix));
   let res;
   try {
@@ -80,7 +108,10 @@ export async function readBack({ runner, runDir, writes, prefix }) {
     throw failed(err.message);
   }
   if (res.code !== 0) throw failed(firstLine(res.stderr) || `${argv[0]} exited ${res.code}`);
-  return res.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  return res.stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 const ok = (r) => r.error === undefined && r.status >= 200 && r.status < 300;

@@ -52,7 +52,8 @@ export function lossText(cell) {
   const failed = (part, what) => (part.failed ? `${num(part.failed)} of ${num(part.requests)} ${what} failed` : '');
   parts.push(failed(d.get, 'GETs'), failed(d.post, 'POSTs'));
   const w = d.writes;
-  if (w?.counted && w.lost) parts.push(`${num(w.lost)} acknowledged write${w.lost === 1 ? '' : 's'} missing from the store`);
+  if (w?.counted && w.lost)
+    parts.push(`${num(w.lost)} acknowledged write${w.lost === 1 ? '' : 's'} missing from the store`);
   if (w?.counted && w.duplicated) parts.push(`${num(w.duplicated)} write${w.duplicated === 1 ? '' : 's'} stored twice`);
   return parts.filter(Boolean).join(', ');
 }
@@ -70,14 +71,24 @@ export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
   const key = strategyKey(strategy);
   const mine = drillCellsOf(doc).filter((c) => {
     const a = aboutCell(c, doc);
-    return a.strategy === key && sameBudget(a.budget, budget) && (!app || a.app === app) && (!engine || a.engine === engine);
+    return (
+      a.strategy === key && sameBudget(a.budget, budget) && (!app || a.app === app) && (!engine || a.engine === engine)
+    );
   });
   const ok = mine.filter(measured);
   const at = `${budget ? ` at ${budget} CPU` : ''}${engine ? ` on ${engine}` : ''}`;
   const missing = ['fault', 'rollout'].filter((k) => !ok.some((c) => c.kind === k));
   if (!ok.length || missing.length) {
-    const why = mine.filter((c) => !measured(c)).map((c) => `${kindName(c.kind)} ${c.status}${c.error ? `: ${c.error}` : ''}`);
-    return { drilled: false, lostNothing: false, text: `${key} has no ${missing.map(kindName).join(' or ')} drill${at} in this run${why.length ? ` (${why.join('; ')})` : ''}, so nothing says what a deploy of it costs.` };
+    const why = mine
+      .filter((c) => !measured(c))
+      .map((c) => `${kindName(c.kind)} ${c.status}${c.error ? `: ${c.error}` : ''}`);
+    return {
+      drilled: false,
+      lostNothing: false,
+      text:
+        `${key} has no ${missing.map(kindName).join(' or ')} drill${at} in this run` +
+        `${why.length ? ` (${why.join('; ')})` : ''}, so nothing says what a deploy of it costs.`,
+    };
   }
   const judged = ok.map((c) => ({ c, a: aboutCell(c, doc), j: judgeDrill(c) }));
   const single = judged.every((x) => x.a.processes < 2);
@@ -86,15 +97,31 @@ export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
   const losses = judged.filter((x) => !x.j.lostNothing).map((x) => `${where(x)}: ${lossText(x.c)}`);
   const counted = judged.filter((x) => x.c.drill.writes?.counted);
   const acked = counted.reduce((n, x) => n + x.c.drill.writes.acknowledged, 0);
-  const notCounted = [...new Set(judged.filter((x) => !x.c.drill.writes?.counted).map((x) => x.c.drill.writes?.why ?? 'the drill did not count writes'))];
+  const notCounted = [
+    ...new Set(
+      judged
+        .filter((x) => !x.c.drill.writes?.counted)
+        .map((x) => x.c.drill.writes?.why ?? 'the drill did not count writes'),
+    ),
+  ];
   const inFlight = judged.filter((x) => x.c.kind === 'fault').reduce((n, x) => n + x.c.drill.post.failed, 0);
   const kinds = [...new Set(judged.map((x) => kindName(x.c.kind)))].join(', ');
   const sentences = [];
   if (lostNothing) {
-    sentences.push(`${key} lost nothing in its drills${at} (${kinds}): no GET failed, no request failed while it was rolled out${counted.length ? `, and the store kept every one of ${num(acked)} acknowledged writes, none twice` : ''}.`);
-    if (inFlight) sentences.push(`A crash failed ${num(inFlight)} POST${inFlight === 1 ? '' : 's'} in flight on the killed process (the client was told).`);
+    sentences.push(
+      `${key} lost nothing in its drills${at} (${kinds}): no GET failed, no request failed while it was rolled out` +
+        `${counted.length ? `, and the store kept every one of ${num(acked)} acknowledged writes, none twice` : ''}.`,
+    );
+    if (inFlight)
+      sentences.push(
+        `A crash failed ${num(inFlight)} POST${inFlight === 1 ? '' : 's'} in flight on the killed process ` +
+          '(the client was told).',
+      );
   } else if (single) {
-    sentences.push(`${key} has nothing to fail over to${at}: ${losses.length ? losses.join('; ') : 'its drills happened to lose nothing this time'}.`);
+    sentences.push(
+      `${key} has nothing to fail over to${at}: ` +
+        `${losses.length ? losses.join('; ') : 'its drills happened to lose nothing this time'}.`,
+    );
   } else {
     sentences.push(`${key} lost something in its drills${at}: ${losses.join('; ')}.`);
   }
