@@ -25,8 +25,12 @@ export function readerFiles(repo = REPO_ROOT) {
 
 /** The pages a person reads as prose: the root README, docs/ but what the bench generates, the samples' READMEs. */
 export function proseFiles(repo = REPO_ROOT) {
-  const docs = fs.readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md') && f !== 'decision-guide.md').map((f) => path.join(repo, 'docs', f));
-  const samples = ['node-cluster', 'node-replicas', 'dotnet-api', 'proxy'].map((s) => path.join(repo, s, 'README.md')).filter((f) => fs.existsSync(f));
+  const docs = fs.readdirSync(path.join(repo, 'docs'))
+    .filter((f) => f.endsWith('.md') && f !== 'decision-guide.md')
+    .map((f) => path.join(repo, 'docs', f));
+  const samples = ['node-cluster', 'node-replicas', 'dotnet-api', 'proxy']
+    .map((s) => path.join(repo, s, 'README.md'))
+    .filter((f) => fs.existsSync(f));
   return [path.join(repo, 'README.md'), ...docs, ...samples].sort();
 }
 
@@ -94,13 +98,18 @@ export function outputProblems(md) {
     const body = b.code.split('\n');
     if (b.lang === 'console') {
       if (!/^\$ /.test(body.find((l) => l.trim()) ?? '')) out.push({ line: b.line, why: 'a console block starts with the $ command that printed it' });
-      if (body.length > OUTPUT_LIMITS.lines) out.push({ line: b.line, why: `${body.length} lines of output (at most ${OUTPUT_LIMITS.lines}: trim it)` });
+      if (body.length > OUTPUT_LIMITS.lines) {
+        out.push({ line: b.line, why: `${body.length} lines of output (at most ${OUTPUT_LIMITS.lines}: trim it)` });
+      }
       const wide = body.find((l) => l.length > OUTPUT_LIMITS.width);
-      if (wide) out.push({ line: b.line, why: `a line of ${wide.length} characters (at most ${OUTPUT_LIMITS.width}): ${wide.slice(0, 60)}…` });
-      const near = [...lines.slice(Math.max(0, b.line - 1 - OUTPUT_LIMITS.dateWithin), b.line - 1), ...lines.slice(b.end, b.end + 4)];
+      const wideWhy = (w) => `a line of ${w.length} characters (at most ${OUTPUT_LIMITS.width}): ${w.slice(0, 60)}…`;
+      if (wide) out.push({ line: b.line, why: wideWhy(wide) });
+      const before = lines.slice(Math.max(0, b.line - 1 - OUTPUT_LIMITS.dateWithin), b.line - 1);
+      const near = [...before, ...lines.slice(b.end, b.end + 4)];
       if (!near.some((l) => DATE.test(l))) out.push({ line: b.line, why: 'no date of the run beside the output' });
     } else if (body.filter((l) => LOG_LINE.test(l)).length >= 3) {
-      out.push({ line: b.line, why: 'a raw log dump: show a few trimmed lines in a console block, with the command and date' });
+      const why = 'a raw log dump: show a few trimmed lines in a console block, with the command and date';
+      out.push({ line: b.line, why });
     }
   }
   return out;

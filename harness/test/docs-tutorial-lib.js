@@ -95,7 +95,13 @@ export async function runSession({ file, blocks, env, cwd, port }) {
         missing = missingLines(expected, run.output);
         if (!missing.length) break;
       }
-      if (missing.length) return [`${file}:${block.line}: \`${command}\` did not print what the page shows (exit ${run.code ?? run.signal}); missing: ${JSON.stringify(missing)}; it printed:\n${run.output.slice(-2000)}`];
+      if (missing.length) {
+        const exit = run.code ?? run.signal;
+        return [
+          `${file}:${block.line}: \`${command}\` did not print what the page shows (exit ${exit}); `
+            + `missing: ${JSON.stringify(missing)}; it printed:\n${run.output.slice(-2000)}`,
+        ];
+      }
     }
   }
   return [];

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { measureCeilings } from './ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './run/index.js';
+import { PACED_CEILING_S } from './run/estimate.js';
 import { collectMeta, boxSnapshot, boxReport, busyShare } from './meta.js';
 import { startCoreProbe, summariseCoreSpeed } from './core-speed.js';
 import { buildResults } from './results.js';
@@ -14,15 +15,19 @@ import { sanitizeDoc } from './report/sanitize.js';
 import { progress } from './progress.js';
 import { pinGenerator } from './isolation.js';
 import { openEngine } from './engine.js';
+import { baselineOf } from './questions.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 // The engines the plan's cells name (cell.engine; the run's own where they name none).
 const enginesOf = (plan) => [...new Set(plan.scenarios.flatMap((s) => s.cells).map((c) => c.engine).filter(Boolean))];
 
-// The load generators the plan's cells use (the drills bring their own client): each gets its ceiling.
+// The load generators the plan's cells use (the drills bring their own client): each gets its ceiling,
+// the paced one too where cells search a capacity or take latency windows at a fixed rate.
 function toolsOf(plan, tool, paced) {
-  const used = plan.scenarios.flatMap((s) => s.cells).map((c) => (c.kind === 'closed' ? c.tool ?? tool : ['openloop', 'count', 'fixedrate'].includes(c.kind) ? c.tool ?? paced : null));
-  return [...new Set(used.filter(Boolean))];
+  const cells = plan.scenarios.flatMap((s) => s.cells);
+  const used = cells.map((c) => (c.kind === 'closed' ? c.tool ?? tool : ['count', 'fixedrate'].includes(c.kind) ? c.tool ?? paced : null));
+  const open = cells.some((c) => c.searchCapacity || c.latencyRounds || c.kind === 'openloop');
+  return [...new Set([...used.filter(Boolean), ...(open ? ['paced'] : [])])];
 }
 
 // A busy machine skews everything: wait a little for it to calm down, then go on and say so. The
@@ -66,7 +71,7 @@ async function measuredAround(ctx, run) {
  * @param {import('./context.js').RunPlanContext} ctx @param {{ label?: string, argv: string, prices: object | null }} how
  */
 export async function runBench(ctx, { label, argv, prices }) {
-  const ui = progress(estimateSeconds(ctx.plan));
+  const ui = progress(estimateSeconds(ctx.plan, { moves: ctx.moves }));
   const engine = await openEngine(ctx.engineChoice, { log: (line) => ui.log(line) });
   // Cells of another engine (the drills run on both): opened now, before the generator is pinned
   // (a private Docker daemon started later would inherit the generator's CPUs).
@@ -88,7 +93,7 @@ export async function runBench(ctx, { label, argv, prices }) {
     const p = ctx.plan.params;
     try {
       const ceilings = await measureCeilings(toolsOf(ctx.plan, ctx.tool, ctx.pacedTool), { runner: engine.runner, runDir: path.join(ctx.runBase, 'ceiling'), isolation: iso, durationS: Math.max(1, Math.min(p.ceilingS, p.windowS)), onStep: ui.phase });
-      ui.tick(2 * p.ceilingS + 2);
+      ui.tick(2 * p.ceilingS + 2 + PACED_CEILING_S);
       const runners = { [engine.record.name]: engine.runner, ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])) };
       const run = { runner: engine.runner, runners, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
       return { cells: await runPlan(ctx.plan, run), ceilings, isolation: iso };
@@ -108,7 +113,8 @@ export async function runBench(ctx, { label, argv, prices }) {
   if (others.size) doc.protocol.otherEngines = [...others.values()].map((e) => e.record);
   doc.protocol.budgetChoice = ctx.budgets;
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (generator-heap.js)
-  doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));
+  const base = baselineOf(ctx.apps);
+  doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, baseline: a === base, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));
   withPrices(sanitizeDoc(doc), prices);
   const files = await writeOutputs(doc, { outDir: ctx.outDir, guidePath: ctx.guidePath, repo: REPO_ROOT, quoteDocs: ctx.reference });
   console.log(summaryTable(doc));

@@ -55,15 +55,27 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
   return { ...base, by: 'unknown', why: `${spent} on CPUs of its own` };
 }
 
+// A capacity search bounded by the paced generator: its capacity above GENERATOR_SHARE of the
+// generator's own measured ceiling (ceilings.paced, the highest rate it holds against a bare nginx).
+const GENERATOR_SHARE = 0.7;
+function capacityBoundOf(cell, bound, pacedCeiling) {
+  const cap = cell.capacity?.rps;
+  if (!(pacedCeiling > 0) || !(cap > GENERATOR_SHARE * pacedCeiling)) return bound;
+  return { ...bound, by: 'generator', why: `its capacity, ${Math.round(cap)} req/s, is ${Math.round((100 * cap) / pacedCeiling)}% of the paced generator's ceiling` };
+}
+
 /**
- * The cells with `bound` set on every ok closed-loop cell (kept as is on the others).
+ * The cells with `bound` set on every ok closed-loop cell (kept as is on the others), and
+ * `capacityBound` where the capacity search had a bound of its own (the paced generator's).
  * @param {any[]} cells @param {{ workloads?: Record<string, any>, ceilings?: Record<string, any>, generatorShareLimit?: number }} [context]
  */
 export function withBounds(cells, { workloads = {}, ceilings = {}, generatorShareLimit } = {}) {
   return cells.map((c) => {
     if (c.kind !== 'closed' || c.status !== 'ok') return c;
     const bound = boundOf(c, { minLatencyMs: workloads[c.workload]?.minLatencyMs, ceilings, generatorShareLimit });
-    return bound ? { ...c, bound } : c;
+    if (!bound) return c;
+    const capacityBound = capacityBoundOf(c, bound, ceilings.paced?.rps);
+    return { ...c, bound, ...(capacityBound !== bound ? { capacityBound } : {}) };
   });
 }
 
@@ -73,7 +85,9 @@ export function withBounds(cells, { workloads = {}, ceilings = {}, generatorShar
  * (the winner's true figure is only higher). Returns null where it does, else what bounded it.
  * @param {any} a @param {any} b @param {string | null} winnerId a topology id or null
  */
-export function comparisonBound(a, b, winnerId) {
+export function comparisonBound(a, b, winnerId, { metric = 'throughput' } = {}) {
+  const boundOfCell = (c) => (metric === 'capacity' ? c?.capacityBound ?? c?.bound : c?.bound);
+  [a, b] = [a, b].map((c) => (c ? { ...c, bound: boundOfCell(c) } : c));
   const bounds = [a, b].map((c) => c?.bound).filter(Boolean);
   if (bounds.length < 2 || bounds.every((x) => x.by === 'strategy')) return null;
   const loser = winnerId ? [a, b].find((c) => c.topology.id !== winnerId) : null;

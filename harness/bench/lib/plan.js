@@ -4,7 +4,7 @@
 // of the same scenario, so their rounds pair up.
 import { topology } from './topologies.js';
 import { workloadPath, describeSample, listApps } from './samples.js';
-import { workloadSpec } from './workloads.js';
+import { workloadSpec, requestOf } from './workloads.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from './strategies/index.js';
 import { EXPERIMENTS } from './experiments/index.js';
@@ -38,7 +38,8 @@ function closedCell(scenario, workload, t, extra = {}) {
   const spec = workloadSpec(app, workload);
   const path = workloadPath(t.sample, workload, spec.params);
   if (!path) return null;
-  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, topology: t, connections: spec.connections, needsDb: workload === 'db', ...extra };
+  const request = requestOf(app, workload);
+  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, ...(request ? { request } : {}), topology: t, connections: spec.connections, needsDb: workload === 'db', ...extra };
 }
 
 // Which workloads each budget's questions are asked on. The default run (15 minutes on 2 cores)

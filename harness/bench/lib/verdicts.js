@@ -191,7 +191,7 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
     const won = side === 'a' ? base.a : side === 'b' ? base.b : null;
     reasons.push(...generatorProblems([a, b], won));
     // A comparison whose cells something other than the strategies bounded is labelled for that.
-    const bound = BOUND_METRICS.has(q.metric) ? comparisonBound(a, b, won) : null;
+    const bound = BOUND_METRICS.has(q.metric) ? comparisonBound(a, b, won, { metric: q.metric }) : null;
     return {
       ...base,
       label: bound ? 'bounded' : labelOf(side),

@@ -6,8 +6,7 @@
 //            old processes keep serving.
 //   signal   a service whose compose x-local names a reload signal (node-cluster: SIGHUP, the
 //            primary's own rolling restart of its workers): send it, wait until every worker has
-//            been replaced and the instance is healthy. Where its processes run no workers (one
-//            process each) and nginx is in front, it is replaced as `proxy` instead.
+//            been replaced and the instance is healthy.
 //   nginx    nginx itself: `nginx -s reload`.
 //   restart  anything else (no proxy in front): stop, start, wait healthy, one instance at a time.
 //            Not zero-downtime: the instance refuses connections while it restarts.
@@ -159,11 +158,10 @@ function strategyOf(state, service) {
   const entry = state.services[service];
   if (entry.spec?.local?.nginx) return { kind: 'nginx', zeroDowntime: true };
   const sig = entry.spec?.local?.reload_signal;
+  // The signal asks a primary to replace its workers: an instance running one process of the app
+  // (a generated app's one-process and replicas shapes) is replaced as any other.
+  if (sig && entry.instances.every((i) => childPids(i.pid).length)) return { kind: 'signal', sig, zeroDowntime: true };
   const proxies = proxiesOf(state, service);
-  // A process that names a reload signal but runs no workers (node-cluster with clustering off:
-  // one process) has nothing to replace them with: behind nginx it is replaced start-first.
-  const workers = entry.instances.some((i) => childPids(i.pid).length);
-  if (sig && (workers || !proxies.length)) return { kind: 'signal', sig, zeroDowntime: true };
   if (proxies.length) return { kind: 'proxy', proxies, zeroDowntime: true };
   return { kind: 'restart', zeroDowntime: false };
 }

@@ -13,7 +13,8 @@ import { engine, freePort, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
 
-const pages = proseFiles().map((f) => ({ file: f, blocks: tutorialBlocks(fs.readFileSync(f, 'utf8')).filter((b) => b.engine === 'docker') })).filter((p) => p.blocks.length);
+const dockerBlocks = (f) => tutorialBlocks(fs.readFileSync(f, 'utf8')).filter((b) => b.engine === 'docker');
+const pages = proseFiles().map((f) => ({ file: f, blocks: dockerBlocks(f) })).filter((p) => p.blocks.length);
 
 test(`some pages mark Docker commands to run ${STAND_INS}`, () => {
   assert.ok(pages.length >= 1, 'a page with <!-- tutorial: docker --> blocks');
@@ -24,7 +25,8 @@ for (const { file, blocks } of pages) {
   test(`${rel}: its Docker commands print what the page shows ${STAND_INS}`, { skip }, async () => {
     if (failed) throw new Error(failed);
     const port = await freePort();
-    const env = { ...process.env, HTTP_PORT: String(port), COMPOSE_PROJECT_NAME: `docs-${path.basename(path.dirname(file))}` };
+    const project = `docs-${path.basename(path.dirname(file))}`;
+    const env = { ...process.env, HTTP_PORT: String(port), COMPOSE_PROJECT_NAME: project };
     const cwd = path.dirname(file);
     try {
       for (const problem of await runSession({ file: rel, blocks, env, cwd, port })) assert.fail(problem);

@@ -77,7 +77,7 @@ export async function capacityBlock(run, cells) {
           if (!st.agents.has(sockets)) st.agents.set(sockets, paced.keepAliveAgent(sockets));
           const usage = run.usageOf(c);
           const before = await usage();
-          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent: st.agents.get(sockets), raw: true });
+          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent: st.agents.get(sockets), raw: true, ...(c.request ?? {}) });
           const after = await usage();
           const step = { fraction: round(fraction, 4), ...stepOutcome({ rate, sliceS, p99TargetMs }, r), cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1) };
           st.steps.push(step);

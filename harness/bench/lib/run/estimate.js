@@ -3,8 +3,10 @@ import { deploymentKey } from '../topologies.js';
 import { describeSample } from '../samples.js';
 import { latencyRounds } from '../measure.js';
 import { warmupFloor } from './warmup.js';
+import { familyKey } from './families.js';
 
 export const BUILD_S = 45;
+export const PACED_CEILING_S = 15;
 export const START_S = 3;
 export const startupSeconds = (deployments, builds) => deployments * START_S + (builds ? BUILD_S : 0);
 
@@ -36,17 +38,23 @@ export function costOf(cell, p, firstOnDeployment = false) {
   return 15;
 }
 
-export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S } = {}) {
+/**
+ * @param {any} plan @param {{ buildS?: number, startS?: number, moves?: boolean }} [options] moves: the
+ * engine's Runner moves a deployment between budgets (run/families.js): one start and warm-up floor per family.
+ */
+export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S, moves = false } = {}) {
   const p = plan.params;
-  let s = 2 * p.ceilingS + 2;
+  // The closed-loop tool's ceiling, then the paced generator's search (about 15 s).
+  let s = 2 * p.ceilingS + 2 + PACED_CEILING_S;
   const samples = new Set();
   for (const sc of plan.scenarios) {
-    const deps = new Set(sc.cells.map((c) => deploymentKey(c.topology)));
+    const keyOf = moves && sc.interleaved ? familyKey : (c) => deploymentKey(c.topology);
+    const deps = new Set(sc.cells.map(keyOf));
     for (const c of sc.cells) samples.add(c.topology.sample);
     s += deps.size * startS;
     const seen = new Set();
     for (const c of sc.cells) {
-      const key = deploymentKey(c.topology);
+      const key = keyOf(c);
       s += costOf(c, p, !seen.has(key));
       seen.add(key);
     }
