@@ -4,7 +4,7 @@
 // of GETs and POSTs, the writes counted in the store after each drill. Writes <out>/drills.json
 // (the cells as results.json keeps them) and <out>/drills.md (the guide's section), and prints
 // each strategy's verdict against the pass line.
-//   node harness/bench/drills.js [--engine processes|docker] [--apps dotnet-api,...] [--strategies replicas,...]
+//   node harness/bench/drills.js [--engine processes|docker] [--apps <app folder>,...] [--strategies replicas,...]
 import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
