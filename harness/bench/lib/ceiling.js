@@ -12,7 +12,7 @@ import { track } from './cleanup.js';
 export const GENERATOR_BOUND = 0.7;
 /** A paced step is held when it answered this share of its rate, sent with a p99 lag under PACED_LAG_MS, and nothing failed. */
 export const PACED_HELD_SHARE = 0.95;
-export const PACED_LAG_MS = 2;
+export const PACED_LAG_MS = 20;
 const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ceiling');
 
 /**

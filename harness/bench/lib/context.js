@@ -43,6 +43,10 @@ function appsOf(opts) {
   return listApps().map((a) => describeSample(a));
 }
 
+// The engines the drills run on: the run's own, and in the full run the other one too (a deploy answer
+// rests on both; where the other can't start the run says so and goes on).
+const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
+
 /** Builds the run's context from the parsed options (nothing is started). */
 export function runContext(opts, { now = new Date() } = {}) {
   // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
@@ -53,7 +57,7 @@ export function runContext(opts, { now = new Date() } = {}) {
   const overrides = { windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm, rounds: opts.rounds, sloP99Ms: opts.sloP99 };
   const plan = opts.matrixSpec
     ? matrixPlan(opts.matrixSpec, { full: opts.full, budget: isolation.budgetCpus, overrides })
-    : buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus, budgets: isolation.budgets, processes: isolation.processes, overrides, apps });
+    : buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus, budgets: isolation.budgets, processes: isolation.processes, overrides, apps, engines: drillEngines(engineChoice.engine, opts.full) });
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const whole = !opts.scenario && !opts.sample && !opts.matrixSpec && !opts.appDir;

@@ -33,8 +33,12 @@ export function costOf(cell, p, firstOnDeployment = false) {
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
-  if (cell.kind === 'fault') return 3 + cell.kills * (cell.topology.runtime === 'dotnet' ? 5 : 3);
-  if (cell.kind === 'rollout') return 3 + cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
+  // Drills: a restart takes seconds as processes, about three times as long as containers (the
+  // drills' hand runs, harness/bench/README.md).
+  const engine = cell.engine === 'docker' ? 3 : 1;
+  if (cell.kind === 'fault') return 3 + engine * cell.kills * (cell.topology.runtime === 'dotnet' ? 5 : 3);
+  if (cell.kind === 'rollout') return 3 + engine * cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
+  if (cell.kind === 'stop' || cell.kind === 'scale-down') return 3 + engine * (cell.events ?? 2) * 6;
   return 15;
 }
 

@@ -55,6 +55,11 @@ function deploymentsOf(scenario, runBase, counter, keyOf) {
 // Node 22.12 or off Linux, PM2 not installed) is skipped with its one line, the rest goes on.
 async function start(run, d, { build, noDatabase }) {
   const { ctx, records } = run;
+  if (d.engine && !ctx.runners?.[d.engine]) {
+    const why = `the ${d.engine} engine is not here: ${ctx.unavailable?.[d.engine] ?? 'not opened'}`;
+    for (const c of d.cells) Object.assign(records.get(c.id), { status: 'skipped', error: why });
+    return;
+  }
   ctx.hooks.phase?.(`starting ${describeSample(d.sample).folder} (${d.cells[0].topology.label})`);
   try {
     d.handle = await startDeployment(d.engine ? ctx.runners[d.engine] : ctx.runner, d, {
