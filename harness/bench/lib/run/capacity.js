@@ -21,10 +21,17 @@ const socketsFor = (rate) => Math.max(64, Math.min(4000, Math.ceil(rate * 0.1)))
  */
 export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
   const latencyMs = paced.latencySummary(r.latencies);
-  const rec = { rate, requests: r.requests, rps: r.rps, errors: r.non2xx + r.socketErrors, slices: 1, sliceS, sliceHistograms: [histogram(r.latencies)], latencyMs };
+  const rec = {
+    rate, requests: r.requests, rps: r.rps, errors: r.non2xx + r.socketErrors, slices: 1, sliceS,
+    sliceHistograms: [histogram(r.latencies)], latencyMs,
+  };
   const h = heldOf(rec);
-  const why = [h.why, latencyMs.p99 > p99TargetMs ? `p99 ${round(latencyMs.p99, 0)} ms over ${p99TargetMs} ms` : null].filter(Boolean).join(', ') || null;
-  return { rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99, errors: rec.errors, requests: r.requests, sendLagP99Ms: paced.latencySummary(r.lags).p99 };
+  const over = latencyMs.p99 > p99TargetMs ? `p99 ${round(latencyMs.p99, 0)} ms over ${p99TargetMs} ms` : null;
+  const why = [h.why, over].filter(Boolean).join(', ') || null;
+  return {
+    rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99,
+    errors: rec.errors, requests: r.requests, sendLagP99Ms: paced.latencySummary(r.lags).p99,
+  };
 }
 
 /**
@@ -62,7 +69,10 @@ export async function capacityBlock(run, cells) {
   const range = p.capacityRange ?? [0.5, 1.1];
   const p99TargetMs = p.sloP99Ms;
   const state = new Map(live().map((c) => [c.id, {
-    reference: median(records.get(c.id).rounds.map((r) => r.rps)), bracket: { lo: range[0], hi: range[1] }, steps: [], agents: new Map(),
+    reference: median(records.get(c.id).rounds.map((r) => r.rps)),
+    bracket: { lo: range[0], hi: range[1] },
+    steps: [],
+    agents: new Map(),
   }]));
   try {
     for (let k = 0; k < steps; k += 1) {
@@ -77,9 +87,14 @@ export async function capacityBlock(run, cells) {
           if (!st.agents.has(sockets)) st.agents.set(sockets, paced.keepAliveAgent(sockets));
           const usage = run.usageOf(c);
           const before = await usage();
-          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent: st.agents.get(sockets), raw: true });
+          const agent = st.agents.get(sockets);
+          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true });
           const after = await usage();
-          const step = { fraction: round(fraction, 4), ...stepOutcome({ rate, sliceS, p99TargetMs }, r), cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1) };
+          const step = {
+            fraction: round(fraction, 4),
+            ...stepOutcome({ rate, sliceS, p99TargetMs }, r),
+            cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1),
+          };
           st.steps.push(step);
           st.bracket = afterStep(st.bracket, fraction, step.held);
         });
@@ -89,5 +104,7 @@ export async function capacityBlock(run, cells) {
   } finally {
     for (const st of state.values()) for (const a of st.agents.values()) a.destroy();
   }
-  for (const [id, st] of state) records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });
+  for (const [id, st] of state) {
+    records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });
+  }
 }

@@ -12,18 +12,28 @@ async function openloopCell(run, c, rec) {
   // Start below the closed-loop capacity measured here with the same pinning.
   const probe = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: 2, threads });
   // Open loop proper: the paced generator sends on schedule and times from the intended send.
-  const search = await searchRate({ url: rec.url, tool: c.tool ?? 'paced', startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS, threads, p99LimitMs: p.sloP99Ms, onStep: (s) => ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`) });
+  const onStep = (s) =>
+    ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`);
+  const search = await searchRate({
+    url: rec.url, tool: c.tool ?? 'paced', startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS,
+    threads, p99LimitMs: p.sloP99Ms, onStep,
+  });
   Object.assign(rec, { probeRps: probe.rps, ...search });
 }
 
 async function drillCell(run, c, rec) {
   const d = run.depOf(c);
   const post = describeSample(c.topology.sample).post;
-  const mix = { get: c.path, post: post ? { path: post, body: '{"drill":true}', contentType: 'application/json' } : undefined, postShare: post ? c.postShare : 0 };
+  const mix = {
+    get: c.path,
+    post: post ? { path: post, body: '{"drill":true}', contentType: 'application/json' } : undefined,
+    postShare: post ? c.postShare : 0,
+  };
   const log = (l) => run.ctx.hooks.log?.(`  ${c.id}: ${l}`);
+  const on = { runner: d.runner, runDir: d.runDir };
   rec.drill = c.kind === 'fault'
-    ? await faultDrill({ runner: d.runner, runDir: d.runDir, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
-    : await rolloutDrill({ runner: d.runner, runDir: d.runDir, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
+    ? await faultDrill({ ...on, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
+    : await rolloutDrill({ ...on, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
 }
 
 const KINDS = {
@@ -32,7 +42,11 @@ const KINDS = {
   rollout: drillCell,
   fixedrate: async (run, c, rec) => {
     const tool = c.tool ?? run.ctx.pacedTool;
-    Object.assign(rec, { tool, ...await fixedRateRun({ url: rec.url, tool, rate: c.rate, requests: c.requests, connections: c.connections, keepAlive: c.keepAlive, threads: run.threads, usage: run.usageOf(c) }) });
+    const measured = await fixedRateRun({
+      url: rec.url, tool, rate: c.rate, requests: c.requests, connections: c.connections, keepAlive: c.keepAlive,
+      threads: run.threads, usage: run.usageOf(c),
+    });
+    Object.assign(rec, { tool, ...measured });
   },
 };
 
@@ -45,7 +59,9 @@ export async function oneByOne(run, cells) {
     await guarded(rec, async () => {
       if (c.kind === 'count') {
         const tool = c.tool ?? ctx.pacedTool;
-        const w = await fixedCount({ url: rec.url, tool, connections: c.connections, amount: c.amount, usage: run.usageOf(c), timeline: true });
+        const w = await fixedCount({
+          url: rec.url, tool, connections: c.connections, amount: c.amount, usage: run.usageOf(c), timeline: true,
+        });
         rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });
         finish(rec, { tool, windowS: null, warmupS: 0, rewarmS: 0 });
         return;
