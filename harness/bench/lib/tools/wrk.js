@@ -33,7 +33,9 @@ export function parseWrk(text) {
     requests: Number(reqs[1]),
     durationS: toMs(reqs[2]) / 1000,
     rps: Number(rps[1]),
-    latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: maxText && DURATION.test(maxText) ? toMs(maxText) : null },
+    latencyMs: {
+      p50: pct(50), p90: pct(90), p99: pct(99), max: maxText && DURATION.test(maxText) ? toMs(maxText) : null,
+    },
     // wrk counts status >= 400 here (its "Non-2xx or 3xx"); responses were verified as 2xx beforehand.
     non2xx: bad ? Number(bad[1]) : 0,
     socketErrors,
@@ -55,7 +57,9 @@ export function run({ url, connections, durationS, timeoutS = 10, signal, thread
     execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL', signal },
       (err, stdout, stderr) => {
         if (err) {
-          const why = err.code === 'ENOENT' ? `"${bin()}" not found (install wrk or pick --tool autocannon)` : (stderr || err.message).trim();
+          const why = err.code === 'ENOENT'
+            ? `"${bin()}" not found (install wrk or pick --tool autocannon)`
+            : (stderr || err.message).trim();
           return reject(new GeneratorError(`wrk failed: ${why}`));
         }
         try { resolve({ tool: 'wrk', ...parseWrk(stdout) }); } catch (e) { reject(e); }
