@@ -33,7 +33,12 @@ export const REFERENCE_GUIDE = path.join(REPO_ROOT, 'docs', 'decision-guide.md')
  */
 
 function hasWrk() {
-  try { execFileSync(process.env.WRK_BIN || 'wrk', ['--version'], { stdio: 'ignore' }); return true; } catch (e) { return e.status !== undefined && e.code !== 'ENOENT'; }
+  try {
+    execFileSync(process.env.WRK_BIN || 'wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    return e.status !== undefined && e.code !== 'ENOENT';
+  }
 }
 
 /** The apps of the run: --app's folder (generated or yours), --sample's, or every app of the repository. */
@@ -46,12 +51,19 @@ function appsOf(opts) {
 export function runContext(opts, { now = new Date() } = {}) {
   const engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
   const apps = appsOf(opts);
-  const isolation = planIsolation({ budget: opts.budget, budgets: opts.budgets === undefined ? undefined : parseBudgets(opts.budgets) });
+  const asked = opts.budgets === undefined ? undefined : parseBudgets(opts.budgets);
+  const isolation = planIsolation({ budget: opts.budget, budgets: asked });
   // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.
-  const overrides = { windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm, rounds: opts.rounds, sloP99Ms: opts.sloP99 };
+  const overrides = {
+    windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm,
+    rounds: opts.rounds, sloP99Ms: opts.sloP99,
+  };
   const plan = opts.matrixSpec
     ? matrixPlan(opts.matrixSpec, { full: opts.full, budget: isolation.budgetCpus, overrides })
-    : buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus, budgets: isolation.budgets, processes: isolation.processes, overrides, apps });
+    : buildPlan({
+      full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus,
+      budgets: isolation.budgets, processes: isolation.processes, overrides, apps,
+    });
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const whole = !opts.scenario && !opts.sample && !opts.matrixSpec && !opts.appDir;

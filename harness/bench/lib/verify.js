@@ -15,12 +15,18 @@ export async function verify(url, workload, { timeoutMs = 10000, attempts = 3 } 
       const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
       const text = await res.text();
       if (w.custom) {
-        if (res.status < 200 || res.status > 299) throw new VerifyError(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+        if (res.status < 200 || res.status > 299) {
+          throw new VerifyError(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+        }
         return text;
       }
       if (res.status !== 200) throw new VerifyError(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
       let body;
-      try { body = JSON.parse(text); } catch { throw new VerifyError(`GET ${url} did not answer JSON: ${text.slice(0, 200)}`); }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new VerifyError(`GET ${url} did not answer JSON: ${text.slice(0, 200)}`);
+      }
       if (!w.check(body)) throw new VerifyError(`GET ${url}: expected ${w.shape}, got ${text.slice(0, 200)}`);
       return body;
     } catch (e) {
@@ -52,7 +58,8 @@ export async function everyProcessServes(url, processes, { timeoutMs = 30_000, m
     } catch { /* a process between restarts: ask again */ }
     if (i % 20 === 19) await new Promise((r) => setTimeout(r, 100));
   }
-  throw new VerifyError(`only ${seen.size} of ${processes} processes answered GET ${url} within ${Math.round(timeoutMs / 1000)} s`);
+  throw new VerifyError(
+    `only ${seen.size} of ${processes} processes answered GET ${url} within ${Math.round(timeoutMs / 1000)} s`);
 }
 
 // One GET on a new connection (no keep-alive: each may land on another process).

@@ -61,11 +61,18 @@ export function workload(name) {
  * A workload of a run: one of the bench's own (above), or one of the app's own requests
  * (x-bench.requests, e.g. from `make bench APP=… PATHS=…`): any 2xx answer is right, and its
  * rate for latency windows is the busiest built-in one's per CPU.
- * @param {{ requests?: { name: string, path: string, method?: string, connections?: number }[] } | null} app @param {string} name
+ * @param {{ requests?: { name: string, path: string, method?: string, connections?: number }[] } | null} app
+ * @param {string} name
  */
 export function workloadSpec(app, name) {
   if (WORKLOADS[name]) return WORKLOADS[name];
   const r = app?.requests?.find((x) => x.name === name);
-  if (!r) throw new Error(`unknown workload "${name}" (one of: ${[...Object.keys(WORKLOADS), ...(app?.requests ?? []).map((x) => x.name)].join(', ')})`);
-  return { title: `${r.method ?? 'GET'} ${r.path}`, params: {}, connections: r.connections ?? 64, latencyRatePerCpu: 200, check: () => true, shape: 'a 2xx answer', custom: true };
+  if (!r) {
+    const names = [...Object.keys(WORKLOADS), ...(app?.requests ?? []).map((x) => x.name)];
+    throw new Error(`unknown workload "${name}" (one of: ${names.join(', ')})`);
+  }
+  return {
+    title: `${r.method ?? 'GET'} ${r.path}`, params: {}, connections: r.connections ?? 64, latencyRatePerCpu: 200,
+    check: () => true, shape: 'a 2xx answer', custom: true,
+  };
 }
