@@ -15,6 +15,7 @@ import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { resolveSample } from '../runner/index.js';
 import { relaunchWithHeap } from './lib/generator-heap.js';
+import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
 if (!process.noDeprecation) process.noDeprecation = true;
@@ -55,6 +56,7 @@ const program = new Command()
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (bench --help lists the options)\n`) })
   // Misuse exits 2 (commander's own is 1); --help and --version 0.
   .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
+appOptions(program); // --app, --paths, --health, --start, --service, --reuse-port: your own service (lib/apps/)
 
 function listPlan(ctx) {
   const { plan, isolation: iso } = ctx;
@@ -68,7 +70,7 @@ function listPlan(ctx) {
     for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
     if (s.comparisons.length) console.log(`  ${s.comparisons.length} verdicts`);
   }
-  console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ${ctx.pacedTool} for the experiments' fixed rates), about ${Math.ceil(estimateSeconds(plan) / 60)} min`);
+  console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ${ctx.pacedTool} for the experiments' fixed rates), about ${Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60)} min`);
   return 0;
 }
 
@@ -80,11 +82,15 @@ async function main() {
   const prices = parsePrices(opts);
   if (opts.from) return rerender({ from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices).then((files) => { console.log(`wrote ${files.join(', ')}`); return 0; });
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
+  // --app: your service as a generated app folder (bad input: one line, exit 2), measured as --app-dir.
+  const app = await appFromOptions(opts, { engine: opts.engine ?? process.env.ENGINE, log: (line) => console.log(line) });
+  if (app) Object.assign(opts, { appDir: app.dir, out: opts.out ?? app.out, engine: app.engine, engineWhy: app.kind === 'node' ? 'a Node folder runs as local processes' : 'a container app runs on Docker' });
   if (opts.matrix) {
     try { opts.matrixSpec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }
   }
   const ctx = runContext(opts);
   if (opts.list) return listPlan(ctx);
+  if (app) await checkAppOnEngine(app, ctx.engineChoice); // healthy, every path below 400: else one line, exit 2
   return runBench(ctx, { label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '), prices });
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Command line for the local runner: `make up/ps/down/kill/term/hup/restart/reload/scale` call this.
+// Command line for the local runner: `make up/ps/down/kill/term/hup/restart/reload/scale/place` call this.
 // --engine docker|processes (make's ENGINE=) picks the backend; runner/index.js selectEngine decides the
 // default.
 import { Command } from 'commander';
 import Table from 'cli-table3';
-import { DEFAULT_RUN_DIR, selectEngine, runnerFor, EngineChoiceError } from '../runner/index.js';
+import { DEFAULT_RUN_DIR, selectEngine, runnerFor, EngineChoiceError, PlacementError } from '../runner/index.js';
 
 const program = new Command('lab')
   .description('Run a sample\'s compose topology as local processes on 127.0.0.1, or on Docker (--engine docker)')
@@ -170,7 +170,33 @@ program.command('scale <service> <replicas>').description('run a service as N in
     );
   });
 
+// --cpus app=1,nginx=0.5 -> { app: '1', nginx: '0.5' } (place checks the numbers).
+function quotas(text) {
+  if (text === undefined) return undefined;
+  return Object.fromEntries(text.split(',').map((pair) => {
+    const m = /^([\w.-]+)=(.*)$/.exec(pair.trim());
+    if (!m) throw new PlacementError(`--cpus ${text}: expected <service>=<CPUs>[,<service>=<CPUs>…]`);
+    return [m[1], m[2]];
+  }));
+}
+
+program.command('place').description('move a running run to other CPUs, another budget, other quotas, in place')
+  .option('--cpuset <cpus>', 'the CPUs every process of the run is pinned to from now on (e.g. 1 or 0-1)')
+  .option('--budget <cpus>', "the run's one CPU quota over all of it")
+  .option('--cpus <service=cpus>', 'a service\'s quota per instance (app=1, or app=1,nginx=0.5)')
+  .option(...runDirOption)
+  .action(async (o) => {
+    const { engine, runner } = backend(o.runDir);
+    const { cpuset, budget } = o;
+    const p = await runner.place({ runDir: o.runDir, cpuset, budget, cpus: quotas(o.cpus), log: say });
+    const none = (v) => v ?? 'none';
+    const cpus = Object.entries(p.cpus).map(([s, c]) => `${s} ${none(c)}`).join(', ');
+    console.log(
+      `placed (engine: ${engine}): cpuset ${none(p.cpuset)}, budget ${none(p.budget)}; CPUs per instance: ${cpus}`,
+    );
+  });
+
 program.parseAsync().catch((err) => {
   console.error(`error: ${err.message}`);
-  process.exit(err instanceof EngineChoiceError ? 2 : 1);
+  process.exit(err instanceof EngineChoiceError || err instanceof PlacementError ? 2 : 1);
 });

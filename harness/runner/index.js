@@ -1,5 +1,5 @@
 // The runner's front door: it picks the backend that runs a topology and hands out its `Runner`
-// (common/contract.js: up, down, ps, readState, signal, killHeld, restart, reload, scale, usage,
+// (common/contract.js: up, down, ps, readState, signal, killHeld, restart, reload, scale, place, usage,
 // logReader, workerPids, isServing, waitServing, exec), and re-exports the engine-independent helpers
 // the bench and the tests use. Outside harness/runner nothing imports another file of the runner
 // (harness/lint/runner-interface.js). The backends:
@@ -7,7 +7,7 @@
 //   docker/     Docker Compose v2 with the sample's own compose files
 // They share only common/; neither imports the other (make test's dependency check). See
 // ../CONVENTIONS.md.
-import { EngineChoiceError } from './common/errors.js';
+import { EngineChoiceError, PlacementError } from './common/errors.js';
 import { processesRunner } from './processes/index.js';
 import { dockerRunner } from './docker/index.js';
 import { privateEngine } from '../test-engine/provider.js';
@@ -48,7 +48,7 @@ export function selectEngine(asked = process.env.ENGINE, { runDir } = {}) {
     : { engine: 'processes', why: 'default: no Docker engine answers' };
 }
 
-export { EngineChoiceError };
+export { EngineChoiceError, PlacementError };
 export { DEFAULT_RUN_DIR } from './common/run-dir.js';
 // The samples, and the topology the runner reads from a sample's compose.yaml.
 export { listSamples, resolveSample, loadTopology } from './common/compose.js';

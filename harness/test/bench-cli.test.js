@@ -16,7 +16,7 @@ const CLI = path.join(HARNESS, 'bench', 'cli.js');
 const NODE = process.execPath;
 
 /** @param {string[]} args @param {{ env?: object, timeoutMs?: number, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options] */
-function runCli(args, { env = {}, timeoutMs = 120_000, onStderr } = {}) {
+function runCli(args, { env = {}, timeoutMs = 280_000, onStderr } = {}) {
   const marker = `BENCH_TEST_MARK=${crypto.randomUUID()}`;
   const [k, v] = marker.split('=');
   const runDir = tmp('runs');
@@ -60,7 +60,7 @@ after(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
 });
 
-test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell, verdicts, charts, report and guide', { timeout: 120_000 }, async () => {
+test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell, verdicts, charts, report and guide', { timeout: 300_000 }, async () => {
   const out = tmp('tiny');
   const matrix = writeMatrix(out, {
     scenarios: [{

@@ -53,7 +53,7 @@ test('the samples: which strategies each supports comes from its x-bench alone',
   const apps = Object.fromEntries(listApps().map((a) => [describeSample(a).key, describeSample(a)]));
   assert.deepEqual(strategiesFor(apps.express).map((s) => s.slug), ['one-process', 'cluster', 'reuseport', 'pm2', 'replicas']);
   assert.deepEqual(strategiesFor(apps.dotnet).map((s) => s.slug), ['one-process', 'replicas']);
-  assert.deepEqual(strategiesFor(apps.node).map((s) => s.slug), ['one-process']);
+  assert.deepEqual(strategiesFor(apps.node).map((s) => s.slug), ['one-process', 'replicas']);
   const t = topology({ sample: apps.express.sample, strategy: 'replicas', n: 2, budget: 2, viaNginx: true });
   assert.equal(t.id, 'express-replicas-2-nginx');
   assert.equal(t.cpusPerInstance, 1);

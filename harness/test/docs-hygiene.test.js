@@ -29,7 +29,8 @@ export function makeCalls(code) {
   for (const line of code.split('\n')) {
     const body = line.replace(/\s#.*$/, '');
     for (const part of body.split(/&&|\|\||;|\|/)) {
-      const words = part.trim().replace(/^\$\s+/, '').split(/\s+/);
+      // Shell words: a quoted value (PATHS='/a,POST /b {"x":1}') is one argument.
+      const words = part.trim().replace(/^\$\s+/, '').match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
       const at = words.indexOf('make');
       if (at !== 0) continue;
       calls.push(words.slice(1).map((w) => w.replace(/^\[|\]$/g, '')).filter(Boolean));

@@ -71,13 +71,19 @@ async function measuredAround(ctx, run) {
  * @param {import('./context.js').RunPlanContext} ctx @param {{ label?: string, argv: string, prices: object | null }} how
  */
 export async function runBench(ctx, { label, argv, prices }) {
-  const ui = progress(estimateSeconds(ctx.plan));
+  const ui = progress(estimateSeconds(ctx.plan, { moves: ctx.moves }));
   const engine = await openEngine(ctx.engineChoice, { log: (line) => ui.log(line) });
   // Cells of another engine (the drills run on both): opened now, before the generator is pinned
   // (a private Docker daemon started later would inherit the generator's CPUs).
   const others = new Map();
+  const unavailable = {}; // engine -> why it could not be opened: its cells are skipped, the run goes on
   for (const name of enginesOf(ctx.plan).filter((x) => x !== engine.record.name)) {
-    others.set(name, await openEngine({ engine: name, why: 'the plan\'s cells on it' }, { log: (line) => ui.log(line) }));
+    try {
+      others.set(name, await openEngine({ engine: name, why: 'the plan\'s cells on it' }, { log: (line) => ui.log(line) }));
+    } catch (e) {
+      unavailable[name] = e.message.split('\n')[0];
+      ui.log(`engine ${name}: not here (${unavailable[name]}); its cells are skipped`);
+    }
   }
   const releaseAll = async () => { for (const e of [engine, ...others.values()]) await e.release(); };
   let unpin = () => {};
@@ -95,7 +101,7 @@ export async function runBench(ctx, { label, argv, prices }) {
       const ceilings = await measureCeilings(toolsOf(ctx.plan, ctx.tool, ctx.pacedTool), { runner: engine.runner, runDir: path.join(ctx.runBase, 'ceiling'), isolation: iso, durationS: Math.max(1, Math.min(p.ceilingS, p.windowS)), onStep: ui.phase });
       ui.tick(2 * p.ceilingS + 2 + PACED_CEILING_S);
       const runners = { [engine.record.name]: engine.runner, ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])) };
-      const run = { runner: engine.runner, runners, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
+      const run = { runner: engine.runner, runners, unavailable, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
       return { cells: await runPlan(ctx.plan, run), ceilings, isolation: iso };
     } finally {
       ui.stop();

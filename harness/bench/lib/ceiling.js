@@ -15,7 +15,7 @@ export const GENERATOR_BOUND = 0.7;
  * PACED_LAG_MS, and nothing failed.
  */
 export const PACED_HELD_SHARE = 0.95;
-export const PACED_LAG_MS = 2;
+export const PACED_LAG_MS = 20;
 const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ceiling');
 
 /**

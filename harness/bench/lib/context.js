@@ -8,7 +8,7 @@ import { plan as buildPlan, matrixPlan } from './plan.js';
 import { planIsolation, parseBudgets, budgetChoice } from './isolation.js';
 import { describeSample, listApps } from './samples.js';
 import { pacedToolName } from './tools/index.js';
-import { selectEngine } from '../../runner/index.js';
+import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 /** The committed reference run: written only when asked for by name (--out docs/results). */
@@ -30,6 +30,7 @@ export const REFERENCE_GUIDE = path.join(REPO_ROOT, 'docs', 'decision-guide.md')
  * @property {string} stamp
  * @property {string} runBase    the topologies' run folders
  * @property {boolean} whole     every scenario of the mode, every app
+ * @property {boolean} moves     the Runner moves a deployment between budgets (one warm-up per family)
  */
 
 function hasWrk() {
@@ -47,9 +48,16 @@ function appsOf(opts) {
   return listApps().map((a) => describeSample(a));
 }
 
+// The engines the drills run on: the run's own, and in the full run the other one too (a deploy
+// answer rests on both; where the other can't start the run says so and goes on).
+const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
+
 /** Builds the run's context from the parsed options (nothing is started). */
 export function runContext(opts, { now = new Date() } = {}) {
-  const engineChoice = selectEngine(opts.engine ?? process.env.ENGINE); // ENGINE=foo: one line, exit 2
+  // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
+  const engineChoice = opts.engineWhy
+    ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
+    : selectEngine(opts.engine ?? process.env.ENGINE);
   const apps = appsOf(opts);
   const asked = opts.budgets === undefined ? undefined : parseBudgets(opts.budgets);
   const isolation = planIsolation({ budget: opts.budget, budgets: asked });
@@ -63,6 +71,7 @@ export function runContext(opts, { now = new Date() } = {}) {
     : buildPlan({
       full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus,
       budgets: isolation.budgets, processes: isolation.processes, overrides, apps,
+      engines: drillEngines(engineChoice.engine, opts.full),
     });
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
   const stamp = now.toISOString().replace(/[:.]/g, '-');
@@ -71,6 +80,9 @@ export function runContext(opts, { now = new Date() } = {}) {
   const outDir = path.resolve(opts.out ?? path.join(REPO_ROOT, '.run', 'bench', name));
   const reference = outDir === REFERENCE_OUT;
   return {
+    // Whether the engine's Runner can move a running deployment between budgets (run/families.js).
+    moves: isolation.budgets.length > 1
+      && typeof /** @type {any} */ (runnerFor(engineChoice.engine)).place === 'function',
     engineChoice, plan, isolation, apps, tool, pacedTool: pacedToolName(tool), stamp, whole, reference, outDir,
     budgets: budgetChoice(isolation, opts.budgets !== undefined),
     guidePath: path.resolve(opts.guide ?? (reference ? REFERENCE_GUIDE : path.join(outDir, 'decision-guide.md'))),

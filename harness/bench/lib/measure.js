@@ -30,9 +30,11 @@ export function cpuByRole(before, after) {
  */
 /**
  * @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number,
- *   usage?: () => Promise<any>, sampleMs?: number }} options
+ *   usage?: () => Promise<any>, sampleMs?: number, request?: any }} options
  */
-export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000 }) {
+export async function closedWindow({
+  url, tool, connections, durationS, threads, usage, sampleMs = 1000, request = null,
+}) {
   const before = usage ? await usage() : null;
   const generatorBefore = generatorCpuMs();
   const startedMs = performance.now();
@@ -45,7 +47,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
   const timer = usage ? setInterval(sample, sampleMs) : null;
   let r;
   try {
-    r = await getTool(tool).run({ url, connections, durationS, threads });
+    r = await getTool(tool).run({ url, connections, durationS, threads, ...(request ? { request } : {}) });
   } finally {
     if (timer) clearInterval(timer);
   }
@@ -192,7 +194,8 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
     // (the agent's sockets would otherwise be opened inside the first slice of each target).
     if (warmS > 0) {
       for (const t of targets) {
-        await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: acc.get(t.id).agent });
+        const agent = acc.get(t.id).agent;
+        await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent, ...(t.request ?? {}) });
       }
     }
     for (let s = 0; s < slices; s += 1) {
@@ -200,7 +203,9 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
         const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
         a.sliceAt.push(Date.now());
-        const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true });
+        const r = await paced.run({
+          url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true, ...(t.request ?? {}),
+        });
         if (before) {
           const ns = (await t.usage()).cpuNs - before.cpuNs;
           a.cpuNs += ns;

@@ -4,9 +4,10 @@
 // of the same scenario, so their rounds pair up.
 import { topology } from './topologies.js';
 import { workloadPath, describeSample, listApps } from './samples.js';
-import { workloadSpec } from './workloads.js';
+import { workloadSpec, requestOf } from './workloads.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from './strategies/index.js';
+import { drillCells } from './drills/cells.js';
 import { EXPERIMENTS } from './experiments/index.js';
 import { METRICS } from './metrics.js';
 
@@ -26,8 +27,8 @@ export const MODES = {
   // of the weakest cell's capacity (run/latency.js) — in slices of latencySliceS, where the p99 and
   // the CPU per request below capacity are taken.
   // rewarmS: before a whole (unsliced) window only; 1 s, the least wrk runs (it counts whole seconds).
-  quick: { windowS: 1, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, closedSliceS: 1, capacitySteps: 6, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0.5, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
+  quick: { windowS: 1, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2, drillEvents: 2 },
+  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, closedSliceS: 1, capacitySteps: 6, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0.5, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5, drillEvents: 2 },
 };
 
 
@@ -38,7 +39,8 @@ function closedCell(scenario, workload, t, extra = {}) {
   const spec = workloadSpec(app, workload);
   const path = workloadPath(t.sample, workload, spec.params);
   if (!path) return null;
-  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, topology: t, connections: spec.connections, needsDb: workload === 'db', ...extra };
+  const request = requestOf(app, workload);
+  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, ...(request ? { request } : {}), topology: t, connections: spec.connections, needsDb: workload === 'db', ...extra };
 }
 
 // Which workloads each budget's questions are asked on. The default run (15 minutes on 2 cores)
@@ -135,21 +137,25 @@ function scalingOf(questions, cells) {
   return [...out.values()];
 }
 
-// The fault and rollout drills: the same K kills for every topology, one at a time, under a fixed
-// rate of GETs and POSTs; then a rolling restart per strategy under the same load. Every strategy
-// of every app that has a POST to mix in, at the drills' budget (the lone process is the
-// counter-example: nothing to fail over to, nothing to replace it without a gap).
-function drills({ budget, n, params, apps }) {
-  const kills = params.kills;
+// The drills: for every strategy of every app with a POST to mix in, a crash drill and a rolling
+// restart (replicas: a graceful stop and a scale-down too) under a fixed rate of GETs and POSTs,
+// counting what the store kept (drills/cells.js). The lone process is the counter-example. The
+// full run drills on every engine it has (the processes engine and Docker): a deploy answer must
+// rest on both.
+function drills({ budget, n, params, apps, engines = ['processes'] }) {
   const cells = [];
   for (const app of apps.filter((x) => x.post || x.writes)) {
-    const path = workloadPath(app.sample, 'light', {}) ?? app.requests[0]?.path;
-    if (!path) continue;
     for (const s of strategiesFor(app)) {
-      const t = topology({ sample: app.sample, strategy: s.key, n: s.multiProcess ? Math.max(2, n) : 1, budget, viaNginx: true });
-      const base = { scenario: 'drills', workload: 'light', path, topology: t, connections: null, kills, rate: 100, postShare: 0.2 };
-      cells.push({ ...base, id: `fault:${t.id}`, kind: 'fault', how: s.drill.crash });
-      cells.push({ ...base, id: `rollout:${t.id}`, kind: 'rollout' });
+      const processes = s.multiProcess ? Math.max(2, n) : 1;
+      for (const engine of engines.filter((e) => app.engines.includes(e))) {
+        // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
+        // restarts take three times as long.
+        const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
+        for (const c of drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents })) {
+          // The run's own engine (the first) carries none; another one is named on the cell and in its id.
+          cells.push(engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine });
+        }
+      }
     }
   }
   return { cells, comparisons: [], checks: [] };
@@ -195,16 +201,16 @@ function paramsOf(mode, overrides) {
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
  * apps: the app descriptions to plan over (default: every folder of this repository with an x-bench).
- * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[] }} [options]
+ * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[], engines?: string[] }} [options]
  */
-export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {}, apps = listApps().map((a) => describeSample(a)) } = {}) {
+export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {}, apps = listApps().map((a) => describeSample(a)), engines } = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);
   if (scenario && !SCENARIOS[scenario]) throw new Error(`unknown scenario "${scenario}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
   const names = scenario ? [scenario] : Object.keys(SCENARIOS).filter((k) => !SCENARIOS[k].onRequest && (full || !SCENARIOS[k].fullOnly));
   const scenarios = names.map((name) => {
     const s = SCENARIOS[name];
-    const built = s.build({ mode, budget, budgets: budgets ?? [{ budget, cpuset: 'sut' }], n: processes, params, apps });
+    const built = s.build({ mode, budget, budgets: budgets ?? [{ budget, cpuset: 'sut' }], n: processes, params, apps, engines });
     let cells = built.cells;
     if (sample) cells = cells.filter((c) => c.topology.sample === sample);
     const ids = new Set(cells.map((c) => c.id));

@@ -62,6 +62,9 @@ export function describeSample(sample) {
     // { compose_file }: the files `docker compose` runs on the docker engine (COMPOSE_FILE's spelling).
     docker: x.docker ?? null,
     engines: x.engines ?? ['processes', 'docker'],
+    // Whether a running deployment may be moved to another budget (run/families.js): not where the
+    // runtime sizes itself from its CPUs at start-up (.NET's thread pool and GC heaps).
+    movable: x.movable ?? x.runtime === 'node',
     // A build step before its first local start (x-local.build, e.g. dotnet publish): the estimate counts it.
     builds: Boolean(doc.services[x.app]?.['x-local']?.build),
     post: x.post ?? null,

@@ -7,16 +7,21 @@ export class VerifyError extends Error {}
 // An app's own request (x-bench.requests): any 2xx, whatever its body.
 const ANY_2XX = { custom: true };
 
-export async function verify(url, workload, { timeoutMs = 10000, attempts = 3 } = {}) {
+/**
+ * @param {string} url @param {string} workload
+ * @param {{ timeoutMs?: number, attempts?: number,
+ *   request?: { method: string, body?: string, headers?: Record<string, string> } | null }} [options]
+ */
+export async function verify(url, workload, { timeoutMs = 10000, attempts = 3, request = null } = {}) {
   const w = WORKLOADS[workload] ?? ANY_2XX;
   let lastError;
   for (let i = 0; i < attempts; i++) {
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), ...(request ?? {}) });
       const text = await res.text();
       if (w.custom) {
         if (res.status < 200 || res.status > 299) {
-          throw new VerifyError(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+          throw new VerifyError(`${request?.method ?? 'GET'} ${url} answered ${res.status}: ${text.slice(0, 200)}`);
         }
         return text;
       }

@@ -23,6 +23,9 @@ function version() {
 const write = (file, value) => fs.writeFileSync(file, String(value));
 const read = (file) => fs.readFileSync(file, 'utf8').trim();
 const unique = (dirs) => [...new Map(dirs.map((d) => [realDir(d), d])).values()];
+// A quota of `cpus` CPUs (none: unlimited) as cgroup v2 cpu.max and v1 cpu.cfs_quota_us write it.
+const cpuMax = (cpus) => (cpus ? `${Math.round(cpus * PERIOD_US)} ${PERIOD_US}` : `max ${PERIOD_US}`);
+const cfsQuota = (cpus) => (cpus ? Math.round(cpus * PERIOD_US) : -1);
 
 // v1 hierarchies may be co-mounted (cpu,cpuacct): one directory then serves both.
 function realDir(dir) {
@@ -105,7 +108,7 @@ export function createRunGroups(runId, { cpuset, budget, priority = false } = {}
     const run = path.join(base, runId);
     fs.mkdirSync(run, { recursive: true });
     v2Enable(run);
-    write(path.join(run, 'cpu.max'), budget ? `${Math.round(budget * PERIOD_US)} ${PERIOD_US}` : `max ${PERIOD_US}`);
+    write(path.join(run, 'cpu.max'), cpuMax(budget));
     if (cpuset) write(path.join(run, 'cpuset.cpus'), cpuset);
     if (priority) prioritise([base, run], 2);
     return { dirs: [run] };
@@ -114,7 +117,7 @@ export function createRunGroups(runId, { cpuset, budget, priority = false } = {}
   const cpuRun = path.join(v1Base('cpu'), runId);
   fs.mkdirSync(cpuRun, { recursive: true });
   write(path.join(cpuRun, 'cpu.cfs_period_us'), PERIOD_US);
-  write(path.join(cpuRun, 'cpu.cfs_quota_us'), budget ? Math.round(budget * PERIOD_US) : -1);
+  write(path.join(cpuRun, 'cpu.cfs_quota_us'), cfsQuota(budget));
   if (priority) prioritise([path.dirname(cpuRun), cpuRun], 1);
   dirs.push(cpuRun);
   const acct = v1Base('cpuacct');
@@ -146,7 +149,7 @@ export function createGroup(runId, instanceName, { cpus, memoryBytes }) {
     if (!fs.existsSync(run)) createRunGroups(runId);
     const dir = path.join(run, instanceName);
     fs.mkdirSync(dir, { recursive: true });
-    write(path.join(dir, 'cpu.max'), cpus ? `${Math.round(cpus * PERIOD_US)} ${PERIOD_US}` : `max ${PERIOD_US}`);
+    write(path.join(dir, 'cpu.max'), cpuMax(cpus));
     if (memoryBytes) write(path.join(dir, 'memory.max'), memoryBytes);
     dirs.push(dir);
   } else {
@@ -154,7 +157,7 @@ export function createGroup(runId, instanceName, { cpus, memoryBytes }) {
     const cpuDir = path.join(v1('cpu'), GROUP, runId, instanceName);
     fs.mkdirSync(cpuDir, { recursive: true });
     write(path.join(cpuDir, 'cpu.cfs_period_us'), PERIOD_US);
-    write(path.join(cpuDir, 'cpu.cfs_quota_us'), cpus ? Math.round(cpus * PERIOD_US) : -1);
+    write(path.join(cpuDir, 'cpu.cfs_quota_us'), cfsQuota(cpus));
     dirs.push(cpuDir);
     if (v1('cpuacct')) {
       const acctDir = path.join(v1('cpuacct'), GROUP, runId, instanceName);
@@ -171,9 +174,66 @@ export function createGroup(runId, instanceName, { cpus, memoryBytes }) {
   const own = unique(dirs);
   const procs = own.map((d) => path.join(d, 'cgroup.procs'));
   // The run's cpuset (when it has one, v1) holds every instance directly.
-  const setDir = v === 1 && v1('cpuset') && path.join(v1('cpuset'), GROUP, runId);
-  if (setDir && fs.existsSync(setDir)) procs.push(path.join(setDir, 'cgroup.procs'));
+  const setProcs = runCpusetProcs(runId);
+  if (setProcs) procs.push(setProcs);
   return { dirs: own, procs };
+}
+
+/** The cgroup.procs file of a run's own cpuset group (cgroup v1, where it has one), which its instances join. */
+export function runCpusetProcs(runId) {
+  const dir = version() === 1 && v1('cpuset') && path.join(v1('cpuset'), GROUP, runId);
+  return dir && fs.existsSync(dir) ? path.join(dir, 'cgroup.procs') : null;
+}
+
+/** What a run's pinning to `cpus` (a CPU list) is, where cgroups enforce it. */
+export const pinnedTo = (cpus) => ({
+  enforced: true, cpus, mechanism: version() === 2 ? 'cgroup v2 cpuset.cpus' : 'cgroup v1 cpuset',
+});
+
+// Writes `value` to `file`; returns what writes the old value back (an empty v2 cpuset: inherit).
+function rewrite(file, value) {
+  const old = read(file);
+  write(file, value);
+  return () => write(file, old === '' ? '\n' : old);
+}
+
+/**
+ * Sets the CPU quota of a run's group (no instanceName: its budget) or of one instance's or
+ * container's group inside it: `cpus` CPUs, null for none. Returns what puts the old one back.
+ * @param {string} runId @param {string | undefined} instanceName @param {number | null} cpus
+ */
+export function setCpuQuota(runId, instanceName, cpus) {
+  const v = version();
+  const dir = path.join(v === 2 ? ROOT : v1('cpu'), GROUP, runId, instanceName ?? '');
+  return v === 2
+    ? rewrite(path.join(dir, 'cpu.max'), cpuMax(cpus))
+    : rewrite(path.join(dir, 'cpu.cfs_quota_us'), cfsQuota(cpus));
+}
+
+/**
+ * Pins a run's group to `cpus` (a CPU list). On cgroup v1 a run started unpinned has no cpuset
+ * group of its own: it gets one now, and with `adopt` every process of the run joins it (the
+ * processes backend; Docker's runc makes the group itself). Returns what undoes it.
+ * @param {string} runId @param {string} cpus @param {{ adopt?: boolean }} [options]
+ */
+export function setRunCpuset(runId, cpus, { adopt = false } = {}) {
+  if (version() === 2) return rewrite(path.join(ROOT, GROUP, runId, 'cpuset.cpus'), cpus);
+  const base = v1Base('cpuset');
+  if (!base) throw new Error('no cpuset controller mounted');
+  const dir = path.join(base, runId);
+  if (fs.existsSync(dir)) return rewrite(path.join(dir, 'cpuset.cpus'), cpus);
+  v1Cpuset(dir, cpus);
+  const members = () => read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+  // A process forked while the others move may start outside: a few rounds until every one is in.
+  for (let round = 0; adopt && round < 5; round += 1) {
+    const outside = runPids(runId).filter((pid) => !members().includes(pid));
+    if (!outside.length) break;
+    for (const pid of outside) try { write(path.join(dir, 'cgroup.procs'), pid); } catch { /* gone meanwhile */ }
+  }
+  return () => {
+    for (const pid of members()) try { write(path.join(v1('cpuset'), 'cgroup.procs'), pid); } catch { /* gone */ }
+    fs.rmdirSync(dir);
+  };
 }
 
 // Whether quotas (and, if asked, a cpuset) can be enforced here; probed by creating and removing groups.
@@ -197,7 +257,7 @@ export function probe(runId, { cpuset } = {}) {
     if (cpuset) {
       try {
         createRunGroups(runId, { cpuset });
-        pinning = { enforced: true, cpus: cpuset, mechanism: v === 2 ? 'cgroup v2 cpuset.cpus' : 'cgroup v1 cpuset' };
+        pinning = pinnedTo(cpuset);
       } catch (err) {
         pinning = unpinned(cpuset, `cpuset not writable (${err.code ?? err.message})`);
       }

@@ -99,6 +99,21 @@ export {};
  * @property {MemoryUse} memory
  */
 
+/**
+ * `place`: a running run moved, without a restart. Each optional; what is given changes, the rest
+ * stays. Bad input (CPUs the machine does not let us use, a budget larger than the cpuset or below a
+ * quota per instance, a value that is not a positive number of CPUs, an unknown service) throws a
+ * PlacementError (common/errors.js, one line) and changes nothing.
+ * @typedef {object} PlaceOptions
+ * @property {string} [runDir]
+ * @property {string} [cpuset]     the CPUs every process or container of the run is pinned to from now on ("1", "0-1")
+ * @property {number | string} [budget]   CPUs: the run's one quota over all of it
+ * @property {Record<string, number | string>} [cpus]   a service's quota per instance, in CPUs
+ * @property {Log} [log]            one line saying what changed
+ */
+
+/** @typedef {import('./placement.js').Placement} Placement  the placement now: { cpuset, budget, cpus } */
+
 /** @typedef {{ code: number, stdout: string, stderr: string }} ExecResult */
 
 /**
@@ -145,7 +160,10 @@ export {};
  * @property {(options: RunAt & { sample?: string, service?: string, log?: Log }) => Promise<ReloadResult>} reload
  * @property {(options: RunAt & { sample?: string, service?: string, replicas?: number | string, log?: Log })
  *   => Promise<ScaleResult>} scale
- * @property {(options?: RunAt) => Promise<Usage>} usage   CPU time, throttling and memory now
+ * @property {(options: PlaceOptions) => Promise<Placement>} place   the run moved to other CPUs, another budget,
+ *   other quotas per instance, while it runs; instances started later (restart, scale, reload) get them too
+ * @property {(options?: RunAt) => Promise<Usage>} usage   CPU time, throttling and memory now (CPU time: cumulative,
+ *   across a place too)
  * @property {(options: InstanceAt) => Promise<{ read: () => Promise<string> }>} logReader   what it logs from now on
  * @property {(options: InstanceAt) => Promise<number[]>} workerPids   the processes its main program started
  * @property {(options: InstanceAt) => Promise<boolean>} isServing   one health check, on its port now

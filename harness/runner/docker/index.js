@@ -9,6 +9,7 @@
 //   up.js, down.js, instances.js (ps, signal, killHeld, restart), reload.js, scale.js, usage.js
 //   serving.js     isServing, waitServing     workers.js  a container's workers and log (the drills)
 //   exec.js        a command in one container   proxy.js   the sample's nginx in front
+//   place.js       the run moved to other CPUs, budget, quotas (docker update, its cgroup_parent)
 import fs from 'node:fs';
 import { connection, engineAnswers } from './connection.js';
 import { recordFile, readRecord } from './record.js';
@@ -21,6 +22,7 @@ import { isServing, waitServing } from './serving.js';
 import { workerPids, logReader } from './workers.js';
 import { usage } from './usage.js';
 import { exec } from './exec.js';
+import { place } from './place.js';
 
 /**
  * The docker Runner, getting its engine from `provider` where none answers.
@@ -43,6 +45,7 @@ export function dockerRunner(provider) {
     restart,
     reload,
     scale,
+    place,
     usage,
     logReader,
     workerPids,

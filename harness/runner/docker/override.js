@@ -6,7 +6,8 @@
 // its own back (an ephemeral port would change, and a load sent to it would be lost). New
 // containers (a reload's, a scale's) get a new range (newRange);
 // and the run's CPU placement: `cpuset` on every service, and a `cgroup_parent` whose group carries
-// the run's CPU budget (one quota over every container, as the processes backend's run group does).
+// the run's CPU budget (one quota over every container, as the processes backend's run group does);
+// after a `place` (place.js), a service's quota per container too.
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -36,15 +37,22 @@ export function ownPortServices(config) {
     .map(([name, svc]) => [name, Number(svc.deploy?.replicas ?? svc.scale ?? 1)]));
 }
 
+/** The placement a run's record says the override applies: its cpuset, cgroup_parent, port ranges, quotas placed. */
+export const placementOf = (record) => ({
+  cpuset: record.isolation?.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges, cpus: record.cpus,
+});
+
 /**
  * config: `docker compose config --format json` of the sample's files with the run's knobs.
  * placement: { cpuset?: string, cgroupParent?: string }; ranges: { service: [first, last] }, the
- * host ports a service's own port is published from (else the engine picks one per container).
+ * host ports a service's own port is published from (else the engine picks one per container);
+ * cpus: { service: CPUs per container } that `place` gave it, over the sample's own limit.
  * Writes the file; returns its path.
  * @param {string} runDir @param {any} config
- * @param {{ cpuset?: string, cgroupParent?: string | null, ranges?: Record<string, number[]> }} [placement]
+ * @param {{ cpuset?: string, cgroupParent?: string | null, ranges?: Record<string, number[]>,
+ *   cpus?: Record<string, number | null> }} [placement]
  */
-export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {} } = {}) {
+export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {}, cpus = {} } = {}) {
   const doc = new YAML.Document({ services: {} });
   for (const [name, svc] of Object.entries(config.services ?? {})) {
     /** @type {Record<string, any>} */
@@ -56,6 +64,7 @@ export function writeOverride(runDir, config, { cpuset, cgroupParent, ranges = {
     if (ports.length) extra.ports = ports;
     if (cpuset) extra.cpuset = cpuset;
     if (cgroupParent) extra.cgroup_parent = cgroupParent;
+    if (cpus[name]) extra.deploy = { resources: { limits: { cpus: String(cpus[name]) } } };
     doc.setIn(['services', name], doc.createNode(extra));
     if (ports.length) /** @type {any} */ (doc.getIn(['services', name, 'ports'], true)).tag = '!override';
   }
@@ -77,6 +86,5 @@ export async function newRange(record, service, count) {
   if (!record.ranges?.[service]) return;
   const range = await freePortRange(count);
   updateRecord(record, (r) => { r.ranges[service] = range; });
-  const placement = { cpuset: record.isolation?.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges };
-  writeOverride(record.runDir, sampleConfig(record), placement);
+  writeOverride(record.runDir, sampleConfig(record), placementOf(record));
 }

@@ -5,7 +5,8 @@
 //            service's name (its resolver's valid=), the old container is stopped (it drains) and
 //            removed. A new container that never gets healthy stops the rollout; the old ones serve.
 //   signal   a service whose x-local names a reload signal (node-cluster: SIGHUP, the primary's own
-//            rolling restart of its workers): sent to each container, then its old workers waited out.
+//            rolling restart of its workers): sent to each container, then its old workers waited out;
+//            containers of one process each (no workers) behind nginx are replaced as `proxy`.
 //   nginx    nginx itself: `nginx -s reload` in each container.
 //   restart  anything else: `docker restart`, one at a time (not zero-downtime).
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +19,10 @@ import { sampleFile } from './sample.js';
 import { proxyOf, reResolveMs } from './proxy.js';
 import { newRange } from './override.js';
 
-function strategyOf(file, service) {
+// Whether a container runs workers: processes beyond its first (tini) and its main program.
+const hasWorkers = (record, c) => !record.cgroupParent || cgroup.instancePids(record.runId, c.id).length > 2;
+
+function strategyOf(file, service, record, olds) {
   const svc = file.services?.[service];
   if (!svc)
     throw new Error(
@@ -26,8 +30,11 @@ function strategyOf(file, service) {
     );
   const proxy = proxyOf(file);
   if (service === proxy) return 'nginx';
-  if (svc['x-local']?.reload_signal) return 'signal';
-  return proxy && file.services[proxy] ? 'proxy' : 'restart';
+  const proxied = Boolean(proxy && file.services[proxy]);
+  // One process per container (node-cluster with clustering off): nothing for the signal to
+  // replace it with; behind nginx it is replaced start-first.
+  if (svc['x-local']?.reload_signal && (!proxied || olds.some((c) => hasWorkers(record, c)))) return 'signal';
+  return proxied ? 'proxy' : 'restart';
 }
 
 async function proxyStep(record, service, old, count, log) {
@@ -82,10 +89,10 @@ async function signalStep(record, c, sig, log) {
 export async function reload({ runDir = DEFAULT_RUN_DIR, service = 'app', log = () => {} } = {}) {
   const record = recordOf(runDir);
   const file = sampleFile(record.sampleDir);
-  const strategy = strategyOf(file, service);
   const began = Date.now();
   const olds = containers(record).filter((c) => c.service === service && c.running);
   if (!olds.length) throw new Error(`${service} has no running container`);
+  const strategy = strategyOf(file, service, record, olds);
   // The new containers publish from a range of their own, as wide as the old ones' (override.js).
   if (strategy === 'proxy') await newRange(record, service, olds.length);
   const steps = [];

@@ -12,7 +12,7 @@ import { isolationOf } from '../common/isolation.js';
 import { DEFAULT_RUN_DIR, runIdOf } from '../common/run-dir.js';
 import { cgroupLayout } from './connection.js';
 import { createRunParent } from './cgroups.js';
-import { writeOverride, ownPortServices } from './override.js';
+import { writeOverride, ownPortServices, placementOf } from './override.js';
 import { freePortRange } from '../../lib/ports.js';
 import { composeArgv, containers, envOf, lastLogLine, projectOf, sampleConfig, servicesOf } from './project.js';
 import { createRecord, readRecord, updateRecord } from './record.js';
@@ -85,8 +85,7 @@ async function newRecord(runDir, opts, engine) {
   const config = sampleConfig(record);
   Object.assign(record, createRunParent(runId, cgroupLayout(engine.host), isolation), { ranges: {} });
   for (const [name, count] of Object.entries(ownPortServices(config))) record.ranges[name] = await freePortRange(count);
-  const placement = { cpuset: isolation.cpuset, cgroupParent: record.cgroupParent, ranges: record.ranges };
-  record.files = [...files, writeOverride(runDir, config, placement)];
+  record.files = [...files, writeOverride(runDir, config, placementOf(record))];
   return { record: createRecord(record), config };
 }
 

@@ -10,6 +10,7 @@
 //   spec.js        ports and each instance's program nginx.js      nginx's config for loopback
 //   spawn.js       starting and stopping processes   jobs.js       build and post_start commands
 //   usage.js       CPU time and memory of a run      secrets.js    compose secrets as local files
+//   place.js       the run moved to other CPUs, budget, quotas (applied by supervisor-place.js)
 import path from 'node:path';
 import { isAlive } from '../../lib/processes.js';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
@@ -23,6 +24,7 @@ import { workerPids, logReader } from './workers.js';
 import { reload } from './reload.js';
 import { scale } from './scale.js';
 import { exec } from './exec.js';
+import { place } from './place.js';
 
 /** CPU time, throttling and memory of a running topology (see usage.js). */
 async function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
@@ -49,6 +51,7 @@ export const processesRunner = {
   restart,
   reload,
   scale,
+  place,
   usage,
   logReader,
   workerPids,

@@ -158,7 +158,9 @@ function strategyOf(state, service) {
   const entry = state.services[service];
   if (entry.spec?.local?.nginx) return { kind: 'nginx', zeroDowntime: true };
   const sig = entry.spec?.local?.reload_signal;
-  if (sig) return { kind: 'signal', sig, zeroDowntime: true };
+  // The signal asks a primary to replace its workers: an instance running one process of the app
+  // (a generated app's one-process and replicas shapes) is replaced as any other.
+  if (sig && entry.instances.every((i) => childPids(i.pid).length)) return { kind: 'signal', sig, zeroDowntime: true };
   const proxies = proxiesOf(state, service);
   if (proxies.length) return { kind: 'proxy', proxies, zeroDowntime: true };
   return { kind: 'restart', zeroDowntime: false };

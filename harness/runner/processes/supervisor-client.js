@@ -27,6 +27,12 @@ export function call(runDir, cmd, args = {}, { timeoutMs = 60_000 } = {}) {
     socket.on('data', (chunk) => { buffer += chunk; });
     socket.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       clearTimeout(timer);
+      // No socket, or nobody listening on it: the supervisor is gone. Anything else (EMFILE, EAGAIN)
+      // is this process's trouble, not a sign that nothing runs.
+      if (!['ENOENT', 'ECONNREFUSED'].includes(err.code ?? '')) {
+        reject(new Error(`cannot reach the run's supervisor: ${err.code ?? err.message}`, { cause: err }));
+        return;
+      }
       reject(
         new SupervisorUnreachable(
           `the run's supervisor is not running (${err.code ?? err.message}): \`make down\`, then \`make up\` again`,

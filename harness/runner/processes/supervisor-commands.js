@@ -6,6 +6,7 @@ import { findInstance } from './snapshot.js';
 import { psRows } from './ps-rows.js';
 import { sendSignal, waitGone, isAlive } from '../../lib/processes.js';
 import { waitHealthy } from '../common/health.js';
+import { placeRun } from './supervisor-place.js';
 
 const now = () => new Date().toISOString();
 
@@ -17,6 +18,8 @@ export function supervisorCommands(sup) {
     ...stateCommands(sup),
     ...processCommands(sup, instance),
     ...claimCommands(sup),
+    // `place`: the run's cpuset, budget and quotas per instance rewritten, its state with them.
+    place: ({ ask }) => placeRun(sup, ask),
     // No restart, no new process from now on; the caller stops the instances. Returns the state as it is now.
     halt: () => {
       sup.halted = true;

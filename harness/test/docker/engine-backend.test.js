@@ -1,8 +1,9 @@
 // The runner's docker backend (ENGINE=docker) on the real engine, through runner/index.js as make
 // and the bench use it: node-replicas up with 2 replicas under a CPU budget and a cpuset, ps, usage
 // from each container's cgroup, a crash that its restart policy undoes (on the same loopback port),
-// a `docker kill` that stays down, a rolling reload under a bounded load, scaling, and a down that
-// leaves nothing behind; and exec() in dotnet-api's PostgreSQL container (its compose.postgres.yaml),
+// a `docker kill` that stays down, a place that moves the running containers (every bad place
+// changing nothing), a rolling reload under a bounded load, scaling, and a down that leaves nothing
+// behind; and exec() in dotnet-api's PostgreSQL container (its compose.postgres.yaml),
 // where the bench's drills read back what a POST stored.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runnerFor } from '../../runner/index.js';
+import { runnerFor, availableCpus, PlacementError } from '../../runner/index.js';
 import { engine, docker, waitFor, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 
@@ -66,6 +67,9 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     await usageGrows(runDir, state.url);
   });
 
+  test(`place: the containers moved, not restarted; later ones alike; bad input changes nothing ${STAND_INS}`,
+    { timeout: 300_000 }, () => placeMoves(runDir, state, inspect));
+
   test(`kill: a crash of app 1 comes back by its restart policy (on-failure) ${STAND_INS}`, async () => {
     const [one] = await app();
     const killed = await runner.signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' });
@@ -110,6 +114,73 @@ async function usageGrows(runDir, url) {
     assert.ok(i.memory.pssMiB > 1 && i.memory.processes >= 1, `${i.name}: ${JSON.stringify(i.memory)}`);
     assert.ok(i.throttling && Number.isFinite(i.throttling.periods), `${i.name}: throttling counters`);
   }
+}
+
+// The run's group on this host (the cgroup_parent): its quota in CPUs and its cpuset, cgroup v1 or v2.
+function parentGroup(runId) {
+  const read = (...parts) => fs.readFileSync(path.join('/sys/fs/cgroup', ...parts), 'utf8').trim();
+  if (fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) {
+    const [quota, period] = read('scaling-lab', runId, 'cpu.max').split(' ');
+    const budget = quota === 'max' ? null : Number(quota) / Number(period);
+    return { budget, cpuset: read('scaling-lab', runId, 'cpuset.cpus') };
+  }
+  const quota = Number(read('cpu', 'scaling-lab', runId, 'cpu.cfs_quota_us'));
+  return { budget: quota < 0 ? null : quota / 1e5, cpuset: read('cpuset', 'scaling-lab', runId, 'cpuset.cpus') };
+}
+
+// `place` on Docker: from cpuset 0, budget 1 and 0.5 CPU per app container (up) to the last CPU,
+// budget 0.4 and 0.25 (a budget below the quota the containers had: their quotas must shrink
+// first), then to budget 1 and 0.75 (the budget must grow first); the same containers serve.
+async function placeMoves(runDir, state, inspect) {
+  const other = String(availableCpus().at(-1));
+  const placedNow = async () => {
+    const hosts = (await runner.ps({ runDir })).map((r) => inspect(r.id).HostConfig);
+    const group = parentGroup(state.runId);
+    return { group, nano: hosts.map((h) => h.NanoCpus), sets: hosts.map((h) => h.CpusetCpus) };
+  };
+  const ids = (await runner.ps({ runDir })).map((r) => r.id);
+  const before = await runner.usage({ runDir });
+  const down = await runner.place({ runDir, cpuset: other, budget: 0.4, cpus: { app: 0.25 } });
+  assert.deepEqual(down, { cpuset: other, budget: 0.4, cpus: { app: 0.25, nginx: null } });
+  const sets = [other, other, other];
+  assert.deepEqual(await placedNow(), { group: { budget: 0.4, cpuset: other }, nano: [0.25e9, 0.25e9, 0], sets });
+  const up = await runner.place({ runDir, budget: 1, cpus: { app: 0.75 } });
+  assert.deepEqual([up.cpuset, up.budget, up.cpus.app], [other, 1, 0.75]);
+  const placed = await placedNow();
+  assert.deepEqual(placed, { group: { budget: 1, cpuset: other }, nano: [0.75e9, 0.75e9, 0], sets });
+  const rows = await runner.ps({ runDir });
+  assert.deepEqual(rows.map((r) => r.id), ids, 'the same containers');
+  for (const r of rows) assert.equal(r.status, 'running (healthy)', r.name);
+  for (let i = 0; i < 100; i++) assert.equal((await fetch(`${state.url}/pi?samples=20000`)).status, 200);
+  const after = await runner.usage({ runDir });
+  assert.ok(after.cpuNs > before.cpuNs, 'usage() counts on across the place');
+  const isolation = (await runner.readState(runDir)).isolation;
+  assert.deepEqual(isolation, { ...state.isolation, cpuset: other, cpus: 1, budget: 1 });
+  await badPlaces(runDir, placedNow, placed);
+  // A scale's new container gets the placement too (from the override), and goes again.
+  await runner.scale({ runDir, service: 'app', replicas: 3 });
+  const third = inspect((await appRows(runDir)).find((r) => r.index === 3).id).HostConfig;
+  assert.deepEqual([third.NanoCpus, third.CpusetCpus], [0.75e9, other]);
+  await runner.scale({ runDir, service: 'app', replicas: 2 });
+}
+
+// Every bad place: a PlacementError of one line; the containers, the run's group and the record as they were.
+async function badPlaces(runDir, placedNow, placed) {
+  const record = await runner.readState(runDir);
+  /** @type {[Record<string, any>, RegExp][]} */
+  const bad = [
+    [{ cpuset: '999' }, /^cpuset 999 names CPU 999, which this machine doesn't let us use/],
+    [{ budget: 0 }, /^budget 0 is not a positive number of CPUs$/],
+    [{ budget: 0.5 }, /^app would have 0\.75 CPU\(s\) per instance, more than the run's budget of 0\.5/],
+    [{ cpus: { app: 0 } }, /^cpus of app: 0 must be a number of CPUs from 0\.01 to \d+$/],
+    [{ cpus: { nope: 1 } }, /^no service 'nope' in this run \(there are: app, nginx\)$/],
+  ];
+  for (const [ask, why] of bad) {
+    const rejected = (err) => err instanceof PlacementError && why.test(err.message);
+    await assert.rejects(runner.place({ runDir, ...ask }), rejected, JSON.stringify(ask));
+  }
+  assert.deepEqual(await placedNow(), placed, 'the containers and the run\'s group as they were');
+  assert.deepEqual(await runner.readState(runDir), record, 'and the record');
 }
 
 // `make reload` on Docker under a bounded load: every replica replaced start-first, no GET failed.

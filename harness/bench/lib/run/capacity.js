@@ -12,8 +12,12 @@ import { histogram } from '../histogram.js';
 import { median, round } from '../stats.js';
 import { guarded } from './record.js';
 
-/** Concurrency the paced generator may open: the rate's share of 100 ms in flight, at least 64. */
-const socketsFor = (rate) => Math.max(64, Math.min(4000, Math.ceil(rate * 0.1)));
+/**
+ * Connections the paced generator may open for a step: 60 ms of the rate in flight (a 50 ms wait
+ * and its margin), at least 64, at most 2,048. Past them requests wait for a connection, and that
+ * wait counts in their latency from the intended send: an overloaded step still shows as one.
+ */
+export const socketsFor = (rate) => Math.max(64, Math.min(2048, Math.ceil(rate * 0.06)));
 
 /**
  * One step's outcome from one paced slice: held (rate achieved, no failure) and under the p99 target.
@@ -72,37 +76,37 @@ export async function capacityBlock(run, cells) {
     reference: median(records.get(c.id).rounds.map((r) => r.rps)),
     bracket: { lo: range[0], hi: range[1] },
     steps: [],
-    agents: new Map(),
   }]));
-  try {
-    for (let k = 0; k < steps; k += 1) {
-      for (const c of sliceOrder(live(), sliceSeed(900 + k, 0))) {
-        const st = state.get(c.id);
-        const rec = records.get(c.id);
-        ctx.hooks.phase?.(`capacity ${k + 1}/${steps} ${c.id}`);
-        await guarded(rec, async () => {
-          const fraction = nextFraction(st.bracket);
-          const rate = Math.max(1, Math.round(fraction * st.reference));
-          const sockets = socketsFor(rate);
-          if (!st.agents.has(sockets)) st.agents.set(sockets, paced.keepAliveAgent(sockets));
-          const usage = run.usageOf(c);
-          const before = await usage();
-          const agent = st.agents.get(sockets);
-          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true });
-          const after = await usage();
-          const step = {
-            fraction: round(fraction, 4),
-            ...stepOutcome({ rate, sliceS, p99TargetMs }, r),
-            cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1),
-          };
-          st.steps.push(step);
-          st.bracket = afterStep(st.bracket, fraction, step.held);
-        });
-        ctx.hooks.tick?.(sliceS + 0.05);
-      }
+  for (let k = 0; k < steps; k += 1) {
+    for (const c of sliceOrder(live(), sliceSeed(900 + k, 0))) {
+      const st = state.get(c.id);
+      const rec = records.get(c.id);
+      ctx.hooks.phase?.(`capacity ${k + 1}/${steps} ${c.id}`);
+      await guarded(rec, async () => {
+        const fraction = nextFraction(st.bracket);
+        const rate = Math.max(1, Math.round(fraction * st.reference));
+        // Its own connections for the step, closed after it: seven cells' idle sockets held
+        // through a block ran the bench out of file descriptors.
+        const agent = paced.keepAliveAgent(socketsFor(rate));
+        const usage = run.usageOf(c);
+        const before = await usage();
+        let r;
+        try {
+          r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) });
+        } finally {
+          agent.destroy();
+        }
+        const after = await usage();
+        const step = {
+          fraction: round(fraction, 4),
+          ...stepOutcome({ rate, sliceS, p99TargetMs }, r),
+          cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1),
+        };
+        st.steps.push(step);
+        st.bracket = afterStep(st.bracket, fraction, step.held);
+      });
+      ctx.hooks.tick?.(sliceS + 0.05);
     }
-  } finally {
-    for (const st of state.values()) for (const a of st.agents.values()) a.destroy();
   }
   for (const [id, st] of state) {
     records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });

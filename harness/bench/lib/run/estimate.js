@@ -3,6 +3,7 @@ import { deploymentKey } from '../topologies.js';
 import { describeSample } from '../samples.js';
 import { latencyRounds } from '../measure.js';
 import { warmupFloor } from './warmup.js';
+import { familyKey } from './families.js';
 
 export const BUILD_S = 45;
 export const PACED_CEILING_S = 15;
@@ -40,23 +41,34 @@ export function costOf(cell, p, firstOnDeployment = false) {
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
-  if (cell.kind === 'fault') return 3 + cell.kills * (cell.topology.runtime === 'dotnet' ? 5 : 3);
-  if (cell.kind === 'rollout') return 3 + cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
+  // Drills: a restart takes seconds as processes, about three times as long as containers (the
+  // drills' hand runs, harness/bench/README.md).
+  const engine = cell.engine === 'docker' ? 3 : 1;
+  if (cell.kind === 'fault') return 3 + engine * cell.kills * (cell.topology.runtime === 'dotnet' ? 5 : 3);
+  if (cell.kind === 'rollout') {
+    return 3 + engine * cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
+  }
+  if (cell.kind === 'stop' || cell.kind === 'scale-down') return 3 + engine * (cell.events ?? 2) * 6;
   return 15;
 }
 
-export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S } = {}) {
+/**
+ * @param {any} plan @param {{ buildS?: number, startS?: number, moves?: boolean }} [options] moves: the
+ * engine's Runner moves a deployment between budgets (run/families.js): one start and warm-up floor per family.
+ */
+export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S, moves = false } = {}) {
   const p = plan.params;
   // The closed-loop tool's ceiling, then the paced generator's search (about 15 s).
   let s = 2 * p.ceilingS + 2 + PACED_CEILING_S;
   const samples = new Set();
   for (const sc of plan.scenarios) {
-    const deps = new Set(sc.cells.map((c) => deploymentKey(c.topology)));
+    const keyOf = moves && sc.interleaved ? familyKey : (c) => deploymentKey(c.topology);
+    const deps = new Set(sc.cells.map(keyOf));
     for (const c of sc.cells) samples.add(c.topology.sample);
     s += deps.size * startS;
     const seen = new Set();
     for (const c of sc.cells) {
-      const key = deploymentKey(c.topology);
+      const key = keyOf(c);
       s += costOf(c, p, !seen.has(key));
       seen.add(key);
     }

@@ -2,7 +2,6 @@
 // each block warmed up, then measured in its rounds — A B C, then C B A, … — so drift of the
 // machine lands on every topology alike and no cell sits idle long between windows; then each
 // cell's capacity at the latency target, and the block's latency windows at one fixed rate.
-import { deploymentKey } from '../topologies.js';
 import { blocksOf, warmUpOrder } from '../blocks.js';
 import { closedWindow, combineWindows, sliceOrder, sliceSeed, fixedCount } from '../measure.js';
 import { getTool } from '../tools/index.js';
@@ -11,11 +10,13 @@ import { warmUp, warmupFloor } from './warmup.js';
 import { roundsOf, windowOf, slicesOf, closedCost } from './estimate.js';
 import { capacityBlock } from './capacity.js';
 import { latencyWindows } from './latency.js';
+import { placeBlock } from './families.js';
 
 /** Measures the interleaved cells of a scenario (run: scenario.js's run) and finishes their records. */
 export async function interleave(run, cells, comparisons) {
   const warmedProcesses = new Set(); // deployments whose runtime got its once-per-process warm-up
   for (const block of blocksOf(cells, comparisons)) {
+    await placeBlock(run, block);
     await warmBlock(run, block, warmedProcesses);
     await roundsOfBlock(run, block);
     await capacityBlock(run, block.filter((c) => c.searchCapacity));
@@ -42,15 +43,15 @@ export async function interleave(run, cells, comparisons) {
 // rounds in its first (light JSON at 2 CPUs, default run, 2026-11-26).
 async function warmBlock(run, cells, warmedProcesses) {
   const { records, params: p, ctx, threads, toolOf } = run;
-  const floorOf = (c) => warmupFloor(c, !warmedProcesses.has(deploymentKey(c.topology)));
+  const floorOf = (c) => warmupFloor(c, !warmedProcesses.has(run.deploymentOf(c)));
   for (const c of warmUpOrder(cells, floorOf)) {
     const rec = records.get(c.id);
     if (c.kind === 'count' || rec.status === 'failed') continue;
     ctx.hooks.phase?.(`warm-up ${c.id}`);
     await guarded(rec, async () => {
       const floor = floorOf(c);
-      warmedProcesses.add(deploymentKey(c.topology));
-      const target = { url: rec.url, connections: c.connections, threads };
+      warmedProcesses.add(run.deploymentOf(c));
+      const target = { url: rec.url, connections: c.connections, threads, request: c.request };
       const params = { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) };
       rec.warmup = await warmUp(getTool(toolOf(c)), target, params);
     });
@@ -78,10 +79,14 @@ async function roundsOfBlock(run, cells) {
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
         if (p.rewarmS > 0) {
-          await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads });
+          await getTool(toolOf(c)).run({
+            url: rec.url, connections: c.connections, durationS: p.rewarmS, threads,
+            ...(c.request ? { request: c.request } : {}),
+          });
         }
         const w = await closedWindow({
           url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage,
+          request: c.request,
         });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
@@ -117,7 +122,7 @@ async function slicedRound(run, r, rounds, cells) {
         const at = Date.now();
         const durationS = windowOf(c, p) / slicesOf(c, p);
         const w = await closedWindow({
-          url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage,
+          url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request,
         });
         windows.get(c.id).push({ ...w, at });
       });

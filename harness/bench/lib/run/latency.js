@@ -6,6 +6,7 @@
 import { latencyBlock, latencyRounds } from '../measure.js';
 import { round } from '../stats.js';
 import { latencySlicesOf, latencyWindowCost, roundsOf } from './estimate.js';
+import { socketsFor } from './capacity.js';
 
 /** The block's fixed rate: `load` of the weakest capacity (or, without one, of the weakest saturated throughput). */
 export function blockRate(cells, records, load) {
@@ -41,8 +42,9 @@ export async function latencyWindows(run, cells) {
       id: c.id,
       url: records.get(c.id).url,
       rate: at.rate,
-      connections: Math.max(c.connections, Math.ceil(at.rate * 0.1)),
+      connections: Math.max(Math.min(c.connections, 256), socketsFor(at.rate)),
       usage: run.usageOf(c),
+      request: c.request ?? null,
     }));
     const byId = await latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS ?? 0 });
     for (const c of live) records.get(c.id).rounds.find((x) => x.round === r).paced = byId.get(c.id);

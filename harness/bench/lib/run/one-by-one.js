@@ -2,8 +2,7 @@
 // fixed-rate and fixed-count runs, and the fault and rollout drills.
 import { closedWindow, fixedCount, fixedRateRun, searchRate } from '../measure.js';
 import { describeSample } from '../samples.js';
-import { faultDrill } from '../drills/fault.js';
-import { rolloutDrill } from '../drills/rollout.js';
+import { runDrillCell } from '../drills/index.js';
 import { guarded, finish } from './record.js';
 import { costOf } from './estimate.js';
 
@@ -21,25 +20,21 @@ async function openloopCell(run, c, rec) {
   Object.assign(rec, { probeRps: probe.rps, ...search });
 }
 
+// A drill (a crash, a rolling restart, a graceful stop, a scale-down) on the cell's own deployment,
+// through the Runner of the engine it runs on; what the store kept is counted (drills/index.js).
 async function drillCell(run, c, rec) {
   const d = run.depOf(c);
-  const post = describeSample(c.topology.sample).post;
-  const mix = {
-    get: c.path,
-    post: post ? { path: post, body: '{"drill":true}', contentType: 'application/json' } : undefined,
-    postShare: post ? c.postShare : 0,
-  };
   const log = (l) => run.ctx.hooks.log?.(`  ${c.id}: ${l}`);
-  const on = { runner: d.runner, runDir: d.runDir };
-  rec.drill = c.kind === 'fault'
-    ? await faultDrill({ ...on, url: rec.url, how: c.how, kills: c.kills, rate: c.rate, mix, log })
-    : await rolloutDrill({ ...on, sample: c.topology.sample, url: rec.url, rate: c.rate, mix, log });
+  const app = describeSample(c.topology.sample);
+  rec.drill = await runDrillCell({ cell: c, runner: d.runner, runDir: d.runDir, url: rec.url, app, log });
 }
 
 const KINDS = {
   openloop: openloopCell,
   fault: drillCell,
   rollout: drillCell,
+  stop: drillCell,
+  'scale-down': drillCell,
   fixedrate: async (run, c, rec) => {
     const tool = c.tool ?? run.ctx.pacedTool;
     const measured = await fixedRateRun({

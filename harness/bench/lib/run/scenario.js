@@ -14,6 +14,7 @@ import { guarded } from './record.js';
 import { startupSeconds } from './estimate.js';
 import { interleave } from './interleave.js';
 import { oneByOne } from './one-by-one.js';
+import { familyKey, canPlace, cellPlacement } from './families.js';
 
 // What a process that would not start said last (the runner's error carries it after the exit),
 // without the run folder's paths: one line for the output and results.json.
@@ -35,11 +36,12 @@ function placement(d, iso) {
 // A deployment is one start of a topology on one engine (the drills run the same ones on both).
 const depKey = (c) => `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
 
-// The deployments a scenario's cells run on: one per distinct topology start.
-function deploymentsOf(scenario, runBase, counter) {
+// The deployments a scenario's cells run on: one per distinct topology start (keyOf: depKey, or
+// familyKey where a deployment is moved between budgets).
+function deploymentsOf(scenario, runBase, counter, keyOf) {
   const deps = new Map();
   for (const c of scenario.cells) {
-    const key = depKey(c);
+    const key = keyOf(c);
     if (!deps.has(key)) {
       counter.n += 1;
       deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, budget: c.budget, engine: c.engine ?? null, cells: [], runDir: path.join(runBase, `d${counter.n}`) });
@@ -53,6 +55,11 @@ function deploymentsOf(scenario, runBase, counter) {
 // Node 22.12 or off Linux, PM2 not installed) is skipped with its one line, the rest goes on.
 async function start(run, d, { build, noDatabase }) {
   const { ctx, records } = run;
+  if (d.engine && !ctx.runners?.[d.engine]) {
+    const why = `the ${d.engine} engine is not here: ${ctx.unavailable?.[d.engine] ?? 'not opened'}`;
+    for (const c of d.cells) Object.assign(records.get(c.id), { status: 'skipped', error: why });
+    return;
+  }
   ctx.hooks.phase?.(`starting ${describeSample(d.sample).folder} (${d.cells[0].topology.label})`);
   try {
     d.handle = await startDeployment(d.engine ? ctx.runners[d.engine] : ctx.runner, d, {
@@ -60,6 +67,7 @@ async function start(run, d, { build, noDatabase }) {
       build, needsDb: d.cells.some((c) => c.needsDb), knownDatabaseError: noDatabase.get(d.sample) ?? null, log: ctx.hooks.log,
     });
     if (d.handle.databaseError) noDatabase.set(d.sample, d.handle.databaseError);
+    d.placed = cellPlacement(d.cells[0], ctx.isolation);
   } catch (e) {
     const optional = Boolean(strategyOf(d.cells[0].topology.strategy).optional);
     const why = optional ? `${d.cells[0].topology.strategy} skipped: ${whatItSaid(e.message)}` : e.message;
@@ -105,7 +113,7 @@ async function prepare(c, r, handle, balancers) {
       await everyProcessServes(`${handle.url({ ...c.topology, viaNginx: false })}/`, c.topology.workers);
       readyProcesses.add(handle);
     }
-    await verify(`${handle.url(c.topology)}${c.path}`, c.workload);
+    await verify(`${handle.url(c.topology)}${c.path}`, c.workload, { request: c.request ?? null });
     if (c.recordDraw) r.draw = await handle.describeInstances();
     if (c.needsDb) r.database = await databaseOf(handle, c);
   });
@@ -139,11 +147,13 @@ function loadOf(c, ctx) {
  * apps already built in this run (a build step runs once); counter: numbers the run folders.
  */
 export async function runScenario(scenario, params, ctx, { built, counter }) {
-  const deps = deploymentsOf(scenario, ctx.runBase, counter);
+  const keyOf = canPlace(scenario, ctx.runner, ctx.isolation) ? familyKey : depKey;
+  const deps = deploymentsOf(scenario, ctx.runBase, counter, keyOf);
   const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]));
-  const depOf = (c) => deps.get(depKey(c)).handle;
+  const deploymentOf = (c) => deps.get(keyOf(c));
+  const depOf = (c) => deploymentOf(c).handle;
   const run = {
-    records, params, ctx, depOf, balancers: [],
+    records, params, ctx, depOf, deploymentOf, balancers: [],
     threads: ctx.isolation.generatorThreads,
     toolOf: (c) => c.tool ?? ctx.tool,
     // CPU time and memory of the services the cell's topology covers, read around each window.

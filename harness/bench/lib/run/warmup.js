@@ -29,12 +29,12 @@ export function warmupFloor(cell, firstOnDeployment) {
  * process in seconds, .NET's tiered compilation and a database pool in tens of seconds), at least
  * warmupS and at most warmupMaxS. Returns { seconds, steady, rps: [per chunk] }.
  */
-export async function warmUp(tool, { url, connections, threads }, p, steady = 0.03) {
+export async function warmUp(tool, { url, connections, threads, request = null }, p, steady = 0.03) {
   const chunk = p.warmupChunkS ?? 2;
   const rps = [];
   let spent = 0;
   while (spent < (p.warmupMaxS ?? p.warmupS)) {
-    const r = await tool.run({ url, connections, durationS: chunk, threads });
+    const r = await tool.run({ url, connections, durationS: chunk, threads, ...(request ? { request } : {}) });
     rps.push(round(r.rps));
     spent += chunk;
     const [prev, last] = rps.slice(-2);

@@ -21,6 +21,7 @@ export function normalise(r) {
 // onResponse(statusCode, ms) is called for each answer, in the order they arrive (one worker only).
 export async function run({
   url, connections, durationS, amount, rate, timeoutS = 10, signal, threads = 1, keepAlive = true, onResponse,
+  request = null,
 }) {
   const workers = Math.max(1, Math.min(threads, connections));
   const opts = { url, connections, timeout: timeoutS, pipelining: 1 };
@@ -28,6 +29,10 @@ export async function run({
   if (amount) opts.amount = Math.ceil(amount / workers); else opts.duration = durationS;
   if (rate) opts.overallRate = rate / workers;
   if (!keepAlive) opts.headers = { connection: 'close' };
+  if (request) {
+    const headers = { ...opts.headers, ...request.headers };
+    Object.assign(opts, { method: request.method, body: request.body, headers });
+  }
   const instance = autocannon(opts);
   if (onResponse && workers === 1) {
     instance.on('response', (client, statusCode, bytes, ms) => onResponse(statusCode, ms));
