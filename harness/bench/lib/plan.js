@@ -28,7 +28,7 @@ export const MODES = {
   // the CPU per request below capacity are taken.
   // rewarmS: before a whole (unsliced) window only; 1 s, the least wrk runs (it counts whole seconds).
   quick: { windowS: 1, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2, drillEvents: 2 },
-  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, closedSliceS: 1, capacitySteps: 6, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0.5, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5, drillEvents: 2 },
+  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0.5, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 3, drillEvents: 2 },
 };
 
 
@@ -144,10 +144,14 @@ function scalingOf(questions, cells) {
 // rest on both.
 function drills({ budget, n, params, apps, engines = ['processes'] }) {
   const cells = [];
+  const base = baselineOf(apps);
   for (const app of apps.filter((x) => x.post || x.writes)) {
+    // On another engine, the baseline app and the apps of another runtime: a strategy's drill on a
+    // second app of the same runtime (node:http's replicas beside Express's) repeats it there.
+    const again = app === base || app.runtime !== base.runtime;
     for (const s of strategiesFor(app)) {
       const processes = s.multiProcess ? Math.max(2, n) : 1;
-      for (const engine of engines.filter((e) => app.engines.includes(e))) {
+      for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || again))) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
         // restarts take three times as long.
         const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
