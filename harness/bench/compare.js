@@ -12,7 +12,12 @@ if (!a || !b) {
   process.exit(2);
 }
 const load = (f) => {
-  try { return JSON.parse(readFileSync(f, 'utf8')); } catch (e) { console.error(`compare: ${f}: ${e.message}`); process.exit(2); }
+  try {
+    return JSON.parse(readFileSync(f, 'utf8'));
+  } catch (e) {
+    console.error(`compare: ${f}: ${e.message}`);
+    process.exit(2);
+  }
 };
 const runs = [load(a), load(b)];
 const r = compareRuns(...runs);
@@ -20,16 +25,24 @@ const r = compareRuns(...runs);
 runs.forEach((d, i) => console.log(`${i ? 'second' : 'first'}: ${d.label ?? 'no label'}`));
 if (r.host.differs !== null) {
   const us = (x) => `${Math.round(x)} µs`;
-  console.log(`host speed: the probe's work took ${us(r.host.first)} / ${us(r.host.second)} at full speed${r.host.differs ? ` — the host ran at another speed (×${r.host.ratio.toFixed(2)} the time in the second run), and ratios move with it: set side by side runs taken at the same speed` : ': the same speed'}`);
+  const speed = r.host.differs
+    ? ` — the host ran at another speed (×${r.host.ratio.toFixed(2)} the time in the second run), `
+      + 'and ratios move with it: set side by side runs taken at the same speed'
+    : ': the same speed';
+  console.log(`host speed: the probe's work took ${us(r.host.first)} / ${us(r.host.second)} at full speed${speed}`);
 }
 const x = (v) => (v === null || v === undefined ? 'n/a' : `×${v.toFixed(2)}`);
 const said = (v) => (v.label === 'wins' ? `${v.winner} wins` : String(v.label ?? 'n/a'));
 const ci = (c) => (c ? `${x(c[0])}–${x(c[1])}` : 'no interval');
 for (const q of r.questions) {
-  console.log(`${q.ok ? 'ok  ' : 'FAIL'} ${q.id.padEnd(40)} ${said(q.a).padEnd(30)} ${x(q.a.ratio)} (${ci(q.a.ci95)})   ${said(q.b).padEnd(30)} ${x(q.b.ratio)} (${ci(q.b.ci95)})${q.why.length ? `   ${q.why.join('; ')}` : ''}`);
+  const side = (v) => `${said(v).padEnd(30)} ${x(v.ratio)} (${ci(v.ci95)})`;
+  const why = q.why.length ? `   ${q.why.join('; ')}` : '';
+  console.log(`${q.ok ? 'ok  ' : 'FAIL'} ${q.id.padEnd(40)} ${side(q.a)}   ${side(q.b)}${why}`);
 }
 for (const [name, s] of Object.entries(r.runs)) {
-  console.log(`${name}: median 95% half-width ${(100 * s.medianHalfWidth).toFixed(1)}% of the ratio (at most 10%: ${s.narrowEnough ? 'yes' : 'NO'}); ${s.wins} wins, ${s.equal} equal, ${s.cantTell} can't tell`);
+  const width = `median 95% half-width ${(100 * s.medianHalfWidth).toFixed(1)}% of the ratio`;
+  console.log(`${name}: ${width} (at most 10%: ${s.narrowEnough ? 'yes' : 'NO'}); `
+    + `${s.wins} wins, ${s.equal} equal, ${s.cantTell} can't tell`);
 }
 console.log(`${r.agree} of ${r.compared} verdicts consistent${r.ok ? '' : ' — FAILED'}`);
 process.exit(r.ok ? 0 : 1);

@@ -28,8 +28,13 @@ const read = (f) => {
   try { return JSON.parse(readFileSync(f, 'utf8')); } catch (e) { return fail(`${f}: ${e.message}`); }
 };
 let earlier = withFile ? read(withFile) : null;
-if (earlier && (typeof earlier.questions !== 'object' || !Array.isArray(earlier.runs))) fail(`${withFile}: not a spread file (no runs and questions)`);
-if (keep) earlier = { ...earlier, questions: Object.fromEntries(Object.entries(earlier.questions).filter(([id]) => keep.includes(id.split('.').at(-1)))) };
+if (earlier && (typeof earlier.questions !== 'object' || !Array.isArray(earlier.runs))) {
+  fail(`${withFile}: not a spread file (no runs and questions)`);
+}
+if (keep) {
+  const kept = Object.entries(earlier.questions).filter(([id]) => keep.includes(id.split('.').at(-1)));
+  earlier = { ...earlier, questions: Object.fromEntries(kept) };
+}
 const files = args;
 const runs = files.length + (earlier?.runs.length ?? 0);
 if (runs < MIN_RUNS) fail(`needs the results.json of at least ${MIN_RUNS} runs, got ${runs}`);
@@ -37,5 +42,8 @@ const docs = files.map(read);
 let spread;
 try { spread = spreadOverRuns(docs, earlier); } catch (e) { fail(e.message); }
 writeFileSync(out, `${JSON.stringify(spread, null, 1)}\n`);
-for (const [id, q] of Object.entries(spread.questions)) console.log(`${id.padEnd(30)} ${q.ratios.map((r) => `×${r.toFixed(2)}`).join(' ')}   sd ${(100 * q.sdLog).toFixed(1)}%`);
+for (const [id, q] of Object.entries(spread.questions)) {
+  const ratios = q.ratios.map((r) => `×${r.toFixed(2)}`).join(' ');
+  console.log(`${id.padEnd(30)} ${ratios}   sd ${(100 * q.sdLog).toFixed(1)}%`);
+}
 console.log(`wrote ${out} (${spread.runs.length} runs)`);

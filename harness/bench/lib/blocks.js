@@ -41,4 +41,7 @@ export function blocksOf(cells, comparisons = []) {
  * in the block's order.
  * @param {any[]} cells @param {(cell: any) => number} floorOf seconds @returns {any[]}
  */
-export const warmUpOrder = (cells, floorOf) => cells.map((c, i) => ({ c, i, s: floorOf(c) })).sort((x, y) => y.s - x.s || x.i - y.i).map((x) => x.c);
+export const warmUpOrder = (cells, floorOf) => cells
+  .map((c, i) => ({ c, i, s: floorOf(c) }))
+  .sort((x, y) => y.s - x.s || x.i - y.i)
+  .map((x) => x.c);

@@ -8,7 +8,8 @@
 //   proxy        nginx's one worker process was busy (at least SPENT of a CPU);
 //   connections  the closed loop's connections: by Little's law n connections waiting at least the
 //                workload's shortest time cannot pass n / that time (at least SPENT of it reached);
-//   generator    the load generator's limit (its measured ceiling, or its share of a machine it shares);
+//   generator    the load generator's limit (its measured ceiling, or its share of a machine it
+//                shares);
 //   machine      none of these, on CPUs the generator shares: the generator, nginx and the kernel's
 //                network work took the rest of the cores;
 //   unknown      none of these, on CPUs of its own.
@@ -16,12 +17,16 @@ import { median, round } from './stats.js';
 
 export const SPENT = 0.9;
 
-const perWall = (rounds, field) => median(rounds.map((r) => (Number.isFinite(r[field]) && r.wallMs > 0 ? r[field] / r.wallMs : null)).filter(Number.isFinite));
+const perWall = (rounds, field) => median(rounds
+  .map((r) => (Number.isFinite(r[field]) && r.wallMs > 0 ? r[field] / r.wallMs : null))
+  .filter(Number.isFinite));
 
 /**
  * The bound of one ok closed-loop cell: { by, why, usedCpus, appCpus, proxyCpus, budget }, or null
  * where the cell recorded no CPU time (an unpinned run on a machine without cgroups).
- * @param {any} cell @param {{ minLatencyMs?: number, ceilings?: Record<string, { rps: number }>, generatorShareLimit?: number }} [context]
+ * @param {any} cell
+ * @param {{ minLatencyMs?: number, ceilings?: Record<string, { rps: number }>,
+ *   generatorShareLimit?: number }} [context]
  */
 export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit = 0.15 } = {}) {
   if (cell?.status !== 'ok' || !cell.rounds?.length) return null;
@@ -33,26 +38,45 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
   const app = perWall(rounds, 'appCpuMs');
   const proxy = perWall(rounds, 'proxyCpuMs');
   const rps = cell.rps?.median ?? median(rounds.map((r) => r.rps));
-  const base = { usedCpus: round(used, 2), appCpus: Number.isFinite(app) ? round(app, 2) : null, proxyCpus: Number.isFinite(proxy) ? round(proxy, 2) : null, budget };
+  const base = {
+    usedCpus: round(used, 2),
+    appCpus: Number.isFinite(app) ? round(app, 2) : null,
+    proxyCpus: Number.isFinite(proxy) ? round(proxy, 2) : null,
+    budget,
+  };
   const cpus = (x) => `${round(x, 2)} CPU`;
-  if (budget && used >= SPENT * budget) return { ...base, by: 'strategy', why: `spent ${cpus(used)} of its ${budget}-CPU budget` };
+  const by = (what, why) => ({ ...base, by: what, why });
+  if (budget && used >= SPENT * budget) return by('strategy', `spent ${cpus(used)} of its ${budget}-CPU budget`);
   if (t.runtime === 'node' && Number.isFinite(app) && app >= SPENT * t.processes) {
-    return { ...base, by: 'strategy', why: `its ${t.processes} Node process${t.processes > 1 ? 'es' : ''} kept ${t.processes > 1 ? 'their' : 'its'} JavaScript thread${t.processes > 1 ? 's' : ''} busy (${cpus(app)} of ${budget} CPU${budget > 1 ? 's' : ''})` };
+    const many = t.processes > 1;
+    return by('strategy', `its ${t.processes} Node process${many ? 'es' : ''} kept ${many ? 'their' : 'its'} `
+      + `JavaScript thread${many ? 's' : ''} busy (${cpus(app)} of ${budget} CPU${budget > 1 ? 's' : ''})`);
   }
-  if (Number.isFinite(proxy) && proxy >= SPENT) return { ...base, by: 'proxy', why: `nginx's one worker process was busy (${cpus(proxy)})` };
+  if (Number.isFinite(proxy) && proxy >= SPENT) {
+    return by('proxy', `nginx's one worker process was busy (${cpus(proxy)})`);
+  }
   if (minLatencyMs && cell.connections) {
     const cap = cell.connections / (minLatencyMs / 1000);
-    if (rps >= SPENT * cap) return { ...base, by: 'connections', why: `${cell.connections} connections waiting at least ${minLatencyMs} ms cap it at ${Math.round(cap)} req/s (Little's law); it reached ${Math.round(rps)}` };
+    if (rps >= SPENT * cap) {
+      return by('connections', `${cell.connections} connections waiting at least ${minLatencyMs} ms cap it at `
+        + `${Math.round(cap)} req/s (Little's law); it reached ${Math.round(rps)}`);
+    }
   }
   const ceiling = ceilings[cell.tool]?.rps;
-  if (ceiling && rps > 0.7 * ceiling) return { ...base, by: 'generator', why: `${Math.round(rps)} req/s is ${Math.round((100 * rps) / ceiling)}% of the load generator's ceiling` };
+  if (ceiling && rps > 0.7 * ceiling) {
+    const share = Math.round((100 * rps) / ceiling);
+    return by('generator', `${Math.round(rps)} req/s is ${share}% of the load generator's ceiling`);
+  }
   const shared = t.cpuset === 'all';
   if (shared && Number.isFinite(cell.generatorShare) && cell.generatorShare > generatorShareLimit) {
-    return { ...base, by: 'generator', why: `the load generator took ${Math.round(cell.generatorShare * 100)}% of the machine it shares with it` };
+    const share = Math.round(cell.generatorShare * 100);
+    return by('generator', `the load generator took ${share}% of the machine it shares with it`);
   }
   const spent = `it spent ${cpus(used)} of its ${budget}-CPU budget`;
-  if (shared) return { ...base, by: 'machine', why: `${spent}: the load generator, nginx and the kernel's network work share these cores with it` };
-  return { ...base, by: 'unknown', why: `${spent} on CPUs of its own` };
+  if (shared) {
+    return by('machine', `${spent}: the load generator, nginx and the kernel's network work share these cores with it`);
+  }
+  return by('unknown', `${spent} on CPUs of its own`);
 }
 
 // A capacity search bounded by the paced generator: its capacity above GENERATOR_SHARE of the
@@ -61,13 +85,16 @@ const GENERATOR_SHARE = 0.7;
 function capacityBoundOf(cell, bound, pacedCeiling) {
   const cap = cell.capacity?.rps;
   if (!(pacedCeiling > 0) || !(cap > GENERATOR_SHARE * pacedCeiling)) return bound;
-  return { ...bound, by: 'generator', why: `its capacity, ${Math.round(cap)} req/s, is ${Math.round((100 * cap) / pacedCeiling)}% of the paced generator's ceiling` };
+  const share = Math.round((100 * cap) / pacedCeiling);
+  const why = `its capacity, ${Math.round(cap)} req/s, is ${share}% of the paced generator's ceiling`;
+  return { ...bound, by: 'generator', why };
 }
 
 /**
  * The cells with `bound` set on every ok closed-loop cell (kept as is on the others), and
  * `capacityBound` where the capacity search had a bound of its own (the paced generator's).
- * @param {any[]} cells @param {{ workloads?: Record<string, any>, ceilings?: Record<string, any>, generatorShareLimit?: number }} [context]
+ * @param {any[]} cells
+ * @param {{ workloads?: Record<string, any>, ceilings?: Record<string, any>, generatorShareLimit?: number }} [context]
  */
 export function withBounds(cells, { workloads = {}, ceilings = {}, generatorShareLimit } = {}) {
   return cells.map((c) => {

@@ -10,7 +10,10 @@ import { stopRunDir } from './run/deployments.js';
 import { track } from './cleanup.js';
 
 export const GENERATOR_BOUND = 0.7;
-/** A paced step is held when it answered this share of its rate, sent with a p99 lag under PACED_LAG_MS, and nothing failed. */
+/**
+ * A paced step is held when it answered this share of its rate, sent with a p99 lag under
+ * PACED_LAG_MS, and nothing failed.
+ */
 export const PACED_HELD_SHARE = 0.95;
 export const PACED_LAG_MS = 20;
 const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ceiling');
@@ -18,14 +21,19 @@ const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'c
 /**
  * Measures each named tool's ceiling (req/s) with the isolation the cells get, on the run's Runner.
  * @param {string[]} toolNames
- * @param {{ runner: any, runDir: string, isolation: any, durationS?: number, connections?: number, onStep?: (line: string) => void }} options
+ * @param {{ runner: any, runDir: string, isolation: any, durationS?: number, connections?: number,
+ *   onStep?: (line: string) => void }} options
  */
-export async function measureCeilings(toolNames, { runner, runDir, isolation, durationS = 5, connections = 64, onStep }) {
+export async function measureCeilings(toolNames, options) {
+  const { runner, runDir, isolation, durationS = 5, connections = 64, onStep } = options;
   if (toolNames.length === 0) return {};
   const untrack = track(() => stopRunDir(runner, runDir));
   const out = {};
   try {
-    const state = await runner.up({ sample: CEILING, runDir, env: { HTTP_PORT: '0' }, cpuset: isolation.pinned ? isolation.sutCpus : undefined, budget: isolation.budgetCpus, priority: true });
+    const state = await runner.up({
+      sample: CEILING, runDir, env: { HTTP_PORT: '0' }, cpuset: isolation.pinned ? isolation.sutCpus : undefined,
+      budget: isolation.budgetCpus, priority: true,
+    });
     const url = `${state.url}/`;
     for (const name of toolNames) {
       onStep?.(`generator ceiling: ${name}`);
@@ -61,10 +69,14 @@ export function pacedHeld(rate, r) {
  * connections kept from one step to the next. `run` is paced.run (a test may count its calls).
  * Returns { rps (the highest held rate; 0 if none), bracket, bracketed, connections, threads, stepS,
  * lagP99LimitMs, steps: [{ rate, try, achievedRps, lagP99Ms, p99Ms, held, why }] }.
- * @param {{ url: string, connections?: number, threads?: number, stepS?: number, startRate?: number, growth?: number,
- *   resolution?: number, maxSteps?: number, tries?: number, warmS?: number, run?: (options: any) => Promise<any> }} options
+ * @param {{ url: string, connections?: number, threads?: number, stepS?: number, startRate?: number,
+ *   growth?: number, resolution?: number, maxSteps?: number, tries?: number, warmS?: number,
+ *   run?: (options: any) => Promise<any> }} options
  */
-export async function pacedCeiling({ url, connections = 64, threads = 1, stepS = 2, startRate = 10_000, growth = 2, resolution = 0.05, maxSteps = 10, tries = 2, warmS = 2, run = paced.run }) {
+export async function pacedCeiling({
+  url, connections = 64, threads = 1, stepS = 2, startRate = 10_000, growth = 2, resolution = 0.05, maxSteps = 10,
+  tries = 2, warmS = 2, run = paced.run,
+}) {
   const agent = paced.keepAliveAgent(connections, { threads });
   const steps = [];
   let lo = 0;
@@ -79,18 +91,25 @@ export async function pacedCeiling({ url, connections = 64, threads = 1, stepS =
       for (let t = 1; t <= tries && !step?.held; t += 1) {
         const r = await run({ url, rate, durationS: stepS, agent });
         const { achieved, held, why } = pacedHeld(rate, r);
-        step = { rate, try: t, achievedRps: Math.round(achieved), lagP99Ms: r.sendLagMs.p99, p99Ms: r.latencyMs.p99, held, why };
+        step = {
+          rate, try: t, achievedRps: Math.round(achieved), lagP99Ms: r.sendLagMs.p99, p99Ms: r.latencyMs.p99, held, why,
+        };
         steps.push(step);
       }
       if (step.held) lo = rate; else hi = rate;
       if (hi !== null && lo > 0 && (hi - lo) / hi <= resolution) break;
       // Past its limit the generator still answers about what it can: a first guess below it.
-      const next = Math.round(hi === null ? rate * growth : lo === 0 ? Math.min(hi / growth, step.achievedRps) : (lo + hi) / 2);
+      const next = Math.round(hi === null
+        ? rate * growth
+        : lo === 0 ? Math.min(hi / growth, step.achievedRps) : (lo + hi) / 2);
       if (next < 1 || next === lo || next === hi) break;
       rate = next;
     }
   } finally {
     await agent.destroy();
   }
-  return { rps: lo, bracket: [lo, hi], bracketed: lo > 0 && hi !== null, connections, threads, stepS, lagP99LimitMs: PACED_LAG_MS, steps };
+  return {
+    rps: lo, bracket: [lo, hi], bracketed: lo > 0 && hi !== null, connections, threads, stepS,
+    lagP99LimitMs: PACED_LAG_MS, steps,
+  };
 }

@@ -43,14 +43,23 @@ function runSummary(doc) {
   const vs = doc.verdicts.filter(usable);
   const medianHalfWidth = lowerMedian(vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio));
   const count = (label) => vs.filter((v) => verdictLabel(v) === label).length;
-  return { verdicts: vs.length, medianHalfWidth, narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10, wins: count('wins'), equal: count('equal'), cantTell: count('cant-tell') };
+  return {
+    verdicts: vs.length,
+    medianHalfWidth,
+    narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10,
+    wins: count('wins'),
+    equal: count('equal'),
+    cantTell: count('cant-tell'),
+  };
 }
 
 /** Why two runs' verdicts of one question are not consistent: [] when they are. */
 export function inconsistencies(va, vb) {
   const why = [];
   const [la, lb] = [verdictLabel(va), verdictLabel(vb)];
-  if (la === 'wins' && lb === 'wins' && winnerOf(va) !== winnerOf(vb)) why.push(`opposite winners (${winnerOf(va)} / ${winnerOf(vb)})`);
+  if (la === 'wins' && lb === 'wins' && winnerOf(va) !== winnerOf(vb)) {
+    why.push(`opposite winners (${winnerOf(va)} / ${winnerOf(vb)})`);
+  }
   if ((la === 'wins' && lb === 'equal') || (la === 'equal' && lb === 'wins')) why.push(`"${la}" against "${lb}"`);
   if (!within(va.ratio, vb.ci95)) why.push('first ratio outside the second interval widened by its width');
   if (!within(vb.ratio, va.ci95)) why.push('second ratio outside the first interval widened by its width');
@@ -66,11 +75,13 @@ export function compareRuns(a, b) {
     const va = A.get(id);
     const vb = B.get(id);
     if (!usable(va) || !usable(vb)) {
-      questions.push({ id, a: va ?? {}, b: vb ?? {}, compared: false, ok: true, why: ['not compared: missing, not measured or suspect in a run'] });
+      const why = ['not compared: missing, not measured or suspect in a run'];
+      questions.push({ id, a: va ?? {}, b: vb ?? {}, compared: false, ok: true, why });
       continue;
     }
     const why = inconsistencies(va, vb);
-    questions.push({ id, a: { ...va, label: verdictLabel(va), winner: winnerOf(va) }, b: { ...vb, label: verdictLabel(vb), winner: winnerOf(vb) }, compared: true, ok: why.length === 0, why });
+    const labelled = (v) => ({ ...v, label: verdictLabel(v), winner: winnerOf(v) });
+    questions.push({ id, a: labelled(va), b: labelled(vb), compared: true, ok: why.length === 0, why });
   }
   const compared = questions.filter((q) => q.compared);
   const runs = { first: runSummary(a), second: runSummary(b) };

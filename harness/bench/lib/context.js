@@ -34,7 +34,12 @@ export const REFERENCE_GUIDE = path.join(REPO_ROOT, 'docs', 'decision-guide.md')
  */
 
 function hasWrk() {
-  try { execFileSync(process.env.WRK_BIN || 'wrk', ['--version'], { stdio: 'ignore' }); return true; } catch (e) { return e.status !== undefined && e.code !== 'ENOENT'; }
+  try {
+    execFileSync(process.env.WRK_BIN || 'wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    return e.status !== undefined && e.code !== 'ENOENT';
+  }
 }
 
 /** The apps of the run: --app's folder (generated or yours), --sample's, or every app of the repository. */
@@ -43,21 +48,31 @@ function appsOf(opts) {
   return listApps().map((a) => describeSample(a));
 }
 
-// The engines the drills run on: the run's own, and in the full run the other one too (a deploy answer
-// rests on both; where the other can't start the run says so and goes on).
+// The engines the drills run on: the run's own, and in the full run the other one too (a deploy
+// answer rests on both; where the other can't start the run says so and goes on).
 const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
 
 /** Builds the run's context from the parsed options (nothing is started). */
 export function runContext(opts, { now = new Date() } = {}) {
   // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
-  const engineChoice = opts.engineWhy ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy } : selectEngine(opts.engine ?? process.env.ENGINE);
+  const engineChoice = opts.engineWhy
+    ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
+    : selectEngine(opts.engine ?? process.env.ENGINE);
   const apps = appsOf(opts);
-  const isolation = planIsolation({ budget: opts.budget, budgets: opts.budgets === undefined ? undefined : parseBudgets(opts.budgets) });
+  const asked = opts.budgets === undefined ? undefined : parseBudgets(opts.budgets);
+  const isolation = planIsolation({ budget: opts.budget, budgets: asked });
   // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.
-  const overrides = { windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm, rounds: opts.rounds, sloP99Ms: opts.sloP99 };
+  const overrides = {
+    windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm,
+    rounds: opts.rounds, sloP99Ms: opts.sloP99,
+  };
   const plan = opts.matrixSpec
     ? matrixPlan(opts.matrixSpec, { full: opts.full, budget: isolation.budgetCpus, overrides })
-    : buildPlan({ full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus, budgets: isolation.budgets, processes: isolation.processes, overrides, apps, engines: drillEngines(engineChoice.engine, opts.full) });
+    : buildPlan({
+      full: opts.full, scenario: opts.scenario, sample: opts.sample, budget: isolation.budgetCpus,
+      budgets: isolation.budgets, processes: isolation.processes, overrides, apps,
+      engines: drillEngines(engineChoice.engine, opts.full),
+    });
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const whole = !opts.scenario && !opts.sample && !opts.matrixSpec && !opts.appDir;
@@ -66,7 +81,8 @@ export function runContext(opts, { now = new Date() } = {}) {
   const reference = outDir === REFERENCE_OUT;
   return {
     // Whether the engine's Runner can move a running deployment between budgets (run/families.js).
-    moves: isolation.budgets.length > 1 && typeof /** @type {any} */ (runnerFor(engineChoice.engine)).place === 'function',
+    moves: isolation.budgets.length > 1
+      && typeof /** @type {any} */ (runnerFor(engineChoice.engine)).place === 'function',
     engineChoice, plan, isolation, apps, tool, pacedTool: pacedToolName(tool), stamp, whole, reference, outDir,
     budgets: budgetChoice(isolation, opts.budgets !== undefined),
     guidePath: path.resolve(opts.guide ?? (reference ? REFERENCE_GUIDE : path.join(outDir, 'decision-guide.md'))),

@@ -21,7 +21,9 @@ function hasTaskset() {
  */
 export function startCoreProbe(cpus, { periodMs = PROBE_PERIOD_MS } = {}) {
   if (!cpus || !hasTaskset()) return null;
-  const child = spawn('taskset', ['-c', String(cpus), process.execPath, PROBE, String(periodMs)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('taskset', ['-c', String(cpus), process.execPath, PROBE, String(periodMs)], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const readings = [];
   let rest = '';
   child.stdout.on('data', (d) => {
@@ -71,6 +73,8 @@ export function summariseCoreSpeed(readings, { cpus = null, periodMs = PROBE_PER
     slowShare: round(readings.filter((r) => slow(r[1])).length / readings.length, 3),
     slowShareByMinute: minutes.map((m) => (m ? round(m[0] / m[1], 2) : null)),
     // Each reading as [ms since startedAt, µs], to set beside the slices' start times (sliceAt).
-    ...(withReadings ? { startedAt: new Date(t0).toISOString(), readings: readings.map(([t, x]) => [t - t0, round(x, 0)]) } : {}),
+    ...(withReadings
+      ? { startedAt: new Date(t0).toISOString(), readings: readings.map(([t, x]) => [t - t0, round(x, 0)]) }
+      : {}),
   };
 }

@@ -6,7 +6,8 @@ import { track } from './cleanup.js';
 
 /**
  * @typedef {object} Engine
- * @property {{ name: string, chosen: string, version?: string, daemon?: string }} record  what results.json keeps (protocol.engine)
+ * @property {{ name: string, chosen: string, version?: string, daemon?: string }} record
+ *   what results.json keeps (protocol.engine)
  * @property {import('../../runner/index.js').Runner} runner    the engine's Runner (runner/index.js)
  * @property {() => Promise<void>} release  stops what opening it started (the private Docker daemon)
  */
@@ -34,5 +35,6 @@ export async function openEngine({ engine: name, why }, { log } = {}) {
     await runner.stopPrivateEngine();
   };
   if (started) track(release);
-  return { record: { name, chosen: why, version: e.version, daemon: e.private ? 'private (harness/docker, userland proxy off)' : 'existing' }, runner, release };
+  const daemon = e.private ? 'private (harness/docker, userland proxy off)' : 'existing';
+  return { record: { name, chosen: why, version: e.version, daemon }, runner, release };
 }

@@ -42,9 +42,14 @@ export function budgetChoice(iso, asked = false) {
   if (asked) return { budgets, why: 'asked for (BUDGETS=)' };
   const gen = iso.generatorThreads;
   const shared = iso.budgets.filter((b) => b.cpuset === 'all').map((b) => b.budget);
+  const whole = shared.length
+    ? `; ${shared.join(', ')} CPU${shared.at(-1) > 1 ? 's' : ''} also, the whole machine, which the generator then `
+      + 'shares (its share is measured)'
+    : '';
   return {
     budgets,
-    why: `1, doubling, and every CPU left after the load generator's (CPU ${iso.generatorCpus}${gen > 1 ? ', a quarter of them' : ''})${shared.length ? `; ${shared.join(', ')} CPU${shared.at(-1) > 1 ? 's' : ''} also, the whole machine, which the generator then shares (its share is measured)` : ''}`,
+    why: `1, doubling, and every CPU left after the load generator's (CPU ${iso.generatorCpus}`
+      + `${gen > 1 ? ', a quarter of them' : ''})${whole}`,
   };
 }
 
@@ -53,7 +58,9 @@ export function parseBudgets(text) {
   const parts = String(text).split(',').map((x) => x.trim());
   const out = parts.map((x) => {
     const n = Number(x);
-    if (x === '' || !Number.isInteger(n) || n < 1) throw new Error(`BUDGETS: '${x}' is not a whole number of CPUs ≥ 1 (e.g. BUDGETS=1,2)`);
+    if (x === '' || !Number.isInteger(n) || n < 1) {
+      throw new Error(`BUDGETS: '${x}' is not a whole number of CPUs ≥ 1 (e.g. BUDGETS=1,2)`);
+    }
     return n;
   });
   return [...new Set(out)].sort((a, b) => a - b);
@@ -73,7 +80,10 @@ export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) 
   const room = split.shared ? cpus.length : split.sut.length;
   const budgetCpus = budget ?? room;
   if (!(budgetCpus > 0) || budgetCpus > room) {
-    throw new Error(`a CPU budget of ${budget} doesn't fit: ${split.shared ? `this machine has ${cpus.length} CPU(s)` : `${room} CPU(s) are left after the load generator's ${split.generator.length}`}`);
+    const why = split.shared
+      ? `this machine has ${cpus.length} CPU(s)`
+      : `${room} CPU(s) are left after the load generator's ${split.generator.length}`;
+    throw new Error(`a CPU budget of ${budget} doesn't fit: ${why}`);
   }
   const sweep = budgets ?? defaultBudgets(cpus);
   const over = sweep.find((b) => b > cpus.length);
@@ -92,14 +102,19 @@ export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) 
 /** Pins this process to the generator's CPUs. Returns the isolation record kept in the results. */
 export function pinGenerator(iso, { pin = pinProcess } = {}) {
   const base = {
-    generatorCpus: iso.generatorCpus, sutCpus: iso.sutCpus, budgetCpus: iso.budgetCpus, budgets: iso.budgets, generatorThreads: iso.generatorThreads,
-    generatorNice: raisePriority(), topologyPriority: 'highest CPU weight (cgroup)',
+    generatorCpus: iso.generatorCpus, sutCpus: iso.sutCpus, budgetCpus: iso.budgetCpus, budgets: iso.budgets,
+    generatorThreads: iso.generatorThreads, generatorNice: raisePriority(),
+    topologyPriority: 'highest CPU weight (cgroup)',
   };
-  if (iso.shared) return { record: { ...base, pinned: false, reason: 'fewer than 2 CPUs: the generator and the system under test share them' }, release: () => {} };
+  if (iso.shared) {
+    const reason = 'fewer than 2 CPUs: the generator and the system under test share them';
+    return { record: { ...base, pinned: false, reason }, release: () => {} };
+  }
   try {
     const handle = pin(`bench-generator-${process.pid}`, process.pid, iso.generatorCpus);
     return { record: { ...base, pinned: true, mechanism: 'cgroup cpuset' }, release: handle.release };
   } catch (e) {
-    return { record: { ...base, pinned: false, reason: `cpusets not writable (${e.code ?? e.message}): unpinned` }, release: () => {} };
+    const reason = `cpusets not writable (${e.code ?? e.message}): unpinned`;
+    return { record: { ...base, pinned: false, reason }, release: () => {} };
   }
 }

@@ -15,8 +15,10 @@ const questionsOf = (doc) => doc.questions ?? doc.verdicts.map((v) => ({ ...v, a
 function skippedOf(cells) {
   const out = new Map();
   for (const c of cells) {
-    // Only a start that failed (run.js: '<strategy> skipped: …'), not a cell skipped for want of a database.
-    if (c.status === 'skipped' && String(c.error).startsWith(`${c.topology?.strategy} skipped:`) && !out.has(c.topology.strategy)) {
+    // Only a start that failed (run.js: '<strategy> skipped: …'), not a cell skipped for want of a
+    // database.
+    const failedStart = c.status === 'skipped' && String(c.error).startsWith(`${c.topology?.strategy} skipped:`);
+    if (failedStart && !out.has(c.topology.strategy)) {
       out.set(c.topology.strategy, { strategy: c.topology.strategy, why: c.error });
     }
   }
@@ -25,10 +27,14 @@ function skippedOf(cells) {
 
 /** doc with its judgement made again by today's rule; floors: the between-run spreads by question id. */
 export function judge(doc, { floors = doc.protocol?.betweenRuns?.floors ?? {} } = {}) {
-  const cells = withBounds(rejudgeHeld(doc.cells), { workloads: doc.workloads, ceilings: doc.ceilings ?? {}, generatorShareLimit: doc.protocol?.generatorShareLimit });
+  const cells = withBounds(rejudgeHeld(doc.cells), {
+    workloads: doc.workloads, ceilings: doc.ceilings ?? {}, generatorShareLimit: doc.protocol?.generatorShareLimit,
+  });
   const checks = runChecks(doc.checks ?? [], cells);
   const questions = questionsOf(doc);
   const verdicts = computeVerdicts(questions, cells, { isolation: doc.isolation, checks, floors });
   const scaling = computeScaling(doc.scaling ?? [], cells, { floor: throughputFloor(floors) });
-  return { ...doc, schema: SCHEMA, questions, cells: flagOpenLoop(cells), checks, verdicts, scaling, skipped: skippedOf(cells) };
+  return {
+    ...doc, schema: SCHEMA, questions, cells: flagOpenLoop(cells), checks, verdicts, scaling, skipped: skippedOf(cells),
+  };
 }

@@ -18,7 +18,9 @@ const ROLES = ['appCpuMs', 'proxyCpuMs', 'databaseCpuMs'];
 export function cpuByRole(before, after) {
   if (!before?.cpuNsBy || !after?.cpuNsBy) return {};
   const out = {};
-  for (const [role, ns] of Object.entries(after.cpuNsBy)) out[`${role}CpuMs`] = round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1);
+  for (const [role, ns] of Object.entries(after.cpuNsBy)) {
+    out[`${role}CpuMs`] = round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1);
+  }
   return out;
 }
 
@@ -26,15 +28,23 @@ export function cpuByRole(before, after) {
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
  */
-/** @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number, usage?: () => Promise<any>, sampleMs?: number, request?: any }} options */
-export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000, request = null }) {
+/**
+ * @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number,
+ *   usage?: () => Promise<any>, sampleMs?: number, request?: any }} options
+ */
+export async function closedWindow({
+  url, tool, connections, durationS, threads, usage, sampleMs = 1000, request = null,
+}) {
   const before = usage ? await usage() : null;
   const generatorBefore = generatorCpuMs();
   const startedMs = performance.now();
   // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples,
   // of the topology's own pages (anonymous and shared memory; see runner/usage.js).
   const samples = [];
-  const timer = usage ? setInterval(async () => { try { samples.push((await usage()).anonMiB); } catch { /* gone */ } }, sampleMs) : null;
+  const sample = async () => {
+    try { samples.push((await usage()).anonMiB); } catch { /* gone */ }
+  };
+  const timer = usage ? setInterval(sample, sampleMs) : null;
   let r;
   try {
     r = await getTool(tool).run({ url, connections, durationS, threads, ...(request ? { request } : {}) });
@@ -96,10 +106,15 @@ export function combineWindows(ws) {
   for (const w of ws) {
     for (const [name, x] of Object.entries(w.throttling ?? {})) {
       const acc = throttling[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
-      throttling[name] = { periods: acc.periods + x.periods, throttled: acc.throttled + x.throttled, throttledMs: round(acc.throttledMs + x.throttledMs, 1) };
+      throttling[name] = {
+        periods: acc.periods + x.periods,
+        throttled: acc.throttled + x.throttled,
+        throttledMs: round(acc.throttledMs + x.throttledMs, 1),
+      };
     }
   }
-  const byRole = Object.fromEntries(ROLES.filter((k) => ws.every((w) => Number.isFinite(w[k]))).map((k) => [k, round(sum((w) => w[k]), 1)]));
+  const byRole = Object.fromEntries(ROLES.filter((k) => ws.every((w) => Number.isFinite(w[k])))
+    .map((k) => [k, round(sum((w) => w[k]), 1)]));
   return {
     ...byRole,
     rps: durationS > 0 ? round(requests / durationS) : 0,
@@ -108,7 +123,12 @@ export function combineWindows(ws) {
     generatorCpuMs: round(generatorMs, 1),
     wallMs: round(wallMs, 1),
     generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
-    latencyMs: { p50: mid((w) => w.latencyMs?.p50), p90: mid((w) => w.latencyMs?.p90), p99: mid((w) => w.latencyMs?.p99), max: maxOf((w) => w.latencyMs?.max) },
+    latencyMs: {
+      p50: mid((w) => w.latencyMs?.p50),
+      p90: mid((w) => w.latencyMs?.p90),
+      p99: mid((w) => w.latencyMs?.p99),
+      max: maxOf((w) => w.latencyMs?.max),
+    },
     errors: sum((w) => w.errors),
     non2xx: sum((w) => w.non2xx),
     socketErrors: sum((w) => w.socketErrors),
@@ -121,7 +141,10 @@ export function combineWindows(ws) {
     processes: last.processes,
     throttling: Object.keys(throttling).length ? throttling : last.throttling,
     appThreads: last.appThreads,
-    contextSwitches: ws.every((w) => w.contextSwitches) ? { voluntary: sum((w) => w.contextSwitches.voluntary), involuntary: sum((w) => w.contextSwitches.involuntary) } : null,
+    contextSwitches: ws.every((w) => w.contextSwitches) ? {
+      voluntary: sum((w) => w.contextSwitches.voluntary),
+      involuntary: sum((w) => w.contextSwitches.involuntary),
+    } : null,
   };
 }
 
@@ -151,24 +174,38 @@ export function sliceOrder(items, seed) {
  * sliceS each, taken in turn (sliceOrder) so that a stall of the machine (a neighbour's burst,
  * steal) lands on every cell alike rather than on the one measured at that moment; a cell's
  * latencies are pooled over its slices. targets: [{ id, url, rate, connections, usage? }]; round:
- * the round's number, for the order; warmS: seconds at the rate per target first, not counted. Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS,
- * sendLagMs (how late the generator sent, part of every latency) and sliceLagP99Ms (its p99 per slice), sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice), cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed (held.js).
+ * the round's number, for the order; warmS: seconds at the rate per target first, not counted.
+ * Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS, sendLagMs
+ * (how late the generator sent, part of every latency) and sliceLagP99Ms (its p99 per slice),
+ * sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice),
+ * cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed
+ * (held.js).
  * The CPU is the topology's during its own slices: between them it sits idle while the others are
  * measured, and a runtime's background threads (.NET's tiered JIT, its thread pool) would charge
  * that idle time to the few requests of the block.
  */
 export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, warmS = 0 }) {
-  const acc = new Map(targets.map((t) => [t.id, { agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [], sliceAt: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null }]));
+  const acc = new Map(targets.map((t) => [t.id, {
+    agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [],
+    sliceAt: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null,
+  }]));
   try {
     // Not counted: a short run at the rate per target first, which opens the block's connections
     // (the agent's sockets would otherwise be opened inside the first slice of each target).
-    if (warmS > 0) for (const t of targets) await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: acc.get(t.id).agent, ...(t.request ?? {}) });
+    if (warmS > 0) {
+      for (const t of targets) {
+        const agent = acc.get(t.id).agent;
+        await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent, ...(t.request ?? {}) });
+      }
+    }
     for (let s = 0; s < slices; s += 1) {
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
         const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
         a.sliceAt.push(Date.now());
-        const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true, ...(t.request ?? {}) });
+        const r = await paced.run({
+          url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true, ...(t.request ?? {}),
+        });
         if (before) {
           const ns = (await t.usage()).cpuNs - before.cpuNs;
           a.cpuNs += ns;
@@ -186,14 +223,21 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
   } finally {
     for (const a of acc.values()) a.agent.destroy();
   }
-  return new Map(targets.map((t) => {
-    const a = acc.get(t.id);
-    const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
-    const rps = a.durationS > 0 ? a.requests / a.durationS : 0;
-    const rec = { rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies), sendLagMs: paced.latencySummary(a.lags), errors: a.errors, slices, sliceS, sliceHistograms: a.slices, sliceLagP99Ms: a.sliceLagP99, sliceAt: a.sliceAt, ...(a.costs.length ? { sliceCpu: a.costs } : {}), cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null };
-    const { held, why } = heldOf(rec);
-    return [t.id, { ...rec, held, why }];
-  }));
+  return new Map(targets.map((t) => [t.id, blockRecord(t, acc.get(t.id), slices, sliceS)]));
+}
+
+// One target's latency window from what its slices gathered (`a`), held or not (held.js).
+function blockRecord(t, a, slices, sliceS) {
+  const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
+  const rps = a.durationS > 0 ? a.requests / a.durationS : 0;
+  const rec = {
+    rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies),
+    sendLagMs: paced.latencySummary(a.lags), errors: a.errors, slices, sliceS, sliceHistograms: a.slices,
+    sliceLagP99Ms: a.sliceLagP99, sliceAt: a.sliceAt, ...(a.costs.length ? { sliceCpu: a.costs } : {}),
+    cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null,
+  };
+  const { held, why } = heldOf(rec);
+  return { ...rec, held, why };
 }
 
 /**
@@ -224,7 +268,11 @@ function diffThrottling(a = {}, b = {}) {
   const out = {};
   for (const [name, t] of Object.entries(b)) {
     const p = a[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
-    out[name] = { periods: t.periods - p.periods, throttled: t.throttled - p.throttled, throttledMs: round(t.throttledMs - p.throttledMs, 1) };
+    out[name] = {
+      periods: t.periods - p.periods,
+      throttled: t.throttled - p.throttled,
+      throttledMs: round(t.throttledMs - p.throttledMs, 1),
+    };
   }
   return out;
 }
@@ -237,13 +285,15 @@ export async function fixedCount({ url, tool, connections, amount, usage, timeli
   const name = pacedToolName(tool);
   const answers = [];
   const before = usage ? await usage() : null;
-  const r = await getTool(name).run({ url, connections, amount, durationS: 300, threads: 1, onResponse: timeline ? (status, ms) => answers.push([status, round(ms, 1)]) : undefined });
+  const onResponse = timeline ? (status, ms) => answers.push([status, round(ms, 1)]) : undefined;
+  const r = await getTool(name).run({ url, connections, amount, durationS: 300, threads: 1, onResponse });
   const after = usage ? await usage() : null;
   const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
-    tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2), latencyMs: r.latencyMs,
-    errors: errorsOf(r), non2xx: r.non2xx, socketErrors: r.socketErrors,
-    cpuMs: round(cpuMs, 1), cpuPerRequestUs: cpuMs !== null && r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
+    tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2),
+    latencyMs: r.latencyMs, errors: errorsOf(r), non2xx: r.non2xx, socketErrors: r.socketErrors,
+    cpuMs: round(cpuMs, 1),
+    cpuPerRequestUs: cpuMs !== null && r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
     memoryMiB: after ? round(after.anonMiB, 1) : null,
     ...(timeline ? { timeline: answers } : {}),
   };
@@ -258,7 +308,10 @@ export async function fixedRateRun({ url, tool, rate, requests, connections, kee
   const kinds = {};
   const net0 = socketCounters();
   const before = usage ? await usage() : null;
-  const r = await getTool(tool).run({ url, rate, amount: requests, durationS: 3600, connections, threads, keepAlive, timeoutS: 10, onError: (k) => { kinds[k] = (kinds[k] ?? 0) + 1; } });
+  const onError = (k) => { kinds[k] = (kinds[k] ?? 0) + 1; };
+  const r = await getTool(tool).run({
+    url, rate, amount: requests, durationS: 3600, connections, threads, keepAlive, timeoutS: 10, onError,
+  });
   const after = usage ? await usage() : null;
   const net1 = socketCounters();
   return {
@@ -281,7 +334,9 @@ export async function fixedRateRun({ url, tool, rate, requests, connections, kee
  * Open loop at `rate` req/s for durationS. Sustained only if the achieved rate is within
  * `rateTolerance` of the target, p99 < p99LimitMs and nothing failed.
  */
-export async function fixedRate({ url, tool, rate, durationS, connections, threads, p99LimitMs = 500, rateTolerance = 0.05, keepAlive = true }) {
+export async function fixedRate({
+  url, tool, rate, durationS, connections, threads, p99LimitMs = 500, rateTolerance = 0.05, keepAlive = true,
+}) {
   const r = await getTool(tool).run({ url, rate, durationS, connections, threads, timeoutS: 5, keepAlive });
   const achieved = r.requests / durationS;
   const why = [];
@@ -290,7 +345,8 @@ export async function fixedRate({ url, tool, rate, durationS, connections, threa
   if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
   return {
     rate, achievedRps: round(achieved), sustained: why.length === 0, why: why.join(', ') || null,
-    requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null, connections,
+    requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null,
+    connections,
   };
 }
 
@@ -299,8 +355,15 @@ export async function fixedRate({ url, tool, rate, durationS, connections, threa
  * between the last passing and the first failing rate until they are within `resolution`.
  * Bounded by maxSteps; after a failed step it waits coolS for the backlog to drain.
  */
-/** @param {{ url: string, tool: string, startRate: number, maxSteps: number, stepS: number, threads?: number, p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number, connectionsFor?: (rate: number) => number, onStep?: (step: object) => void }} options */
-export async function searchRate({ url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2, connectionsFor, onStep }) {
+/**
+ * @param {{ url: string, tool: string, startRate: number, maxSteps: number, stepS: number, threads?: number,
+ *   p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number,
+ *   connectionsFor?: (rate: number) => number, onStep?: (step: object) => void }} options
+ */
+export async function searchRate({
+  url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2,
+  connectionsFor, onStep,
+}) {
   const steps = [];
   let lo = 0;
   let hi = null;
@@ -310,9 +373,16 @@ export async function searchRate({ url, tool, startRate, maxSteps, stepS, thread
     const step = await fixedRate({ url, tool, rate, durationS: stepS, connections, threads, p99LimitMs });
     steps.push(step);
     onStep?.(step);
-    if (step.sustained) lo = rate; else { hi = rate; await new Promise((r) => setTimeout(r, coolS * 1000)); }
+    if (step.sustained) {
+      lo = rate;
+    } else {
+      hi = rate;
+      await new Promise((r) => setTimeout(r, coolS * 1000));
+    }
     if (hi !== null && lo > 0 && (hi - lo) / hi <= resolution) break;
-    let next = hi === null ? Math.round(rate * growth) : lo === 0 ? Math.max(1, Math.round(hi / 2)) : Math.round((lo + hi) / 2);
+    let next = hi === null
+      ? Math.round(rate * growth)
+      : lo === 0 ? Math.max(1, Math.round(hi / 2)) : Math.round((lo + hi) / 2);
     if (next === rate || next === lo || next === hi) break;
     rate = next;
   }

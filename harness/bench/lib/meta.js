@@ -10,7 +10,8 @@ const REPO = new URL('../../../', import.meta.url).pathname;
 
 function sh(cmd, args, opts = {}) {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: 10000, ...opts }, (err, stdout, stderr) => resolve(err ? null : `${stdout}${stderr}`.trim()));
+    execFile(cmd, args, { timeout: 10000, ...opts }, (err, stdout, stderr) =>
+      resolve(err ? null : `${stdout}${stderr}`.trim()));
   });
 }
 
@@ -52,15 +53,22 @@ export function boxSnapshot() {
  * and whether the machine was busy before we started (someone else's load skews everything).
  */
 export function boxReport(before, after, cores = os.availableParallelism(), coreSpeed = null) {
-  const d = before.cpu && after.cpu ? { total: after.cpu.total - before.cpu.total, steal: after.cpu.steal - before.cpu.steal } : null;
+  const d = before.cpu && after.cpu
+    ? { total: after.cpu.total - before.cpu.total, steal: after.cpu.steal - before.cpu.steal }
+    : null;
   const stealPct = d && d.total > 0 ? Math.round((1000 * d.steal) / d.total) / 10 : null;
   const why = [];
   // The CPU in use when the run started, where measured; the load average lags a minute behind.
   if (before.busyShare != null ? before.busyShare >= 0.5 : before.loadAvg[0] > cores / 2) {
-    why.push(before.busyShare != null ? `${Math.round(before.busyShare * 100)}% of the CPU in use before the run` : `load average ${before.loadAvg[0]} on ${cores} cores before the run`);
+    why.push(before.busyShare != null
+      ? `${Math.round(before.busyShare * 100)}% of the CPU in use before the run`
+      : `load average ${before.loadAvg[0]} on ${cores} cores before the run`);
   }
   if (stealPct !== null && stealPct > 5) why.push(`${stealPct}% of CPU time stolen by the hypervisor during the run`);
-  return { loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct, ...(coreSpeed ? { coreSpeed } : {}), busy: why.length > 0, busyWhy: why.join('; ') || null };
+  return {
+    loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct,
+    ...(coreSpeed ? { coreSpeed } : {}), busy: why.length > 0, busyWhy: why.join('; ') || null,
+  };
 }
 
 /** @param {{ cpuLimits?: object }} [options] */

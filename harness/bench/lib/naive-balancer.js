@@ -9,7 +9,10 @@ export async function startNaiveBalancer(targets) {
   const server = http.createServer((req, res) => {
     const target = new URL(targets[next]);
     next = (next + 1) % targets.length;
-    const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent }, (r) => {
+    const options = {
+      host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent,
+    };
+    const up = http.request(options, (r) => {
       res.writeHead(r.statusCode, r.headers);
       r.pipe(res);
     });
@@ -22,6 +25,9 @@ export async function startNaiveBalancer(targets) {
   await new Promise((resolve) => { server.listen(0, '127.0.0.1', () => resolve(undefined)); });
   return {
     url: `http://127.0.0.1:${(/** @type {import('node:net').AddressInfo} */ (server.address())).port}`,
-    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => { agent.destroy(); resolve(); }); }),
+    stop: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => { agent.destroy(); resolve(); });
+    }),
   };
 }

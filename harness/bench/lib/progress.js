@@ -2,7 +2,10 @@
 // A bar on a terminal; a line per phase otherwise (CI logs, pipes).
 import cliProgress from 'cli-progress';
 
-const mmss = (seconds) => { const s = Math.round(seconds); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`; };
+const mmss = (seconds) => {
+  const s = Math.round(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
 
 export function progress(totalS, { stream = process.stderr } = {}) {
   const t0 = Date.now();
@@ -22,12 +25,20 @@ export function progress(totalS, { stream = process.stderr } = {}) {
       stop: () => {},
     };
   }
-  const bar = new cliProgress.SingleBar({ format: 'bench [{bar}] {percentage}% | about {left} left | {label}', stream, hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: 'bench [{bar}] {percentage}% | about {left} left | {label}', stream, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(Math.round(totalS), 0, { label: 'starting', left: mmss(totalS) });
+  const at = () => Math.min(Math.round(done), Math.round(totalS));
   return {
-    phase: (l) => bar.update(Math.min(Math.round(done), Math.round(totalS)), { label: l.slice(0, 70), left: mmss(left()) }),
-    tick: (s) => { done += s; bar.update(Math.min(Math.round(done), Math.round(totalS)), { left: mmss(left()) }); },
-    log: (l) => { bar.stop(); stream.write(`  ${l}\n`); bar.start(Math.round(totalS), Math.min(Math.round(done), Math.round(totalS)), { label: '', left: mmss(left()) }); },
+    phase: (l) => bar.update(at(), { label: l.slice(0, 70), left: mmss(left()) }),
+    tick: (s) => { done += s; bar.update(at(), { left: mmss(left()) }); },
+    log: (l) => {
+      bar.stop();
+      stream.write(`  ${l}\n`);
+      bar.start(Math.round(totalS), at(), { label: '', left: mmss(left()) });
+    },
     stop: () => bar.stop(),
   };
 }

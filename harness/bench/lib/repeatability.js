@@ -5,13 +5,15 @@
 // run's rounds can't see that; the spread over repeated runs can. A verdict's interval is therefore
 // at least as wide as that spread (Z standard deviations of the log ratio over the runs).
 import { readFileSync } from 'node:fs';
+import { inline } from './report/template.js';
 
 export const Z = 1.96;
 export const MIN_RUNS = 3;
 export const REPEATABILITY_FILE = new URL('../repeatability.json', import.meta.url);
 
 /** A verdict with a ratio to compare: measured, not suspect. */
-export const measuredRatio = (v) => Boolean(v && v.measured !== false && !v.suspect && Number.isFinite(v.ratio) && v.ratio > 0);
+export const measuredRatio = (v) =>
+  Boolean(v && v.measured !== false && !v.suspect && Number.isFinite(v.ratio) && v.ratio > 0);
 
 /**
  * The spread of each question's ratio over repeated runs (results.json documents of one mode):
@@ -22,10 +24,14 @@ export const measuredRatio = (v) => Boolean(v && v.measured !== false && !v.susp
  */
 export function spreadOverRuns(docs, earlier = null) {
   const modes = new Set([...docs.map((d) => d.mode), ...(earlier ? [earlier.mode] : [])]);
-  if (modes.size > 1) throw new Error(`runs of different modes (${[...modes].join(', ')}): their spreads are not the same thing`);
+  if (modes.size > 1) {
+    throw new Error(`runs of different modes (${[...modes].join(', ')}): their spreads are not the same thing`);
+  }
   const ratios = new Map(Object.entries(earlier?.questions ?? {}).map(([id, q]) => [id, [...q.ratios]]));
   for (const d of docs) {
-    for (const v of d.verdicts ?? []) if (measuredRatio(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
+    for (const v of d.verdicts ?? []) {
+      if (measuredRatio(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
+    }
   }
   const questions = {};
   for (const [id, xs] of [...ratios].sort(([x], [y]) => x.localeCompare(y))) {
@@ -37,7 +43,11 @@ export function spreadOverRuns(docs, earlier = null) {
   }
   return {
     mode: [...modes][0] ?? null,
-    runs: [...(earlier?.runs ?? []), ...docs.map((d) => ({ startedAt: d.startedAt, label: d.label ?? null, commit: d.meta?.git?.commit?.slice(0, 12) ?? null }))],
+    runs: [...(earlier?.runs ?? []), ...docs.map((d) => ({
+      startedAt: d.startedAt,
+      label: d.label ?? null,
+      commit: d.meta?.git?.commit?.slice(0, 12) ?? null,
+    }))],
     z: Z,
     questions,
   };
@@ -68,7 +78,9 @@ export function describeSpread(spread) {
     runs: spread.runs.length,
     mode: spread.mode,
     z: spread.z ?? Z,
-    text: `every interval at least as wide as its question's spread over ${spread.runs.length} ${spread.mode === 'full' ? 'full' : 'default'} runs on this machine (${span}): ±${spread.z ?? Z} standard deviations of the log ratio, harness/bench/repeatability.json — the state of a shared machine lasts longer than a run's rounds, so they can't show it`,
+    text: inline('protocol-between-runs', {
+      runs: spread.runs.length, mode: spread.mode === 'full' ? 'full' : 'default', span, z: `${spread.z ?? Z}`,
+    }),
     floors: Object.fromEntries(Object.keys(spread.questions).map((id) => [id, Number(floorOf(spread, id).toFixed(4))])),
   };
 }

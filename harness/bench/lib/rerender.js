@@ -20,9 +20,18 @@ export class RerenderError extends Error {}
  */
 export async function rerender(opts, prices) {
   let doc;
-  try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new RerenderError(`--from ${opts.from}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`); }
-  if (!Array.isArray(doc?.cells) || !Number.isInteger(doc?.schema)) throw new RerenderError(`--from ${opts.from}: not a results file of this benchmark`);
-  if (doc.schema !== SCHEMA) throw new RerenderError(`--from ${opts.from}: results schema ${doc.schema}; the re-render needs schema ${SCHEMA} (measure again with make bench)`);
+  try {
+    doc = JSON.parse(await readFile(opts.from, 'utf8'));
+  } catch (e) {
+    throw new RerenderError(`--from ${opts.from}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+  if (!Array.isArray(doc?.cells) || !Number.isInteger(doc?.schema)) {
+    throw new RerenderError(`--from ${opts.from}: not a results file of this benchmark`);
+  }
+  if (doc.schema !== SCHEMA) {
+    throw new RerenderError(`--from ${opts.from}: results schema ${doc.schema}; `
+      + `the re-render needs schema ${SCHEMA} (measure again with make bench)`);
+  }
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   // From the measured cells, by the current rule and the current spreads over repeated runs.
   doc.protocol.betweenRuns = describeSpread(loadSpread());

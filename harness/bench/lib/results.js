@@ -20,20 +20,42 @@ function cellRecord(c, isolation) {
   return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
 }
 
+// A workload as results keep it.
+const workloadRecord = (w) => ({
+  title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu,
+  ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}),
+});
+
 // The workloads the plan's cells ran (the bench's own, and an app's own requests), as results keep them.
 function workloadsOf(plan) {
   const out = {};
   for (const c of plan.scenarios.flatMap((sc) => sc.cells)) {
     if (out[c.workload]) continue;
     const w = WORKLOADS[c.workload] ?? workloadSpec(describeSample(c.topology.sample), c.workload);
-    out[c.workload] = { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu, ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}), ...(w.custom ? { custom: true } : {}) };
+    out[c.workload] = { ...workloadRecord(w), ...(w.custom ? { custom: true } : {}) };
   }
   // Every built-in one, measured or not, so a renderer knows their titles and order.
-  for (const [k, w] of Object.entries(WORKLOADS)) out[k] ??= { title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu, ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}) };
+  for (const [k, w] of Object.entries(WORKLOADS)) out[k] ??= workloadRecord(w);
   return out;
 }
 
-export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = null }) {
+// The latency windows at a fixed rate, as the protocol says them; null where the plan has none.
+function latencyProtocol(params) {
+  const byWorkload = Object.keys(params.latencyRoundsByWorkload ?? {}).length;
+  if (!params.latencyRounds && !byWorkload) return null;
+  return {
+    rounds: params.latencyRounds,
+    ...(byWorkload ? { roundsByWorkload: params.latencyRoundsByWorkload } : {}),
+    windowS: params.latencyWindowS ?? params.windowS,
+    sliceS: params.latencySliceS,
+    load: params.latencyLoad,
+    tool: 'paced',
+  };
+}
+
+export function buildResults({
+  plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = null,
+}) {
   const betweenRuns = describeSpread(spread);
   const inPlan = new Set(plan.scenarios.map((sc) => sc.name));
   const all = cells.filter((c) => inPlan.has(c.scenario)).map((c) => cellRecord(c, isolation));
@@ -50,20 +72,21 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
       warmupS: plan.params.warmupS,
       rewarmS: plan.params.rewarmS,
       rounds: plan.params.rounds,
-      ...(Object.keys(plan.params.roundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.roundsByWorkload } : {}),
+      ...(Object.keys(plan.params.roundsByWorkload ?? {}).length
+        ? { roundsByWorkload: plan.params.roundsByWorkload }
+        : {}),
       ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS } : {}),
       memory: { counts: 'anon+shmem PSS', of: 'every process of the topology, nginx included', sampledEveryS: 1 },
-      latency: plan.params.latencyRounds || Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? {
-        rounds: plan.params.latencyRounds,
-        ...(Object.keys(plan.params.latencyRoundsByWorkload ?? {}).length ? { roundsByWorkload: plan.params.latencyRoundsByWorkload } : {}),
-        windowS: plan.params.latencyWindowS ?? plan.params.windowS,
-        sliceS: plan.params.latencySliceS,
-        load: plan.params.latencyLoad,
-        tool: 'paced',
+      latency: latencyProtocol(plan.params),
+      capacity: plan.params.capacitySteps ? {
+        p99TargetMs: plan.params.sloP99Ms, steps: plan.params.capacitySteps, sliceS: plan.params.capacitySliceS,
+        range: plan.params.capacityRange, heldShare: 0.95,
       } : null,
-      capacity: plan.params.capacitySteps ? { p99TargetMs: plan.params.sloP99Ms, steps: plan.params.capacitySteps, sliceS: plan.params.capacitySliceS, range: plan.params.capacityRange, heldShare: 0.95 } : null,
       bound: { spent: SPENT, labels: ['strategy', 'proxy', 'connections', 'generator', 'machine', 'unknown'] },
-      openLoop: { tool: 'paced', stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, p99TargetMs: plan.params.sloP99Ms, heldShare: 0.95 },
+      openLoop: {
+        tool: 'paced', stepS: plan.params.stepS, maxSteps: plan.params.maxSteps, p99TargetMs: plan.params.sloP99Ms,
+        heldShare: 0.95,
+      },
       confidence: CONFIDENCE,
       betweenRuns,
       minDifference: MIN_DIFFERENCE,
@@ -82,8 +105,13 @@ export function buildResults({ plan, cells, label, argv, startedAt, tool, pacedT
     workloads: workloadsOf(plan),
     metrics: METRICS,
     // The strategy records, as the report and guide name and explain them (they read results.json alone).
-    strategies: STRATEGIES.map((x) => ({ key: x.key, slug: x.slug, title: x.title, why: x.why, multiProcess: x.multiProcess, drill: x.drill })),
-    scenarios: plan.scenarios.map((s) => ({ name: s.name, title: s.title, description: s.description, interleaved: s.interleaved, cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}) })),
+    strategies: STRATEGIES.map((x) => ({
+      key: x.key, slug: x.slug, title: x.title, why: x.why, multiProcess: x.multiProcess, drill: x.drill,
+    })),
+    scenarios: plan.scenarios.map((s) => ({
+      name: s.name, title: s.title, description: s.description, interleaved: s.interleaved,
+      cells: s.cells.map((c) => c.id), ...(s.experiment ? { experiment: s.experiment } : {}),
+    })),
     cells: all,
     questions: plan.scenarios.flatMap((sc) => sc.comparisons),
     checks: plan.scenarios.flatMap((sc) => sc.checks),

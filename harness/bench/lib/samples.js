@@ -30,9 +30,13 @@ export function describeSample(sample) {
   for (const key of ['app', 'runtime', 'framework', 'knobs']) {
     if (!x[key]) throw new Error(`${where}: x-bench.${key} is missing`);
   }
-  if (!x.workloads && !x.requests) throw new Error(`${where}: x-bench has neither workloads nor requests: nothing to measure`);
+  if (!x.workloads && !x.requests) {
+    throw new Error(`${where}: x-bench has neither workloads nor requests: nothing to measure`);
+  }
   for (const svc of [x.app, x.proxy, x.database, x.writes?.service].filter(Boolean)) {
-    if (!doc.services?.[svc]) throw new Error(`${where}: x-bench names service '${svc}', which the file doesn't define`);
+    if (!doc.services?.[svc]) {
+      throw new Error(`${where}: x-bench names service '${svc}', which the file doesn't define`);
+    }
   }
   const label = x.name ?? x.framework;
   const described = {

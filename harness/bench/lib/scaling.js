@@ -5,13 +5,21 @@
 import { pairedRatio, withFloor, breaksLimit, round } from './stats.js';
 import { paired } from './verdicts.js';
 
-/** defs: [{ id, workload, cell, base, budget, … }] (plan.js scalingOf). floor: the interval's least half-width. */
+/**
+ * defs: [{ id, workload, cell, base, budget, … }] (plan.js scalingOf). floor: the interval's least
+ * half-width.
+ */
 export function computeScaling(defs, cells, { floor = 0 } = {}) {
   const byId = new Map(cells.map((c) => [c.id, c]));
   return defs.map((d) => {
-    const def = { id: d.id, workload: d.workload, cell: d.cell, base: d.base, budget: d.budget, sample: d.sample, strategy: d.strategy, topology: d.topology, processes: d.processes };
+    const def = {
+      id: d.id, workload: d.workload, cell: d.cell, base: d.base, budget: d.budget, sample: d.sample,
+      strategy: d.strategy, topology: d.topology, processes: d.processes,
+    };
     const [c, b] = [byId.get(d.cell), byId.get(d.base)];
-    if (c?.status !== 'ok' || b?.status !== 'ok') return { ...def, efficiency: null, ci95: null, rps: null, suspect: null, measured: false };
+    if (c?.status !== 'ok' || b?.status !== 'ok') {
+      return { ...def, efficiency: null, ci95: null, rps: null, suspect: null, measured: false };
+    }
     const v = paired(c, b, 'rps');
     const r = withFloor(pairedRatio(v.a, v.b), floor);
     const suspect = breaksLimit(r, d.budget);
@@ -25,7 +33,10 @@ export function computeScaling(defs, cells, { floor = 0 } = {}) {
       efficiency: ratio === null ? null : round(ratio / d.budget, 3),
       ci95: r.ci95 ? [Math.min(r.ci95[0], ratio), Math.max(r.ci95[1], ratio)].map((x) => round(x / d.budget, 3)) : null,
       suspect,
-      ...(suspect ? { why: `×${round(r.ratio, 2)} of one process at budget 1 on ${d.budget} CPU: beyond the physical limit of ×${d.budget}` } : {}),
+      ...(suspect ? {
+        why: `×${round(r.ratio, 2)} of one process at budget 1 on ${d.budget} CPU: `
+          + `beyond the physical limit of ×${d.budget}`,
+      } : {}),
       measured: true,
     };
   });

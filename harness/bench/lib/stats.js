@@ -34,7 +34,10 @@ export function summary(values, digits = 1) {
   const m = median(v);
   const min = Math.min(...v);
   const max = Math.max(...v);
-  return { median: round(m, digits), min: round(min, digits), max: round(max, digits), spread: m ? round((max - min) / m, 3) : null, n: v.length };
+  return {
+    median: round(m, digits), min: round(min, digits), max: round(max, digits),
+    spread: m ? round((max - min) / m, 3) : null, n: v.length,
+  };
 }
 
 // Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom.
@@ -116,7 +119,8 @@ export function mulberry32(seed) {
 }
 
 export const BOOTSTRAP_REPLICATES = 2000;
-export const BLOCK_INTERVAL_METHOD = `block bootstrap: the paired slices resampled together, ${BOOTSTRAP_REPLICATES} times, percentile interval`;
+export const BLOCK_INTERVAL_METHOD =
+  `block bootstrap: the paired slices resampled together, ${BOOTSTRAP_REPLICATES} times, percentile interval`;
 
 /**
  * Ratio of a statistic of a to the same statistic of b, from blocks measured in pairs (a's i-th

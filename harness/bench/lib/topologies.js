@@ -16,9 +16,13 @@ const cpuText = (c) => `${Number(c.toFixed(3))} CPU`;
  * each instance's quota exactly); viaNginx; lb; env (extra knobs); cpuset 'sut' (the CPUs left after
  * the generator) or 'all'; tag (a deployment of its own, e.g. one an instance is killed in); id/label
  * to override the generated ones (experiments name their variants).
- * @param {{ sample: string, strategy: string, n?: number, budget?: number, quota?: string, cpus?: number, viaNginx?: boolean, lb?: string, env?: object, cpuset?: string, tag?: string, id?: string, label?: string }} spec
+ * @param {{ sample: string, strategy: string, n?: number, budget?: number, quota?: string, cpus?: number,
+ *   viaNginx?: boolean, lb?: string, env?: object, cpuset?: string, tag?: string, id?: string, label?: string }} spec
  */
-export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpus, viaNginx = false, lb, env = {}, cpuset = 'sut', tag, id, label }) {
+export function topology({
+  sample, strategy, n = 1, budget, quota = 'split', cpus, viaNginx = false, lb, env = {}, cpuset = 'sut', tag, id,
+  label,
+}) {
   const app = describeSample(sample);
   const record = strategyOf(strategy);
   const why = record.unsupported(app);
@@ -29,7 +33,10 @@ export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpu
   if (cpusPerInstance && app.knobs.cpus) knobs[app.knobs.cpus] = String(Number(cpusPerInstance.toFixed(4)));
   if (lb && app.knobs.lb) knobs[app.knobs.lb] = lb;
   Object.assign(knobs, env);
-  const quotaText = record.key === 'replicas' ? (quota === 'each' && !cpus ? ', no quota' : cpusPerInstance ? ` × ${cpuText(cpusPerInstance)}` : '') : '';
+  const replicaQuota = quota === 'each' && !cpus
+    ? ', no quota'
+    : cpusPerInstance ? ` × ${cpuText(cpusPerInstance)}` : '';
+  const quotaText = record.key === 'replicas' ? replicaQuota : '';
   const budgetText = cpusPerInstance && record.key !== 'replicas' ? ` (${cpuText(cpusPerInstance)})` : '';
   return {
     id: id ?? `${app.key}-${record.shape(n)}${viaNginx ? '-nginx' : ''}`,
@@ -55,7 +62,8 @@ export function topology({ sample, strategy, n = 1, budget, quota = 'split', cpu
 
 /** The deployment a topology runs on: one start of its app with these knobs. */
 export function deploymentKey(t) {
-  return `${t.sample}[${Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',')}]@${t.cpuset}/${t.budgetCpus ?? '-'}${t.tag ? `#${t.tag}` : ''}`;
+  const knobs = Object.entries(t.env).sort().map(([k, v]) => `${k}=${v}`).join(',');
+  return `${t.sample}[${knobs}]@${t.cpuset}/${t.budgetCpus ?? '-'}${t.tag ? `#${t.tag}` : ''}`;
 }
 
 /** The services whose processes a topology's measurement covers (CPU time, memory). */

@@ -1,8 +1,10 @@
 // From measured cells to verdicts: each comparison's ratio (a over b) with its 95% interval from
-// paired rounds, its label (wins, equal, can't tell), and whether it is suspect — a figure that breaks a physical
-// limit, a generator-bound or failing cell — and so kept out. A run that wasn't pinned is flagged
-// on every verdict (`unpinned`), not hidden.
-import { pairedRatio, withFloor, decide, labelOf, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE } from './stats.js';
+// paired rounds, its label (wins, equal, can't tell), and whether it is suspect — a figure that
+// breaks a physical limit, a generator-bound or failing cell — and so kept out. A run that wasn't
+// pinned is flagged on every verdict (`unpinned`), not hidden.
+import {
+  pairedRatio, withFloor, decide, labelOf, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE,
+} from './stats.js';
 import { quantileOf } from './histogram.js';
 import { heldOf } from './held.js';
 import { comparisonBound } from './bottleneck.js';
@@ -16,7 +18,9 @@ const FIELD = {
   pacedP99: (r) => r.paced?.latencyMs?.p99,
   pacedCpu: (r) => r.paced?.cpuPerRequestUs,
 };
-const METRIC_FIELD = { throughput: 'rps', capacity: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB', max: 'max' };
+const METRIC_FIELD = {
+  throughput: 'rps', capacity: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB', max: 'max',
+};
 // p99 and CPU per request of the windows at a fixed rate (latencyAt 'fixed rate'), else of the
 // closed-loop windows.
 const AT_FIXED_RATE = { p99: 'pacedP99', cpu: 'pacedCpu' };
@@ -25,8 +29,11 @@ const fieldOf = (q) => (q.latencyAt === 'fixed rate' && AT_FIXED_RATE[q.metric])
 // A latency window that missed its rate or had failures measured something else than the question
 // (judged again from the record, by the current rule: held.js).
 function pacedProblems(cell) {
-  const missed = cell.rounds.filter((r) => r.paced).map((r) => ({ rate: r.paced.rate, ...heldOf(r.paced) })).filter((h) => !h.held);
-  return missed.length ? [`${cell.id}: the fixed rate of ${missed[0].rate} req/s was not held in ${missed.length} round(s) (${missed[0].why})`] : [];
+  const missed = cell.rounds.filter((r) => r.paced).map((r) => ({ rate: r.paced.rate, ...heldOf(r.paced) }))
+    .filter((h) => !h.held);
+  if (!missed.length) return [];
+  const [first] = missed;
+  return [`${cell.id}: the fixed rate of ${first.rate} req/s was not held in ${missed.length} round(s) (${first.why})`];
 }
 // Memory sampled through a run comes from one set of processes, so its rounds barely differ (under
 // 1%), while fresh processes settle a few per cent apart: between two default runs on 2026-11-22 the
@@ -38,12 +45,15 @@ const REPEATABILITY_FLOOR = { memory: 0.05 };
 // latency slices of each slice's p99, with its interval from resampling the slices in pairs (a's and
 // b's i-th slices were taken seconds apart). On a shared VM the seconds the hypervisor stalls every
 // cell alike (30–90 ms p99s in all four cells of one round, 2026-11-22) decide a pooled p99 and swung
-// its ratio ×0.3–×3; the median second is the topology's own tail. Results without slices: paired rounds.
-const histogramsOf = (cell) => new Map(cell.rounds.flatMap((r) => (r.paced?.sliceHistograms ?? []).map((h, i) => [`${r.round}:${i}`, h])));
+// its ratio ×0.3–×3; the median second is the topology's own tail. Results without slices: paired
+// rounds.
+const histogramsOf = (cell) =>
+  new Map(cell.rounds.flatMap((r) => (r.paced?.sliceHistograms ?? []).map((h, i) => [`${r.round}:${i}`, h])));
 
 // CPU per request at a fixed rate the same way: over the paired slices, each side's CPU time by its
 // requests, its interval from resampling the pairs (25 slices where 5 rounds gave ±20%).
-const costsOf = (cell) => new Map(cell.rounds.flatMap((r) => (r.paced?.sliceCpu ?? []).map((x, i) => [`${r.round}:${i}`, x])));
+const costsOf = (cell) =>
+  new Map(cell.rounds.flatMap((r) => (r.paced?.sliceCpu ?? []).map((x, i) => [`${r.round}:${i}`, x])));
 const perRequest = (xs) => xs.reduce((s, x) => s + x[0], 0) / xs.reduce((s, x) => s + x[1], 0);
 function overSlices(a, b, of, stat) {
   const sa = of(a);
@@ -63,9 +73,17 @@ function capacityRatio(a, b) {
   const r = pairedRatio(v.a, v.b);
   if (r.ratio === null) return r;
   const [fa, fb] = [ca.bracket, cb.bracket];
-  return { ratio: r.ratio * (fa[0] / fb[0]), ci95: r.ci95 ? [r.ci95[0] * (fa[0] / fb[1]), r.ci95[1] * (fa[1] / fb[0])] : null, n: r.n };
+  return {
+    ratio: r.ratio * (fa[0] / fb[0]),
+    ci95: r.ci95 ? [r.ci95[0] * (fa[0] / fb[1]), r.ci95[1] * (fa[1] / fb[0])] : null,
+    n: r.n,
+  };
 }
-const capacityProblems = (cell) => (cell.capacity && !cell.capacity.fraction ? [`${cell.id} held no fixed rate under the ${cell.capacity.p99TargetMs} ms target: its capacity is below ${cell.capacity.range[0]} of its saturated throughput`] : []);
+const capacityProblems = (cell) => {
+  if (!cell.capacity || cell.capacity.fraction) return [];
+  return [`${cell.id} held no fixed rate under the ${cell.capacity.p99TargetMs} ms target: `
+    + `its capacity is below ${cell.capacity.range[0]} of its saturated throughput`];
+};
 
 // Throughput and capacity say something about a strategy only where it bounded the cells (bottleneck.js).
 const BOUND_METRICS = new Set(['throughput', 'capacity']);
@@ -82,7 +100,8 @@ const byRound = (cell, field) => new Map(cell.rounds.map((r) => [r.round, FIELD[
 export function paired(a, b, field) {
   const va = byRound(a, field);
   const vb = byRound(b, field);
-  const rounds = [...va.keys()].filter((k) => vb.has(k) && Number.isFinite(va.get(k)) && Number.isFinite(vb.get(k))).sort((x, y) => x - y);
+  const rounds = [...va.keys()].filter((k) => vb.has(k) && Number.isFinite(va.get(k)) && Number.isFinite(vb.get(k)))
+    .sort((x, y) => x - y);
   return { a: rounds.map((k) => va.get(k)), b: rounds.map((k) => vb.get(k)) };
 }
 
@@ -108,7 +127,8 @@ export function runChecks(checks, cells) {
     const b = byId.get(ch.b);
     if (a?.status !== 'ok' || b?.status !== 'ok') return { ...ch, ratio: null, ci95: null, ok: null };
     const r = pairedRatio(...Object.values(paired(a, b, ch.field)));
-    return { ...ch, ratio: round(r.ratio, 3), ci95: r.ci95?.map((x) => round(x, 3)) ?? null, ok: !breaksLimit(r, ch.limit) };
+    const ci95 = r.ci95?.map((x) => round(x, 3)) ?? null;
+    return { ...ch, ratio: round(r.ratio, 3), ci95, ok: !breaksLimit(r, ch.limit) };
   });
 }
 
@@ -122,10 +142,13 @@ export function flagOpenLoop(cells) {
   return cells.map((c) => {
     if (c.kind !== 'openloop' || c.status !== 'ok') return c;
     const { suspect, ...rest } = c;
-    const closed = cells.find((x) => x.kind === 'closed' && x.status === 'ok' && x.workload === c.workload && x.topology?.id === c.topology.id);
+    const closed = cells.find((x) =>
+      x.kind === 'closed' && x.status === 'ok' && x.workload === c.workload && x.topology?.id === c.topology.id);
     const capacity = Math.max(c.probeRps ?? 0, closed?.rps?.median ?? 0);
     if (!(capacity > 0) || !(c.maxRate > capacity * (1 + MIN_DIFFERENCE))) return rest;
-    return { ...rest, suspect: `sustained ${round(c.maxRate, 0)} req/s, ×${round(c.maxRate / capacity, 2)} of its closed-loop capacity (${round(capacity, 0)} req/s): beyond a physical limit` };
+    const why = `sustained ${round(c.maxRate, 0)} req/s, ×${round(c.maxRate / capacity, 2)} of its closed-loop `
+      + `capacity (${round(capacity, 0)} req/s): beyond a physical limit`;
+    return { ...rest, suspect: why };
   });
 }
 
@@ -143,7 +166,9 @@ function generatorOf(a, b) {
   if (!shares.length) return null;
   const share = Math.max(...shares);
   const shared = [a, b].some((c) => c.topology.cpuset === 'all');
-  return { share: round(share, 3), shared, bound: shared && share > GENERATOR_SHARE_LIMIT, limit: GENERATOR_SHARE_LIMIT };
+  return {
+    share: round(share, 3), shared, bound: shared && share > GENERATOR_SHARE_LIMIT, limit: GENERATOR_SHARE_LIMIT,
+  };
 }
 
 // A question whose spread between runs was never measured (repeatability.json has no entry for it)
@@ -153,6 +178,26 @@ function generatorOf(a, b) {
 function floorFor(q, floors) {
   const known = floors[q.id] ?? (q.floorId ? floors[q.floorId] : undefined);
   return known ? { floor: known, known: true } : { floor: 0, known: false };
+}
+
+// What every verdict of a comparison says, measured or not.
+function verdictBase(q, a, b, isolation) {
+  return {
+    id: q.id, question: q.question, workload: q.workload, comparison: q.comparison, column: q.column,
+    metric: q.metric, ...(q.latencyAt ? { latencyAt: q.latencyAt } : {}), better: q.better,
+    a: a?.topology.id ?? q.a, b: b?.topology.id ?? q.b, cells: [q.a, q.b],
+    budget: q.budget ?? a?.topology.budgetCpus ?? null,
+    ...(q.strategy ? { strategy: q.strategy } : {}), ...(q.floorId ? { floorId: q.floorId } : {}),
+    ...(q.control ? { control: q.control } : {}), limit: q.limit ?? null,
+    unpinned: isolation ? !isolation.pinned : null,
+  };
+}
+
+// The ratio over slices or brackets where the question has one (p99 and CPU at a fixed rate,
+// capacity), else null: paired rounds.
+function pooledRatio(q, a, b) {
+  if (q.latencyAt === 'fixed rate' && SLICED[q.metric]) return SLICED[q.metric](a, b);
+  return q.metric === 'capacity' ? capacityRatio(a, b) : null;
 }
 
 /**
@@ -170,22 +215,28 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
   return comparisons.map((q) => {
     const a = byId.get(q.a);
     const b = byId.get(q.b);
-    const budget = q.budget ?? a?.topology.budgetCpus ?? null;
-    const base = { id: q.id, question: q.question, workload: q.workload, comparison: q.comparison, column: q.column, metric: q.metric, ...(q.latencyAt ? { latencyAt: q.latencyAt } : {}), better: q.better, a: a?.topology.id ?? q.a, b: b?.topology.id ?? q.b, cells: [q.a, q.b], budget, ...(q.strategy ? { strategy: q.strategy } : {}), ...(q.floorId ? { floorId: q.floorId } : {}), ...(q.control ? { control: q.control } : {}), limit: q.limit ?? null, unpinned: isolation ? !isolation.pinned : null };
+    const base = verdictBase(q, a, b, isolation);
     const reasons = [...(a ? cellProblems(a) : [`${q.a} missing`]), ...(b ? cellProblems(b) : [`${q.b} missing`])];
     if (a?.status !== 'ok' || b?.status !== 'ok') {
-      return { ...base, label: null, winner: null, ratio: null, ci95: null, suspect: true, measured: false, reasons, rounds: 0, generator: null };
+      return {
+        ...base, label: null, winner: null, ratio: null, ci95: null, suspect: true, measured: false, reasons, rounds: 0,
+        generator: null,
+      };
     }
     const v = paired(a, b, fieldOf(q));
     if (q.latencyAt === 'fixed rate') reasons.push(...pacedProblems(a), ...pacedProblems(b));
-    const pooled = q.latencyAt === 'fixed rate' && SLICED[q.metric] ? SLICED[q.metric](a, b) : q.metric === 'capacity' ? capacityRatio(a, b) : null;
+    const pooled = pooledRatio(q, a, b);
     if (q.metric === 'capacity') reasons.push(...capacityProblems(a), ...capacityProblems(b));
     // At least as wide as the question's spread over repeated runs (repeatability.js), and for memory ±5%.
     const between = floorFor(q, floors);
     const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, between.floor);
     const r = withFloor(pooled ?? pairedRatio(v.a, v.b), floor);
-    if (q.limit && breaksLimit(r, q.limit.ratio)) reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
-    for (const ch of failedChecks) if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
+    if (q.limit && breaksLimit(r, q.limit.ratio)) {
+      reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
+    }
+    for (const ch of failedChecks) {
+      if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
+    }
     if (!r.ci95) reasons.push(pooled ? `${r.n} paired slice(s): no interval` : `${r.n} paired round(s): no interval`);
     const side = decide(r, q.better);
     const won = side === 'a' ? base.a : side === 'b' ? base.b : null;

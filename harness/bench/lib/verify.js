@@ -7,7 +7,11 @@ export class VerifyError extends Error {}
 // An app's own request (x-bench.requests): any 2xx, whatever its body.
 const ANY_2XX = { custom: true };
 
-/** @param {string} url @param {string} workload @param {{ timeoutMs?: number, attempts?: number, request?: { method: string, body?: string, headers?: Record<string, string> } | null }} [options] */
+/**
+ * @param {string} url @param {string} workload
+ * @param {{ timeoutMs?: number, attempts?: number,
+ *   request?: { method: string, body?: string, headers?: Record<string, string> } | null }} [options]
+ */
 export async function verify(url, workload, { timeoutMs = 10000, attempts = 3, request = null } = {}) {
   const w = WORKLOADS[workload] ?? ANY_2XX;
   let lastError;
@@ -16,12 +20,18 @@ export async function verify(url, workload, { timeoutMs = 10000, attempts = 3, r
       const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), ...(request ?? {}) });
       const text = await res.text();
       if (w.custom) {
-        if (res.status < 200 || res.status > 299) throw new VerifyError(`${request?.method ?? 'GET'} ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+        if (res.status < 200 || res.status > 299) {
+          throw new VerifyError(`${request?.method ?? 'GET'} ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+        }
         return text;
       }
       if (res.status !== 200) throw new VerifyError(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
       let body;
-      try { body = JSON.parse(text); } catch { throw new VerifyError(`GET ${url} did not answer JSON: ${text.slice(0, 200)}`); }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new VerifyError(`GET ${url} did not answer JSON: ${text.slice(0, 200)}`);
+      }
       if (!w.check(body)) throw new VerifyError(`GET ${url}: expected ${w.shape}, got ${text.slice(0, 200)}`);
       return body;
     } catch (e) {
@@ -53,7 +63,8 @@ export async function everyProcessServes(url, processes, { timeoutMs = 30_000, m
     } catch { /* a process between restarts: ask again */ }
     if (i % 20 === 19) await new Promise((r) => setTimeout(r, 100));
   }
-  throw new VerifyError(`only ${seen.size} of ${processes} processes answered GET ${url} within ${Math.round(timeoutMs / 1000)} s`);
+  throw new VerifyError(
+    `only ${seen.size} of ${processes} processes answered GET ${url} within ${Math.round(timeoutMs / 1000)} s`);
 }
 
 // One GET on a new connection (no keep-alive: each may land on another process).

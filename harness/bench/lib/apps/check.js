@@ -23,12 +23,17 @@ export async function send(base, r, timeoutMs = REQUEST_TIMEOUT_MS) {
       method: r.method ?? 'GET',
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
-      ...(hasBody ? { body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body), headers: { 'content-type': r.content_type ?? 'application/json' } } : {}),
+      ...(hasBody ? {
+        body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body),
+        headers: { 'content-type': r.content_type ?? 'application/json' },
+      } : {}),
     });
     await res.arrayBuffer();
     return { status: res.status };
   } catch (e) {
-    return { error: e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : e.cause?.code ?? e.message };
+    return {
+      error: e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : e.cause?.code ?? e.message,
+    };
   }
 }
 
@@ -53,7 +58,10 @@ function watchStart(runDir, health, timeoutS, giveUp) {
     try {
       for (const pid of runProcesses(runDir)) {
         for (const p of listeningPorts(pid)) seen.add(p);
-        try { const m = /(?:^|\0)PORT=(\d+)\0/.exec(fs.readFileSync(`/proc/${pid}/environ`, 'latin1')); if (m) given.add(Number(m[1])); } catch { /* gone */ }
+        try {
+          const m = /(?:^|\0)PORT=(\d+)\0/.exec(fs.readFileSync(`/proc/${pid}/environ`, 'latin1'));
+          if (m) given.add(Number(m[1]));
+        } catch { /* gone */ }
       }
       const port = [...given][0];
       if (port) last = await send(`http://127.0.0.1:${port}`, { path: health }, 2000);
@@ -61,8 +69,12 @@ function watchStart(runDir, health, timeoutS, giveUp) {
       if (last && healthy(last)) return;
       if (Date.now() - began < timeoutS * 1000) return;
       if (!port) return;
-      if (others.length) giveUp(`never answered on PORT (${port}): it listens on ${others.join(', ')} instead. Make it listen on process.env.PORT`);
-      else if (last) giveUp(`never became healthy: GET ${health} on its PORT ${outcome(last)} for ${timeoutS} s`);
+      if (others.length) {
+        giveUp(`never answered on PORT (${port}): it listens on ${others.join(', ')} instead. `
+          + 'Make it listen on process.env.PORT');
+      } else if (last) {
+        giveUp(`never became healthy: GET ${health} on its PORT ${outcome(last)} for ${timeoutS} s`);
+      }
     } finally {
       busy = false;
     }
@@ -79,11 +91,29 @@ async function startFailure(err, app, runDir, gaveUp) {
     ?? (app.engine === 'processes' ? /last log line: (.*)$/m.exec(msg)?.[1] : null);
   const last = said ? `; it last said: ${said}` : '';
   const inUse = IN_USE.exec(said ?? '') ?? IN_USE.exec(msg);
-  if (inUse) return `${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on process.env.PORT (the bench gives every process a free port), or stop what holds port ${inUse[1]} (\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`;
-  if (gaveUp) return `${name} ${gaveUp}${/listens on/.test(gaveUp) ? '' : `${last}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`}`;
-  if (/not healthy within|health (unhealthy|starting)|is unhealthy/.test(msg)) return `${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path`;
-  if (/exited before it was healthy|exit \d+/.test(msg)) return `${name} stopped at start (${/\((exit code \d+|killed by \w+|exited, exit \d+)/.exec(msg)?.[1] ?? 'it exited'})${last}. Run its start command by hand in ${app.source} to see why`;
-  if (/pull access denied|failed to resolve|manifest unknown|no such image/i.test(msg)) return `an image of ${name} is not on the Docker engine, and no registry is reachable here: build it (build: in compose.yaml) or \`docker load\` it first`;
+  if (inUse) {
+    return `${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on process.env.PORT `
+      + `(the bench gives every process a free port), or stop what holds port ${inUse[1]} `
+      + `(\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`;
+  }
+  if (gaveUp) {
+    const fix = /listens on/.test(gaveUp)
+      ? ''
+      : `${last}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`;
+    return `${name} ${gaveUp}${fix}`;
+  }
+  if (/not healthy within|health (unhealthy|starting)|is unhealthy/.test(msg)) {
+    return `${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. `
+      + 'Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path';
+  }
+  if (/exited before it was healthy|exit \d+/.test(msg)) {
+    const how = /\((exit code \d+|killed by \w+|exited, exit \d+)/.exec(msg)?.[1] ?? 'it exited';
+    return `${name} stopped at start (${how})${last}. Run its start command by hand in ${app.source} to see why`;
+  }
+  if (/pull access denied|failed to resolve|manifest unknown|no such image/i.test(msg)) {
+    return `an image of ${name} is not on the Docker engine, and no registry is reachable here: `
+      + 'build it (build: in compose.yaml) or `docker load` it first';
+  }
   return `${name} did not start: ${msg.split('\n')[0]}`;
 }
 
@@ -103,15 +133,22 @@ async function checkReusePort(app, runner, log) {
   const runDir = path.join(app.out, 'check-reuseport');
   const untrack = track(() => runner.down({ runDir }));
   try {
-    await runner.up({ sample: app.dir, runDir, env: { ...app.description.defaults, HTTP_PORT: '0', PROCESS_MANAGER: 'reuseport', WORKERS: '2' }, services: [app.description.app], noDeps: true, log });
+    const env = { ...app.description.defaults, HTTP_PORT: '0', PROCESS_MANAGER: 'reuseport', WORKERS: '2' };
+    await runner.up({ sample: app.dir, runDir, env, services: [app.description.app], noDeps: true, log });
     const logs = path.join(runDir, 'logs');
     for (let i = 0; i < 60; i += 1) {
-      const text = fs.readdirSync(logs).filter((f) => f.includes(`-${app.description.app}-`)).map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
-      if (/EADDRINUSE/.test(text)) throw new AppInputError(`REUSE_PORT=1, but a second process of ${app.name} could not listen on the same port (EADDRINUSE): the app must listen with server.listen({ port, reusePort: true }) (Node >= 22.12), or leave REUSE_PORT out`);
+      const text = fs.readdirSync(logs).filter((f) => f.includes(`-${app.description.app}-`))
+        .map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
+      if (/EADDRINUSE/.test(text)) {
+        throw new AppInputError(`REUSE_PORT=1, but a second process of ${app.name} could not listen on the same port `
+          + '(EADDRINUSE): the app must listen with server.listen({ port, reusePort: true }) (Node >= 22.12), '
+          + 'or leave REUSE_PORT out');
+      }
       if (/reusePort ready/.test(text)) return;
       await sleep(250);
     }
-    throw new AppInputError(`REUSE_PORT=1, but two processes of ${app.name} did not both listen within 15 s: see ${logs}`);
+    throw new AppInputError(
+      `REUSE_PORT=1, but two processes of ${app.name} did not both listen within 15 s: see ${logs}`);
   } finally {
     await runner.down({ runDir }).catch(() => {});
     untrack();
@@ -127,15 +164,23 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
   const runner = runnerFor(app.engine);
   const runDir = path.join(app.out, 'check');
   const x = app.description;
-  const one = { ...x.defaults, HTTP_PORT: '0', [x.knobs.instances]: '1', ...(x.knobs.clustering ? { [x.knobs.clustering]: 'false' } : {}) };
+  const one = {
+    ...x.defaults, HTTP_PORT: '0', [x.knobs.instances]: '1',
+    ...(x.knobs.clustering ? { [x.knobs.clustering]: 'false' } : {}),
+  };
   const untrack = track(() => runner.down({ runDir }));
   let gaveUp = null;
   const stopWatch = app.engine === 'processes'
-    ? watchStart(runDir, x.health, healthTimeoutS, (why) => { gaveUp ??= why; runner.down({ runDir }).catch(() => {}); })
+    ? watchStart(runDir, x.health, healthTimeoutS, (why) => {
+      gaveUp ??= why;
+      runner.down({ runDir }).catch(() => {});
+    })
     : () => {};
   try {
     let state;
-    log(`checking ${app.name}: one ${app.engine === 'docker' ? 'container' : 'process'} behind nginx, GET ${x.health}, then ${x.requests.map(requestText).join(', ')}`);
+    const what = app.engine === 'docker' ? 'container' : 'process';
+    const then = x.requests.map(requestText).join(', ');
+    log(`checking ${app.name}: one ${what} behind nginx, GET ${x.health}, then ${then}`);
     try {
       state = await runner.up({ sample: app.dir, runDir, env: one, log });
     } catch (err) {
@@ -143,16 +188,23 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
       throw new AppInputError(await startFailure(err, app, runDir, gaveUp));
     }
     stopWatch();
-    const unhealthy = await waitHealthy(state.services[x.app]?.instances?.[0]?.url ?? state.url, x.health, healthTimeoutS);
+    const appUrl = state.services[x.app]?.instances?.[0]?.url ?? state.url;
+    const unhealthy = await waitHealthy(appUrl, x.health, healthTimeoutS);
     if (unhealthy) {
       const said = await lastLogLine({ runDir, service: x.app, engine: app.engine });
-      throw new AppInputError(`${app.name} never became healthy: GET ${x.health} ${unhealthy} for ${healthTimeoutS} s${said ? `; it last said: ${said}` : ''}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`);
+      throw new AppInputError(`${app.name} never became healthy: GET ${x.health} ${unhealthy} for ${healthTimeoutS} s`
+        + `${said ? `; it last said: ${said}` : ''}. `
+        + 'Make it answer 2xx there once it is up, or give HEALTH=/your/health/path');
     }
     for (const r of x.requests) {
       const res = await send(state.url, r);
       if (res.status !== undefined && res.status < 400) continue;
-      const said = res.status >= 500 || res.error ? await lastLogLine({ runDir, service: x.app, engine: app.engine }) : null;
-      throw new AppInputError(`${requestText(r)} ${outcome(res)} through nginx${said ? `; the app last said: ${said}` : ''}: every path must answer 2xx or 3xx before it is measured; fix the path (PATHS=…) or the app`);
+      const said = res.status >= 500 || res.error
+        ? await lastLogLine({ runDir, service: x.app, engine: app.engine })
+        : null;
+      const last = said ? `; the app last said: ${said}` : '';
+      throw new AppInputError(`${requestText(r)} ${outcome(res)} through nginx${last}: `
+        + 'every path must answer 2xx or 3xx before it is measured; fix the path (PATHS=…) or the app');
     }
     if (x.process_managers?.includes('reuseport')) await checkReusePort(app, runner, log);
     log(`${app.name}: healthy, and every request answered below 400`);

@@ -10,15 +10,21 @@ export { checkApp };
 export { lastLogLine } from './last-log.js';
 export { AppInputError } from './errors.js';
 
-const APP_ONLY = { paths: '--paths', health: '--health', start: '--start', service: '--service', reusePort: '--reuse-port' };
+const APP_ONLY = {
+  paths: '--paths', health: '--health', start: '--start', service: '--service', reusePort: '--reuse-port',
+};
 
 /** Adds --app, --paths, --health, --start, --service and --reuse-port to the bench's program. */
 export function appOptions(program) {
   return program
-    .option('--app <dir>', 'benchmark your own service: a Node folder (package.json and a start command) or a folder with a compose.yaml (docs/benchmark-your-own-service.md)')
-    .option('--paths <list>', 'with --app: the requests, comma-separated [METHOD ]/path[ body], e.g. \'/,/search?q=a,POST /items {"name":"x"}\' (default: the app\'s x-bench requests, else GET /)')
-    .option('--health <path>', 'with --app: answers 2xx once the app is up (default: the path of its compose healthcheck, else /)')
-    .option('--start <command>', 'with --app, a Node folder: the command that starts it (default: package.json\'s "start" script); $PORT or {port} is its port')
+    .option('--app <dir>', 'benchmark your own service: a Node folder (package.json and a start command) or a '
+      + 'folder with a compose.yaml (docs/benchmark-your-own-service.md)')
+    .option('--paths <list>', 'with --app: the requests, comma-separated [METHOD ]/path[ body], e.g. '
+      + '\'/,/search?q=a,POST /items {"name":"x"}\' (default: the app\'s x-bench requests, else GET /)')
+    .option('--health <path>', 'with --app: answers 2xx once the app is up (default: the path of its compose '
+      + 'healthcheck, else /)')
+    .option('--start <command>', 'with --app, a Node folder: the command that starts it (default: package.json\'s '
+      + '"start" script); $PORT or {port} is its port')
     .option('--service <name>', 'with --app, a compose.yaml of several services: the one that serves the requests')
     .option('--reuse-port', 'with --app, a Node folder: it listens with { reusePort: true }, so measure reusePort too');
 }
@@ -37,7 +43,10 @@ export async function appFromOptions(opts, { engine, log } = {}) {
   const other = { sample: '--sample', scenario: '--scenario', matrix: '--matrix', from: '--from', appDir: '--app-dir' };
   const given = Object.keys(other).find((k) => opts[k]);
   if (given) throw new AppInputError(`--app measures your service on its own: leave out ${other[given]}`);
-  const app = await prepareApp({ app: opts.app, paths: opts.paths, health: opts.health, start: opts.start, service: opts.service, reusePort: Boolean(opts.reusePort), engine, out: opts.out, check: false, log });
+  const app = await prepareApp({
+    app: opts.app, paths: opts.paths, health: opts.health, start: opts.start, service: opts.service,
+    reusePort: Boolean(opts.reusePort), engine, out: opts.out, check: false, log,
+  });
   for (const note of app.notes) log?.(note); // the strategies this app is not measured under, and why
   return app;
 }

@@ -17,17 +17,28 @@ export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yam
 const STORES = /postgres|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|kafka|zookeeper|elasticsearch|mssql|sqlserver|minio/i;
 // A runtime word from an image name: what the x-bench `runtime` says (labels; which strategies apply).
 /** @type {[RegExp, string][]} */
-const RUNTIMES = [[/\bnode\b|nodejs|\bbun\b|\bdeno\b/, 'node'], [/python|pypy|uvicorn|gunicorn/, 'python'], [/golang|\bgo\b/, 'go'],
-  [/dotnet|aspnet/, 'dotnet'], [/ruby|rails/, 'ruby'], [/php/, 'php'], [/openjdk|temurin|java|corretto/, 'java'], [/rust/, 'rust'], [/busybox/, 'busybox']];
+const RUNTIMES = [
+  [/\bnode\b|nodejs|\bbun\b|\bdeno\b/, 'node'], [/python|pypy|uvicorn|gunicorn/, 'python'], [/golang|\bgo\b/, 'go'],
+  [/dotnet|aspnet/, 'dotnet'], [/ruby|rails/, 'ruby'], [/php/, 'php'], [/openjdk|temurin|java|corretto/, 'java'],
+  [/rust/, 'rust'], [/busybox/, 'busybox'],
+];
 
 /** The compose file of `dir` (compose.yaml, …), or null. */
 export const composeFileOf = (dir) => COMPOSE_FILES.find((f) => fs.existsSync(path.join(dir, f))) ?? null;
 
 // `docker compose config`: client-side, no engine needed; interpolation, env files and paths resolved.
 function resolvedConfig(dir, file) {
-  const res = spawnSync('docker', ['compose', '-f', file, 'config', '--format', 'json'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
-  if (/** @type {NodeJS.ErrnoException} */ (res.error)?.code === 'ENOENT') throw new AppInputError('docker is not installed here, and a container app runs on Docker: run `make setup` (it installs Docker Engine and Compose v2)');
-  if (res.status !== 0) throw new AppInputError(`${path.join(dir, file)}: docker compose config failed: ${(res.stderr || res.stdout).trim().split('\n').at(-1)}`);
+  const res = spawnSync('docker', ['compose', '-f', file, 'config', '--format', 'json'], {
+    cwd: dir, encoding: 'utf8', timeout: 60_000,
+  });
+  if (/** @type {NodeJS.ErrnoException} */ (res.error)?.code === 'ENOENT') {
+    throw new AppInputError('docker is not installed here, and a container app runs on Docker: run `make setup` '
+      + '(it installs Docker Engine and Compose v2)');
+  }
+  if (res.status !== 0) {
+    const last = (res.stderr || res.stdout).trim().split('\n').at(-1);
+    throw new AppInputError(`${path.join(dir, file)}: docker compose config failed: ${last}`);
+  }
   return JSON.parse(res.stdout);
 }
 
@@ -37,14 +48,17 @@ function pickApp(services, dir, file) {
   const serving = names.filter((n) => !STORES.test(services[n].image ?? '') && !STORES.test(n));
   const pick = names.length === 1 ? names : built.length === 1 ? built : serving.length === 1 ? serving : [];
   if (pick.length === 1) return pick[0];
-  throw new AppInputError(`${path.join(dir, file)} has services ${names.join(', ')}: say which one serves the requests with SERVICE=<name>`);
+  throw new AppInputError(
+    `${path.join(dir, file)} has services ${names.join(', ')}: say which one serves the requests with SERVICE=<name>`);
 }
 
 // The port the app listens on in its container: its published ports' target, expose, PORT, or the
 // port its healthcheck asks on loopback.
 function portOf(svc) {
   const test = [].concat(svc.healthcheck?.test ?? []).join(' ');
-  const candidates = [svc.ports?.[0]?.target, svc.expose?.[0], svc.environment?.PORT, /(?:127\.0\.0\.1|localhost):(\d+)/.exec(test)?.[1]];
+  const candidates = [
+    svc.ports?.[0]?.target, svc.expose?.[0], svc.environment?.PORT, /(?:127\.0\.0\.1|localhost):(\d+)/.exec(test)?.[1],
+  ];
   const port = candidates.map(Number).find((p) => Number.isInteger(p) && p > 0);
   return port ?? null;
 }
@@ -54,7 +68,9 @@ function runtimeOf(svc, x) {
   let from = svc.image ?? '';
   if (svc.build) {
     const dockerfile = path.resolve(svc.build.context, svc.build.dockerfile ?? 'Dockerfile');
-    try { from = /^\s*FROM\s+(?:--\S+\s+)*(\S+)/im.exec(fs.readFileSync(dockerfile, 'utf8'))?.[1] ?? from; } catch { /* inline or remote */ }
+    try {
+      from = /^\s*FROM\s+(?:--\S+\s+)*(\S+)/im.exec(fs.readFileSync(dockerfile, 'utf8'))?.[1] ?? from;
+    } catch { /* inline or remote */ }
   }
   return RUNTIMES.find(([re]) => re.test(from.toLowerCase()))?.[1] ?? 'container';
 }
@@ -83,7 +99,11 @@ export function ownDescription(dir) {
   const file = composeFileOf(dir);
   if (!file) return {};
   let doc;
-  try { doc = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {}; } catch (e) { throw new AppInputError(`${path.join(dir, file)} is not valid YAML (${e.message.split('\n')[0]}): fix it`); }
+  try {
+    doc = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
+  } catch (e) {
+    throw new AppInputError(`${path.join(dir, file)} is not valid YAML (${e.message.split('\n')[0]}): fix it`);
+  }
   const x = doc['x-bench'] ?? {};
   const services = doc.services ?? {};
   const names = Object.keys(services);
@@ -93,6 +113,17 @@ export function ownDescription(dir) {
     ...(x.requests ? { requests: normalizeRequests(x.requests, `x-bench.requests of ${file}`) } : {}),
   };
 }
+
+// The generated compose file: the services, the user's networks and volumes under names of this
+// run's own, their secrets and configs, and the x-bench description.
+const generatedCompose = (config, services, xbench) => ({
+  services,
+  ...(config.networks ? { networks: unnamed(config.networks) } : {}),
+  ...(config.volumes ? { volumes: unnamed(config.volumes) } : {}),
+  ...(config.secrets ? { secrets: config.secrets } : {}),
+  ...(config.configs ? { configs: config.configs } : {}),
+  'x-bench': xbench,
+});
 
 /**
  * Writes the generated folder `genDir` for the compose folder `dir`; returns its x-bench description.
@@ -105,10 +136,19 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
   const services = config.services ?? {};
   const app = service ?? x.app ?? pickApp(services, dir, file);
   const svc = services[app];
-  if (!svc) throw new AppInputError(`${path.join(dir, file)} has no service '${app}' (it has ${Object.keys(services).join(', ')}): fix SERVICE=`);
-  if (!svc.build && !svc.image) throw new AppInputError(`service '${app}' in ${path.join(dir, file)} has neither build: nor image: so there is nothing to run`);
+  if (!svc) {
+    throw new AppInputError(
+      `${path.join(dir, file)} has no service '${app}' (it has ${Object.keys(services).join(', ')}): fix SERVICE=`);
+  }
+  if (!svc.build && !svc.image) {
+    throw new AppInputError(
+      `service '${app}' in ${path.join(dir, file)} has neither build: nor image: so there is nothing to run`);
+  }
   const port = portOf(svc);
-  if (!port) throw new AppInputError(`can't tell which port service '${app}' listens on in its container: add \`expose: ["<port>"]\` (or ports:) to it in ${file}`);
+  if (!port) {
+    throw new AppInputError(`can't tell which port service '${app}' listens on in its container: `
+      + `add \`expose: ["<port>"]\` (or ports:) to it in ${file}`);
+  }
   const proxy = services.nginx ? 'bench-nginx' : 'nginx';
 
   const out = {};
@@ -122,7 +162,14 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
     // A build the bench starts again for every deployment reuses one tag (Compose would name it per project).
     ...(svc.build && !svc.image ? { image: `scaling-lab-app/${name}-${app}:local` } : {}),
     environment: { PORT: String(port), ...(svc.environment ?? {}) },
-    deploy: { ...(svc.deploy ?? {}), replicas: '${REPLICAS:-1}', resources: { ...(svc.deploy?.resources ?? {}), limits: { ...(svc.deploy?.resources?.limits ?? {}), cpus: '${CPUS:-1}' } } },
+    deploy: {
+      ...(svc.deploy ?? {}),
+      replicas: '${REPLICAS:-1}',
+      resources: {
+        ...(svc.deploy?.resources ?? {}),
+        limits: { ...(svc.deploy?.resources?.limits ?? {}), cpus: '${CPUS:-1}' },
+      },
+    },
     restart: svc.restart ?? 'on-failure',
   };
   out[proxy] = nginxService({ app, port, healthy: Boolean(svc.healthcheck && !svc.healthcheck.disable) });
@@ -142,14 +189,21 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
     defaults: { LB: 'least_conn', REPLICAS: '1' },
     ...(x.warmup_min_s ? { warmup_min_s: x.warmup_min_s } : {}),
     workloads: {},
-    requests: requests ?? (x.requests ? normalizeRequests(x.requests, `x-bench.requests of ${file}`) : DEFAULT_REQUESTS),
+    requests: requests
+      ?? (x.requests ? normalizeRequests(x.requests, `x-bench.requests of ${file}`) : DEFAULT_REQUESTS),
     post: null,
     writes: null,
     engines: ['docker'],
   };
-  const compose = { services: out, ...(config.networks ? { networks: unnamed(config.networks) } : {}), ...(config.volumes ? { volumes: unnamed(config.volumes) } : {}),
-    ...(config.secrets ? { secrets: config.secrets } : {}), ...(config.configs ? { configs: config.configs } : {}), 'x-bench': xbench };
-  const header = `# Generated by \`make bench APP=${dir}\` (harness/bench/lib/apps/container.js) from ${file}, as\n# \`docker compose config\` resolves it; run on the Docker engine.\n`;
+  const compose = generatedCompose(config, out, xbench);
+  const header = `# Generated by \`make bench APP=${dir}\` (harness/bench/lib/apps/container.js) from ${file}, as\n`
+    + '# `docker compose config` resolves it; run on the Docker engine.\n';
   fs.writeFileSync(path.join(genDir, 'compose.yaml'), header + YAML.stringify(compose, { lineWidth: 0 }));
-  return { xbench, notes: [`${runtime === 'node' ? 'cluster, PM2 and reusePort' : 'in-container strategies'} not measured: a container app is measured as one container with B CPUs against B replicas × 1 CPU`] };
+  const skipped = runtime === 'node' ? 'cluster, PM2 and reusePort' : 'in-container strategies';
+  return {
+    xbench,
+    notes: [
+      `${skipped} not measured: a container app is measured as one container with B CPUs against B replicas × 1 CPU`,
+    ],
+  };
 }

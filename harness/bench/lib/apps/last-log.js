@@ -36,7 +36,12 @@ function tail(file, bytes = 16_384) {
 function fromLogFiles(runDir, service) {
   const dir = path.join(runDir, 'logs');
   let files;
-  try { files = fs.readdirSync(dir).filter((f) => new RegExp(`-${service}-\\d+\\.log$`).test(f)).map((f) => path.join(dir, f)); } catch { return null; }
+  try {
+    const mine = new RegExp(`-${service}-\\d+\\.log$`);
+    files = fs.readdirSync(dir).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
+  } catch {
+    return null;
+  }
   files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
   for (const f of files) {
     const line = lastMeaningfulLine(tail(f));
@@ -47,7 +52,10 @@ function fromLogFiles(runDir, service) {
 
 // Docker: the containers' own logs, through the run's record (while the project exists).
 function fromContainers(record, service) {
-  const args = ['compose', '-p', record.project, ...record.files.flatMap((f) => ['-f', f]), 'logs', '--no-log-prefix', '--tail', '50', service];
+  const args = [
+    'compose', '-p', record.project, ...record.files.flatMap((f) => ['-f', f]),
+    'logs', '--no-log-prefix', '--tail', '50', service,
+  ];
   const res = spawnSync('docker', args, { cwd: record.sampleDir, encoding: 'utf8', timeout: 30_000,
     env: { ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) } });
   return res.status === 0 ? lastMeaningfulLine(`${res.stdout}\n${res.stderr}`) : null;

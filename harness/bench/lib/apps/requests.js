@@ -17,7 +17,8 @@ const SPLIT = new RegExp(`,(?=\\s*(?:(?:${METHODS.join('|')})\\s+)?/)`);
 // A name for ids and file names: "/" -> root, "/api/items?x=1" -> api-items, POST -> post-…
 /** @param {any} request */
 function nameOf({ method, path: p }) {
-  const words = p.split('?')[0].split('/').filter(Boolean).join('-').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const words = p.split('?')[0].split('/').filter(Boolean).join('-').toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
   const base = words || 'root';
   return method === 'GET' ? base : `${method.toLowerCase()}-${base}`;
 }
@@ -26,7 +27,11 @@ function bodyOf(text, cwd, item) {
   let raw = text.trim();
   if (raw.startsWith('@')) {
     const file = path.resolve(cwd, raw.slice(1));
-    try { raw = fs.readFileSync(file, 'utf8'); } catch (e) { throw new AppInputError(`PATHS: ${item}: cannot read the body file ${file} (${e.code ?? e.message})`); }
+    try {
+      raw = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new AppInputError(`PATHS: ${item}: cannot read the body file ${file} (${e.code ?? e.message})`);
+    }
   }
   try {
     return { body: JSON.parse(raw), content_type: 'application/json' };
@@ -50,11 +55,17 @@ function named(requests) {
 
 /** An app's own x-bench.requests, checked and completed (method GET, a name). */
 export function normalizeRequests(list, where) {
-  if (!Array.isArray(list) || !list.length) throw new AppInputError(`${where} must be a list of { path, method?, body? }`);
+  if (!Array.isArray(list) || !list.length) {
+    throw new AppInputError(`${where} must be a list of { path, method?, body? }`);
+  }
   return named(list.map((r) => {
-    if (typeof r?.path !== 'string' || !r.path.startsWith('/')) throw new AppInputError(`${where}: ${JSON.stringify(r)} has no path starting with /`);
+    if (typeof r?.path !== 'string' || !r.path.startsWith('/')) {
+      throw new AppInputError(`${where}: ${JSON.stringify(r)} has no path starting with /`);
+    }
     const method = String(r.method ?? 'GET').toUpperCase();
-    if (!METHODS.includes(method)) throw new AppInputError(`${where}: ${method} ${r.path}: the methods are ${METHODS.join(', ')}`);
+    if (!METHODS.includes(method)) {
+      throw new AppInputError(`${where}: ${method} ${r.path}: the methods are ${METHODS.join(', ')}`);
+    }
     return { ...r, method };
   }));
 }
@@ -66,12 +77,20 @@ export function normalizeRequests(list, where) {
 export function parsePaths(text, { cwd = process.cwd() } = {}) {
   const items = String(text ?? '').split(SPLIT).map((s) => s.trim()).filter(Boolean);
   if (!items.length) throw new AppInputError('PATHS is empty: give the paths to load, e.g. PATHS=/,/search?q=a');
-  if (items.length > MAX_REQUESTS) throw new AppInputError(`PATHS has ${items.length} requests: at most ${MAX_REQUESTS} (each is measured under every strategy at every budget)`);
+  if (items.length > MAX_REQUESTS) {
+    throw new AppInputError(`PATHS has ${items.length} requests: at most ${MAX_REQUESTS} `
+      + '(each is measured under every strategy at every budget)');
+  }
   return named(items.map((item) => {
     const m = ITEM.exec(item);
-    if (!m) throw new AppInputError(`PATHS: '${item}' is not [METHOD ]/path[ body]: a path starts with /, the methods are ${METHODS.join(', ')}`);
+    if (!m) {
+      throw new AppInputError(`PATHS: '${item}' is not [METHOD ]/path[ body]: a path starts with /, `
+        + `the methods are ${METHODS.join(', ')}`);
+    }
     const method = m[1] ?? 'GET';
-    if (m[3] && !['POST', 'PUT', 'PATCH'].includes(method)) throw new AppInputError(`PATHS: '${item}': a body goes with POST, PUT or PATCH (write 'POST ${m[2]} ${m[3]}')`);
+    if (m[3] && !['POST', 'PUT', 'PATCH'].includes(method)) {
+      throw new AppInputError(`PATHS: '${item}': a body goes with POST, PUT or PATCH (write 'POST ${m[2]} ${m[3]}')`);
+    }
     return { path: m[2], method, ...(m[3] ? bodyOf(m[3], cwd, item) : {}) };
   }));
 }

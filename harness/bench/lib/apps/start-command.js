@@ -9,9 +9,13 @@ import path from 'node:path';
 import { AppInputError } from './errors.js';
 
 // Node options that take the next word as their value.
-const NODE_VALUE_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--title', '-C', '--conditions']);
+const NODE_VALUE_FLAGS = new Set([
+  '-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--title', '-C', '--conditions',
+]);
 // Node options after which there is no entry file.
-const NODE_NO_ENTRY = new Set(['-e', '--eval', '-p', '--print', '-i', '--interactive', '-v', '--version', '-h', '--help', '--test']);
+const NODE_NO_ENTRY = new Set([
+  '-e', '--eval', '-p', '--print', '-i', '--interactive', '-v', '--version', '-h', '--help', '--test',
+]);
 
 /** Shell words of `text` (quotes and backslashes as sh reads them); null where a shell must run it. */
 export function shellWords(text) {
@@ -74,7 +78,10 @@ function nodeInvocation(dir, words, said) {
   }
   if (i >= words.length) return null;
   const entry = entryFile(dir, words[i]);
-  if (!entry) throw new AppInputError(`${said} runs ${words[i]}, which is not a file in ${dir}: fix the command, or build the app first`);
+  if (!entry) {
+    throw new AppInputError(
+      `${said} runs ${words[i]}, which is not a file in ${dir}: fix the command, or build the app first`);
+  }
   return { execArgv, entry, args: words.slice(i + 1) };
 }
 
@@ -90,7 +97,8 @@ function binInvocation(dir, words) {
  * The launch spec of a start command (wrap/launch-spec.js LaunchSpec, without name and dir).
  * `scripts`: package.json's scripts, for `npm start` / `npm run <x>` inside a script.
  * @param {{ dir: string, text: string, said: string, scripts?: Record<string, string> }} what
- * @returns {{ argv: string[], env: Record<string, string>, node: { execArgv: string[], entry: string, args: string[] } | null, source: string }}
+ * @returns {{ argv: string[], env: Record<string, string>,
+ *   node: { execArgv: string[], entry: string, args: string[] } | null, source: string }}
  */
 export function resolveStart({ dir, text, said, scripts = {} }, depth = 0) {
   const words = shellWords(text.trim());
@@ -102,16 +110,23 @@ export function resolveStart({ dir, text, said, scripts = {} }, depth = 0) {
     env[k] = v.join('=');
   }
   if (words[0] === 'exec') words.shift();
-  if (!words.length) throw new AppInputError(`${said} is empty: give the command that starts the app, e.g. START='node server.js'`);
+  if (!words.length) {
+    throw new AppInputError(`${said} is empty: give the command that starts the app, e.g. START='node server.js'`);
+  }
   if (words[0] === 'npx') {
     words.shift();
     while (words[0]?.startsWith('-')) words.shift();
   }
   // `npm start`, `npm run serve`: the script it names, as npm would run it.
-  const npmScript = words[0] === 'npm' && (words[1] === 'start' ? 'start' : ['run', 'run-script'].includes(words[1]) ? words[2] : null);
+  const npmScript = words[0] === 'npm'
+    && (words[1] === 'start' ? 'start' : ['run', 'run-script'].includes(words[1]) ? words[2] : null);
   if (npmScript && depth < 3) {
-    if (!scripts[npmScript]) throw new AppInputError(`${said} runs \`npm ${words.slice(1).join(' ')}\`, and package.json has no "${npmScript}" script`);
-    const inner = resolveStart({ dir, text: scripts[npmScript], said: `package.json's "${npmScript}" script`, scripts }, depth + 1);
+    if (!scripts[npmScript]) {
+      throw new AppInputError(
+        `${said} runs \`npm ${words.slice(1).join(' ')}\`, and package.json has no "${npmScript}" script`);
+    }
+    const inner = resolveStart(
+      { dir, text: scripts[npmScript], said: `package.json's "${npmScript}" script`, scripts }, depth + 1);
     return { ...inner, env: { ...env, ...inner.env } };
   }
   const node = ['node', 'nodejs'].includes(words[0]) ? nodeInvocation(dir, words, said) : binInvocation(dir, words);

@@ -5,15 +5,24 @@ import { workloadPath } from '../samples.js';
 import { WORKLOADS } from '../workloads.js';
 import { METRICS, EXTRA_METRICS } from '../metrics.js';
 
-/** @param {string} scenario @param {string} key @param {{ sample: string }} topology @param {{ workload?: string, path?: string, params?: object, [field: string]: any }} spec
- * @returns {Record<string, any>} */
+/**
+ * @param {string} scenario @param {string} key @param {{ sample: string }} topology
+ * @param {{ workload?: string, path?: string, params?: object, [field: string]: any }} spec
+ * @returns {Record<string, any>}
+ */
 export function cell(scenario, key, topology, { workload = 'light', path, params, ...rest }) {
   const resolved = path ?? workloadPath(topology.sample, workload, params ?? WORKLOADS[workload].params);
-  return { id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology, needsDb: workload === 'db', keep: true, ...rest };
+  return {
+    id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology, needsDb: workload === 'db',
+    keep: true, ...rest,
+  };
 }
 
 /** A comparison of two cells of an experiment: its ratio and 95% interval, as the verdicts get. */
 export function compare(id, question, a, b, metric = 'throughput') {
   const m = METRICS[metric] ?? EXTRA_METRICS[metric];
-  return { id, question, workload: a.workload, comparison: id, column: question, metric, better: m.better, a: a.id, b: b.id, limit: null };
+  return {
+    id, question, workload: a.workload, comparison: id, column: question, metric, better: m.better, a: a.id, b: b.id,
+    limit: null,
+  };
 }

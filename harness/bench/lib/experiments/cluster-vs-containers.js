@@ -10,11 +10,20 @@ export const experiment = {
   id: NAME,
   title: 'Node Clustering vs Container Load Balancing',
   source: 'a benchmark write-up of 2021 (GitHub README)',
-  claim: 'Four containers of 0.1 CPU beat one container of 0.4 CPU running four cluster workers, and one worker in that 0.4-CPU container beats four.',
-  explanation: 'CFS quotas: four workers in a 0.4-CPU container burn the quota in parallel bursts and are then throttled for the rest of each 100 ms period; one worker spends the same quota without bursts.',
+  claim: 'Four containers of 0.1 CPU beat one container of 0.4 CPU running four cluster workers, '
+    + 'and one worker in that 0.4-CPU container beats four.',
+  explanation: 'CFS quotas: four workers in a 0.4-CPU container burn the quota in parallel bursts and are then '
+    + 'throttled for the rest of each 100 ms period; one worker spends the same quota without bursts.',
   original: {
-    tool: 'autocannon', command: 'npx autocannon http://localhost:3000 (defaults: 10 connections, 10 s)', connections: 10, durationS: 10, route: 'GET / of a plain Node http server',
-    proxy: 'nginx in front of every variant', cpuQuotas: 'cpus 0.1 per container (× 1 or × 4), or 0.4 (4 workers or 1)', memLimit: '128m', machine: 'AMD Ryzen 5 3600 (6 cores, 12 threads), Docker on WSL2',
+    tool: 'autocannon',
+    command: 'npx autocannon http://localhost:3000 (defaults: 10 connections, 10 s)',
+    connections: 10,
+    durationS: 10,
+    route: 'GET / of a plain Node http server',
+    proxy: 'nginx in front of every variant',
+    cpuQuotas: 'cpus 0.1 per container (× 1 or × 4), or 0.4 (4 workers or 1)',
+    memLimit: '128m',
+    machine: 'AMD Ryzen 5 3600 (6 cores, 12 threads), Docker on WSL2',
   },
   published: [
     { cell: `${NAME}:cpus-0.1-x1`, metric: 'rps', value: 240.5, p99Ms: 185 },
@@ -30,29 +39,54 @@ export const experiment = {
   show: ['throttling'],
 };
 
+const deviations = (mode, windowS, rounds) => [
+  {
+    what: 'duration',
+    original: '10 s',
+    ours: `${windowS} s × ${rounds} interleaved rounds`,
+    why: mode === 'full'
+      ? 'the same 10 s, repeated for an interval'
+      : 'the default run is shorter; make bench FULL=1 runs 10 s windows',
+  },
+  {
+    what: 'app',
+    original: 'a plain Node http server',
+    ours: 'the Express app, the one here with both a cluster and replicas',
+    why: 'one app for all four variants, as in the article; Express costs more CPU per request, '
+      + 'so absolute rates are lower',
+  },
+  {
+    what: 'CPUs',
+    original: '12 hardware threads: the four workers could run on four cores at once',
+    ours: 'one CPU for every variant (the other runs the load generator)',
+    why: 'this machine has two; four workers here take turns on one core instead of bursting in parallel',
+  },
+];
+
 export function build({ mode, params, apps }) {
-  const sample = appWith(apps, (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances, 'a Node app with both a cluster and replicas').sample;
+  const sample = appWith(apps, (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances,
+    'a Node app with both a cluster and replicas').sample;
   const rounds = params.experimentRounds;
   const windowS = mode === 'full' ? 10 : 5;
   const common = { workload: 'light', tool: 'autocannon', connections: 10, windowS, rounds };
-  const t = (strategy, n, cpus, id, label) => topology({ sample, strategy, n, cpus, viaNginx: true, env: { MEMORY: '128M' }, id, label });
-  const x1 = cell(NAME, 'cpus-0.1-x1', t('one process', 1, 0.1, 'cpus-0.1-x1', '1 container × 0.1 CPU, 1 process'), common);
-  const x4 = cell(NAME, 'cpus-0.1-x4', t('replicas', 4, 0.1, 'cpus-0.1-x4', '4 containers × 0.1 CPU, 1 process each'), common);
-  const w4 = cell(NAME, 'cpus-0.4-4-workers', t('cluster', 4, 0.4, 'cpus-0.4-4-workers', '1 container × 0.4 CPU, 4 cluster workers'), common);
-  const w1 = cell(NAME, 'cpus-0.4-1-worker', t('one process', 1, 0.4, 'cpus-0.4-1-worker', '1 container × 0.4 CPU, 1 process'), common);
+  // One cell: its key is also its topology's id.
+  const c = (key, strategy, n, cpus, label) =>
+    cell(NAME, key, topology({ sample, strategy, n, cpus, viaNginx: true, env: { MEMORY: '128M' }, id: key, label }),
+      common);
+  const x1 = c('cpus-0.1-x1', 'one process', 1, 0.1, '1 container × 0.1 CPU, 1 process');
+  const x4 = c('cpus-0.1-x4', 'replicas', 4, 0.1, '4 containers × 0.1 CPU, 1 process each');
+  const w4 = c('cpus-0.4-4-workers', 'cluster', 4, 0.4, '1 container × 0.4 CPU, 4 cluster workers');
+  const w1 = c('cpus-0.4-1-worker', 'one process', 1, 0.4, '1 container × 0.4 CPU, 1 process');
   return {
     cells: [x1, x4, w4, w1],
     comparisons: [
-      compare(`${NAME}.containers-vs-cluster`, '4 containers × 0.1 CPU vs 4 workers in one 0.4-CPU container (the headline)', x4, w4),
+      compare(`${NAME}.containers-vs-cluster`,
+        '4 containers × 0.1 CPU vs 4 workers in one 0.4-CPU container (the headline)', x4, w4),
       compare(`${NAME}.one-worker-vs-four`, '1 process vs 4 workers, both in one 0.4-CPU container', w1, w4),
       compare(`${NAME}.scale-out`, '4 containers × 0.1 CPU vs 1 container × 0.1 CPU', x4, x1),
       compare(`${NAME}.one-worker-vs-four-p99`, 'p99: 1 process vs 4 workers in 0.4 CPU', w1, w4, 'p99'),
     ],
     checks: [],
-    deviations: [
-      { what: 'duration', original: '10 s', ours: `${windowS} s × ${rounds} interleaved rounds`, why: mode === 'full' ? 'the same 10 s, repeated for an interval' : 'the default run is shorter; make bench FULL=1 runs 10 s windows' },
-      { what: 'app', original: 'a plain Node http server', ours: 'the Express app, the one here with both a cluster and replicas', why: 'one app for all four variants, as in the article; Express costs more CPU per request, so absolute rates are lower' },
-      { what: 'CPUs', original: '12 hardware threads: the four workers could run on four cores at once', ours: 'one CPU for every variant (the other runs the load generator)', why: 'this machine has two; four workers here take turns on one core instead of bursting in parallel' },
-    ],
+    deviations: deviations(mode, windowS, rounds),
   };
 }

@@ -25,7 +25,11 @@ export function slicesBySpeed(doc) {
   };
   const byWorkload = new Map();
   for (const cell of doc.cells ?? []) {
-    const slices = (cell.rounds ?? []).flatMap((r) => (r.sliceAt ?? []).map((at, i) => ({ at, rps: r.sliceRps?.[i], s: r.durationS && r.slices ? r.durationS / r.slices : 1 })));
+    const slices = (cell.rounds ?? []).flatMap((r) => (r.sliceAt ?? []).map((at, i) => ({
+      at,
+      rps: r.sliceRps?.[i],
+      s: r.durationS && r.slices ? r.durationS / r.slices : 1,
+    })));
     const rpss = slices.map((x) => x.rps).filter(Number.isFinite);
     const mid = lowerMedian(rpss);
     if (!mid) continue;
@@ -39,7 +43,11 @@ export function slicesBySpeed(doc) {
     byWorkload.set(cell.workload, w);
   }
   const mean = (xs) => (xs.length ? round2(xs.reduce((a, b) => a + b, 0) / xs.length) : null);
-  return [...byWorkload.values()].map((w) => ({ workload: w.workload, fast: { slices: w.fast.length, rps: mean(w.fast) }, slow: { slices: w.slow.length, rps: mean(w.slow) } }));
+  return [...byWorkload.values()].map((w) => ({
+    workload: w.workload,
+    fast: { slices: w.fast.length, rps: mean(w.fast) },
+    slow: { slices: w.slow.length, rps: mean(w.slow) },
+  }));
 }
 
 function lowerBound(xs, x) {

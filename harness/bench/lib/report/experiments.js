@@ -5,26 +5,61 @@ import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
 import { lowerMedian } from '../stats.js';
 import { OWN_EXPLANATION, seedAnswers } from './seeds.js';
 import { cleanText } from './sanitize.js';
+import { inline } from './template.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
 const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
-const range = (xs) => { const v = xs.filter(Number.isFinite); return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : ''; };
-const bounds = (xs) => { const v = (xs ?? []).filter(Number.isFinite); return v.length > 1 ? [Math.min(...v), Math.max(...v)] : [undefined, undefined]; };
+const range = (xs) => {
+  const v = xs.filter(Number.isFinite);
+  return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : '';
+};
+const bounds = (xs) => {
+  const v = (xs ?? []).filter(Number.isFinite);
+  return v.length > 1 ? [Math.min(...v), Math.max(...v)] : [undefined, undefined];
+};
 
 export const experimentsOf = (doc) => doc.scenarios.filter((s) => s.experiment);
 const cellsOf = (doc, s) => doc.cells.filter((c) => c.scenario === s.name);
 
 // Our figure for a published one, by what the article measured.
 const OURS = {
-  rps: (c) => ({ value: c.rps?.median ?? c.effectiveRps, range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '', bounds: bounds(c.rounds?.map((r) => r.rps)), unit: 'req/s' }),
-  maxMs: (c) => ({ value: c.latencyMs?.max?.median, range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []), bounds: bounds(c.rounds?.map((r) => r.latencyMs?.max)), unit: 'ms (slowest response)' }),
-  firstMs: (c) => ({ value: lowerMedian(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []), bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])), unit: 'ms (first response)' }),
-  failedShare: (c) => ({ value: c.requests ? c.errors / c.requests : null, range: '', unit: 'share of requests failed', pct: true }),
+  rps: (c) => ({
+    value: c.rps?.median ?? c.effectiveRps,
+    range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '',
+    bounds: bounds(c.rounds?.map((r) => r.rps)),
+    unit: 'req/s',
+  }),
+  maxMs: (c) => ({
+    value: c.latencyMs?.max?.median,
+    range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []),
+    bounds: bounds(c.rounds?.map((r) => r.latencyMs?.max)),
+    unit: 'ms (slowest response)',
+  }),
+  firstMs: (c) => ({
+    value: lowerMedian(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []),
+    range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []),
+    bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])),
+    unit: 'ms (first response)',
+  }),
+  failedShare: (c) => ({
+    value: c.requests ? c.errors / c.requests : null,
+    range: '',
+    unit: 'share of requests failed',
+    pct: true,
+  }),
 };
 /** @type {[string, string, (c: any) => unknown][]} */
-const FIELDS = [['effectiveRps', 'effective req/s', (c) => c.effectiveRps], ['errors', 'failed requests', (c) => c.errors], ['requests', 'requests', (c) => c.requests],
-  ['p50Ms', 'p50 ms', (c) => c.latencyMs?.p50], ['p90Ms', 'p90 ms', (c) => c.latencyMs?.p90], ['p95Ms', 'p95 ms', (c) => c.latencyMs?.p95], ['p99Ms', 'p99 ms', (c) => c.latencyMs?.p99], ['maxMs', 'slowest ms', (c) => c.latencyMs?.max]];
+const FIELDS = [
+  ['effectiveRps', 'effective req/s', (c) => c.effectiveRps],
+  ['errors', 'failed requests', (c) => c.errors],
+  ['requests', 'requests', (c) => c.requests],
+  ['p50Ms', 'p50 ms', (c) => c.latencyMs?.p50],
+  ['p90Ms', 'p90 ms', (c) => c.latencyMs?.p90],
+  ['p95Ms', 'p95 ms', (c) => c.latencyMs?.p95],
+  ['p99Ms', 'p99 ms', (c) => c.latencyMs?.p99],
+  ['maxMs', 'slowest ms', (c) => c.latencyMs?.max],
+];
 
 /** Rows of "published beside ours": { label, what, published, ours, range, unit }. */
 export function publishedRows(doc, s) {
@@ -40,11 +75,18 @@ export function publishedRows(doc, s) {
       const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
       const [publishedMin, publishedMax] = bounds(p.runs);
       const [oursMin, oursMax] = ours.bounds ?? [];
-      rows.push({ label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin, publishedMax, ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct, note: p.note, status: c?.status ?? 'not run' });
+      rows.push({
+        label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin,
+        publishedMax, ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct,
+        note: p.note, status: c?.status ?? 'not run',
+      });
     } else {
       for (const [key, what, get] of FIELDS) {
         if (p[key] === undefined) continue;
-        rows.push({ label, cell: p.cell, what, published: p[key], ours: ok ? get(c) : null, range: '', unit: '', note: p.note, status: c?.status ?? 'not run' });
+        rows.push({
+          label, cell: p.cell, what, published: p[key], ours: ok ? get(c) : null, range: '', unit: '', note: p.note,
+          status: c?.status ?? 'not run',
+        });
       }
     }
   }
@@ -56,12 +98,27 @@ function valueText(v, pct) {
   return pct ? `${fmt(100 * v, 1)}%` : fmt(v, Number.isFinite(v) && !Number.isInteger(v) && Math.abs(v) < 10 ? 1 : 0);
 }
 
+const publishedText = (r) => {
+  const range = r.publishedRange ? ` (${r.publishedRange})` : '';
+  return `${valueText(r.published, r.pct)}${range}${r.note ? ` — ${esc(r.note)}` : ''}`;
+};
+const oursText = (r) =>
+  (r.status !== 'ok' ? `**${r.status}**` : `${valueText(r.ours, r.pct)}${r.range ? ` (${r.range})` : ''}`);
+
 function publishedTable(doc, s) {
   const rows = publishedRows(doc, s);
   if (!rows.length) return [];
   return [table(['variant', 'figure', 'published', 'ours (median; range over rounds)'],
-    rows.map((r) => [esc(r.label), esc(r.unit || r.what), `${valueText(r.published, r.pct)}${r.publishedRange ? ` (${r.publishedRange})` : ''}${r.note ? ` — ${esc(r.note)}` : ''}`,
-      r.status !== 'ok' ? `**${r.status}**` : `${valueText(r.ours, r.pct)}${r.range ? ` (${r.range})` : ''}`])), ''];
+    rows.map((r) => [esc(r.label), esc(r.unit || r.what), publishedText(r), oursText(r)])), ''];
+}
+
+// How long a cell of each kind ran.
+function windowText(c) {
+  const rounds = c.rounds?.length ?? 0;
+  if (c.kind === 'closed') return `${c.windowS} s × ${rounds} rounds`;
+  if (c.kind === 'count') return `${c.amount} requests × ${rounds} rounds`;
+  if (c.kind === 'fixedrate') return `${fmt(c.requests)} requests at ${fmt(c.rate)}/s`;
+  return c.kind;
 }
 
 function parameterTable(doc, s) {
@@ -69,12 +126,16 @@ function parameterTable(doc, s) {
   const cells = cellsOf(doc, s).filter((c) => c.kind !== 'derived');
   const tools = [...new Set(cells.map((c) => c.tool).filter(Boolean))].join(', ');
   const conns = [...new Set(cells.map((c) => c.connections))].join(', ');
-  const windows = [...new Set(cells.map((c) => (c.kind === 'closed' ? `${c.windowS} s × ${c.rounds?.length ?? 0} rounds` : c.kind === 'count' ? `${c.amount} requests × ${c.rounds?.length ?? 0} rounds` : c.kind === 'fixedrate' ? `${fmt(c.requests)} requests at ${fmt(c.rate)}/s` : c.kind)))].join('; ');
+  const windows = [...new Set(cells.map(windowText))].join('; ');
   const rows = Object.entries(e.original).map(([k, v]) => [esc(k), esc(typeof v === 'object' ? JSON.stringify(v) : v)]);
+  const iso = doc.isolation;
+  const servers = iso.pinned ? `CPU ${iso.sutCpus}` : 'the same CPUs (unpinned)';
+  const deviations = (e.deviations ?? []).map((d) => [esc(d.what), esc(d.original), esc(d.ours), esc(d.why)]);
   return [
     table(['the original', ''], rows), '',
-    `Here: ${tools || 'n/a'}; ${conns} connection(s); ${windows}; the load generator on CPU ${doc.isolation.generatorCpus}, the servers on ${doc.isolation.pinned ? `CPU ${doc.isolation.sutCpus}` : 'the same CPUs (unpinned)'} unless said below.`, '',
-    ...(e.deviations?.length ? [table(['scaled or changed', 'original', 'here', 'why'], e.deviations.map((d) => [esc(d.what), esc(d.original), esc(d.ours), esc(d.why)])), ''] : []),
+    `Here: ${tools || 'n/a'}; ${conns} connection(s); ${windows}; the load generator on CPU ${iso.generatorCpus}, `
+      + `the servers on ${servers} unless said below.`, '',
+    ...(e.deviations?.length ? [table(['scaled or changed', 'original', 'here', 'why'], deviations), ''] : []),
   ];
 }
 
@@ -82,8 +143,50 @@ function comparisons(doc, s) {
   const vs = doc.verdicts.filter((v) => v.id.startsWith(`${s.name}.`));
   if (!vs.length) return [];
   const pub = new Map((s.experiment.publishedRatios ?? []).map((p) => [p.comparison, p.value]));
-  return [table(['question', 'ratio (95% interval)', 'published', 'outcome'],
-    vs.map((v) => [esc(v.question), v.measured ? `${fmtX(v.ratio)} (${fmtCi(v.ci95)})` : 'not measured', pub.has(v.id) ? fmtX(pub.get(v.id)) : '—', esc(verdictSentence(doc, v))])), ''];
+  return [table(['question', 'ratio (95% interval)', 'published', 'outcome'], vs.map((v) => [
+    esc(v.question),
+    v.measured ? `${fmtX(v.ratio)} (${fmtCi(v.ci95)})` : 'not measured',
+    pub.has(v.id) ? fmtX(pub.get(v.id)) : '—',
+    esc(verdictSentence(doc, v)),
+  ])), ''];
+}
+
+const okCellsOf = (doc, s) => cellsOf(doc, s).filter((c) => c.status === 'ok');
+const pctOf = (part, whole) => (whole ? `${fmt((100 * part) / whole, 1)}%` : 'n/a');
+
+// CFS throttling of one cell's containers, summed over its rounds: a table row.
+function throttlingRow(c) {
+  let periods = 0; let throttled = 0; let ms = 0; let secs = 0;
+  for (const r of c.rounds) {
+    for (const t of Object.values(r.throttling ?? {})) {
+      periods += t.periods; throttled += t.throttled; ms += t.throttledMs;
+    }
+    secs += r.durationS ?? 0;
+  }
+  return [
+    esc(c.topology.label), fmt(c.rps.median), fmt(periods), fmt(throttled), pctOf(throttled, periods),
+    secs ? fmt(ms / secs, 0) : 'n/a',
+  ];
+}
+
+function socketsRow(c) {
+  const kinds = Object.entries(c.errorKinds ?? {}).map(([k, n]) => `${k}: ${fmt(n)}`).join(', ') || 'none';
+  return [
+    esc(c.topology.label), fmt(c.effectiveRps), fmt(c.errors), esc(kinds), fmt(c.latencyMs?.p50, 0),
+    fmt(c.latencyMs?.p99, 0), fmt(c.sockets?.activeOpens), fmt(c.sockets?.listenOverflows),
+    fmt(c.sockets?.timeWaitAfter),
+  ];
+}
+
+// Context switches of one cell's app processes per request: a table row; `kept` its usable rounds.
+function schedulingRow(c, kept) {
+  const req = kept.reduce((a, r) => a + r.requests, 0);
+  const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
+  const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
+  return [
+    esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(lowerMedian(c.rounds.map((r) => r.appThreads))),
+    req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a',
+  ];
 }
 
 // What each experiment needs shown beyond the common tables.
@@ -91,66 +194,84 @@ const SHOW = {
   draw: (doc, s) => {
     const drawn = cellsOf(doc, s).filter((c) => c.draw?.length);
     if (!drawn.length) return [];
-    const d = drawn[0].draw;
-    return [`The delays the ten replicas drew (seed recorded in the cell's topology): ${d.map((x) => `${x.delayMs} ms`).join(', ')}. `
-      + `A single instance's figure depends entirely on its one draw: ${cellsOf(doc, s).filter((c) => /1-instance-\d+ms$/.test(c.id) && c.status === 'ok').map((c) => `${fmt(c.rps.median)} req/s at ${c.topology.env.DELAY_MS} ms`).join(', ')}.`, ''];
+    const singles = cellsOf(doc, s).filter((c) => /1-instance-\d+ms$/.test(c.id) && c.status === 'ok');
+    return [inline('report-exp-draw', {
+      delays: drawn[0].draw.map((x) => `${x.delayMs} ms`).join(', '),
+      singles: singles.map((c) => `${fmt(c.rps.median)} req/s at ${c.topology.env.DELAY_MS} ms`).join(', '),
+    }), ''];
   },
   throttling: (doc, s) => {
-    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok').map((c) => {
-      let periods = 0; let throttled = 0; let ms = 0; let secs = 0;
-      for (const r of c.rounds) {
-        for (const t of Object.values(r.throttling ?? {})) { periods += t.periods; throttled += t.throttled; ms += t.throttledMs; }
-        secs += r.durationS ?? 0;
-      }
-      return [esc(c.topology.label), fmt(c.rps.median), fmt(periods), fmt(throttled), periods ? `${fmt((100 * throttled) / periods, 1)}%` : 'n/a', secs ? fmt(ms / secs, 0) : 'n/a'];
-    });
-    return rows.length ? ['CFS throttling during the measured windows, summed over the containers of each variant (cgroup `cpu.stat`: `nr_periods`, `nr_throttled`, `throttled_time`):', '',
-      table(['variant', 'req/s', 'periods', 'throttled periods', 'share throttled', 'throttled ms per second'], rows), ''] : [];
+    const rows = okCellsOf(doc, s).map(throttlingRow);
+    const head = ['variant', 'req/s', 'periods', 'throttled periods', 'share throttled', 'throttled ms per second'];
+    return rows.length ? [inline('report-exp-throttling'), '', table(head, rows), ''] : [];
   },
   timeline: (doc, s) => {
     const rows = cellsOf(doc, s).filter((c) => c.status === 'ok' && c.rounds?.[0]?.timeline).map((c) => {
       const t = c.rounds[0].timeline.map(([, ms]) => ms);
-      return [esc(c.topology.label), fmt(t[0]), fmt(lowerMedian(t)), fmt(Math.max(...t)), fmt(c.rounds[0].durationS, 1)];
+      const last = fmt(c.rounds[0].durationS, 1);
+      return [esc(c.topology.label), fmt(t[0]), fmt(lowerMedian(t)), fmt(Math.max(...t)), last];
     });
-    return rows.length ? ['Response times in the order the answers came back (first round; the chart shows every answer):', '', table(['variant', 'first ms', 'median ms', 'slowest ms', 'all 50 answered in s'], rows), ''] : [];
+    const head = ['variant', 'first ms', 'median ms', 'slowest ms', 'all 50 answered in s'];
+    const intro = 'Response times in the order the answers came back (first round; the chart shows every answer):';
+    return rows.length ? [intro, '', table(head, rows), ''] : [];
   },
   failures: (doc, s) => {
-    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok' && /killed/.test(c.id)).map((c) => [esc(c.topology.label), fmt(c.requests), fmt(c.errors), c.requests ? `${fmt((100 * c.errors) / c.requests, 1)}%` : 'n/a']);
-    return rows.length ? ['With one of the three servers killed before the run:', '', table(['balancer', 'requests', 'failed', 'share failed'], rows), ''] : [];
+    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok' && /killed/.test(c.id))
+      .map((c) => [esc(c.topology.label), fmt(c.requests), fmt(c.errors), pctOf(c.errors, c.requests)]);
+    const head = ['balancer', 'requests', 'failed', 'share failed'];
+    return rows.length ? ['With one of the three servers killed before the run:', '', table(head, rows), ''] : [];
   },
   sockets: (doc, s) => {
-    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok').map((c) => [esc(c.topology.label), fmt(c.effectiveRps), fmt(c.errors), esc(Object.entries(c.errorKinds ?? {}).map(([k, n]) => `${k}: ${fmt(n)}`).join(', ') || 'none'),
-      fmt(c.latencyMs?.p50, 0), fmt(c.latencyMs?.p99, 0), fmt(c.sockets?.activeOpens), fmt(c.sockets?.listenOverflows), fmt(c.sockets?.timeWaitAfter)]);
+    const rows = okCellsOf(doc, s).map(socketsRow);
     const any = cellsOf(doc, s).find((c) => c.sockets);
-    return rows.length ? [table(['variant', 'effective req/s', 'failed', 'failures by kind', 'p50 ms', 'p99 ms', 'connections opened', 'listen-queue overflows', 'TIME_WAIT after'], rows), '',
-      any ? `The machine: ephemeral ports ${any.sockets.ephemeralPorts}, tcp_tw_reuse ${any.sockets.tcpTwReuse}, somaxconn ${any.sockets.somaxconn} (Node's listen backlog is 511).` : '', ''] : [];
+    const head = [
+      'variant', 'effective req/s', 'failed', 'failures by kind', 'p50 ms', 'p99 ms', 'connections opened',
+      'listen-queue overflows', 'TIME_WAIT after',
+    ];
+    const machine = any ? inline('report-exp-machine', {
+      ports: `${any.sockets.ephemeralPorts}`, reuse: `${any.sockets.tcpTwReuse}`, somaxconn: `${any.sockets.somaxconn}`,
+    }) : '';
+    return rows.length ? [table(head, rows), '', machine, ''] : [];
   },
   scheduling: (doc, s) => {
     let dropped = 0;
-    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok').map((c) => {
+    const rows = okCellsOf(doc, s).map((c) => {
       // A round whose counts went down lost a thread between the two readings (its counts left
       // with it): its difference is not the round's switches, so it is left out, and said so.
-      const kept = c.rounds.filter((r) => r.contextSwitches && r.requests > 0 && r.contextSwitches.voluntary >= 0 && r.contextSwitches.involuntary >= 0);
+      const kept = c.rounds.filter((r) => r.contextSwitches && r.requests > 0
+        && r.contextSwitches.voluntary >= 0 && r.contextSwitches.involuntary >= 0);
       dropped += c.rounds.filter((r) => r.contextSwitches).length - kept.length;
-      const req = kept.reduce((a, r) => a + r.requests, 0);
-      const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
-      const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
-      return [esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(lowerMedian(c.rounds.map((r) => r.appThreads))), req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a'];
+      return schedulingRow(c, kept);
     });
-    return rows.length ? [`Context switches of the app processes (every thread, \`/proc/<pid>/task/*/status\`) and their thread counts${dropped ? ` (${dropped} round${dropped > 1 ? 's' : ''} left out, where a thread ended between the two readings and took its counts with it)` : ''}:`, '',
-      table(['variant', 'workload', 'req/s', 'threads', 'context switches per request', 'involuntary per request'], rows), ''] : [];
+    const rounds = dropped > 1 ? 'rounds' : 'round';
+    const left = dropped ? ` ${inline('report-exp-dropped', { dropped, rounds })}` : '';
+    const head = ['variant', 'workload', 'req/s', 'threads', 'context switches per request', 'involuntary per request'];
+    return rows.length ? [inline('report-exp-scheduling', { dropped: left }), '', table(head, rows), ''] : [];
   },
 };
 
+function claimText(s) {
+  const e = s.experiment;
+  const explanation = !e.explanation ? ''
+    : OWN_EXPLANATION.has(s.name)
+      ? ` **Explanation tested here** (the article gives none; this one is the repository's): ${esc(e.explanation)}`
+      : ` **Its explanation**: ${esc(e.explanation)}`;
+  const warning = e.warning ? ` **Its warning**: ${esc(e.warning)}` : '';
+  const requirement = e.requirement ? ` **Requirement**: ${esc(e.requirement)}.` : '';
+  return `${esc(e.source)}. **Claim**: ${esc(e.claim)}${explanation}${warning}${requirement}`;
+}
+
 export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
   const e = s.experiment;
-  const explanation = !e.explanation ? '' : OWN_EXPLANATION.has(s.name) ? ` **Explanation tested here** (the article gives none; this one is the repository's): ${esc(e.explanation)}` : ` **Its explanation**: ${esc(e.explanation)}`;
-  const out = [`## ${s.title}`, '', `${esc(e.source)}. **Claim**: ${esc(e.claim)}${explanation}${e.warning ? ` **Its warning**: ${esc(e.warning)}` : ''}${e.requirement ? ` **Requirement**: ${esc(e.requirement)}.` : ''}`, ''];
+  const out = [`## ${s.title}`, '', claimText(s), ''];
   const answer = seedAnswers(doc).find((a) => a.id === s.name);
-  if (answer) out.push(`**Answer: ${answer.answer}**${answer.control ? ` (the control: \`${answer.control}\`)` : ''} — ${answer.why}`, '');
+  const control = answer?.control ? ` (the control: \`${answer.control}\`)` : '';
+  if (answer) out.push(`**Answer: ${answer.answer}**${control} — ${answer.why}`, '');
   out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
   if (detail) out.push(...parameterTable(doc, s));
-  for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
+  for (const [file, c] of Object.entries(charts)) {
+    if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
+  }
   out.push(...publishedTable(doc, s));
   out.push(...comparisons(doc, s));
   if (detail) for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));

@@ -16,7 +16,8 @@ export function latencyRoundsText({ rounds, roundsByWorkload = {} }, titleOf = (
   return per.join('; ');
 }
 
-export const fmtCi = (ci, digits = 2) => (Array.isArray(ci) ? `×${fmt(ci[0], digits)}–×${fmt(ci[1], digits)}` : 'no interval');
+export const fmtCi = (ci, digits = 2) =>
+  (Array.isArray(ci) ? `×${fmt(ci[0], digits)}–×${fmt(ci[1], digits)}` : 'no interval');
 
 /** A topology's label, found by id among the results' cells. */
 export function labelOf(doc, topologyId) {

@@ -4,7 +4,7 @@ import { fmt } from './format.js';
 import { slicesBySpeed } from './core-speed.js';
 import { cleanText } from './sanitize.js';
 import { ruleOf, budgetsOf } from './labels.js';
-import { fill } from './template.js';
+import { fill, inline } from './template.js';
 import { engineText } from './guide-intro.js';
 
 /** The labels' rule in words, its bounds the rule's own. */
@@ -45,9 +45,6 @@ export function placementText(doc) {
   const gen = `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism})`;
   return `${gen}; every topology — app, nginx, database — ${sorted.map(at).join('; ')}`;
 }
-
-// One paragraph of a template as one line of the report's list.
-const inline = (name, vars) => fill(name, vars).join(' ');
 
 function capacityText(pr) {
   const c = pr.capacity;

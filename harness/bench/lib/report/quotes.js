@@ -22,7 +22,9 @@ export function resolve(doc, p) {
     at = re.lastIndex;
     if (cur === null || cur === undefined) return undefined;
     if (m[1] !== undefined) cur = cur[m[1]];
-    else if (m[2] !== undefined) cur = Array.isArray(cur) ? cur.find((e) => e?.id === m[2] || e?.name === m[2]) : cur[m[2]];
+    else if (m[2] !== undefined) {
+      cur = Array.isArray(cur) ? cur.find((e) => e?.id === m[2] || e?.name === m[2]) : cur[m[2]];
+    }
     else cur = cur[Number(m[3])];
   }
   return cur;
@@ -52,11 +54,15 @@ export function render(doc, p, format = 'text') {
     return `n/a (not measured by this ${doc.mode} run; make bench FULL=1 measures it)`;
   }
   if (format === 'verdict') {
-    if (!v || typeof v !== 'object' || !('winner' in v)) throw new Error(`"${p}" is not a verdict (use verdicts[<id>] with format verdict)`);
+    if (!v || typeof v !== 'object' || !('winner' in v)) {
+      throw new Error(`"${p}" is not a verdict (use verdicts[<id>] with format verdict)`);
+    }
     return verdictSentence(doc, v);
   }
   const f = FORMATS[format];
-  if (!f) throw new Error(`unknown quote format "${format}" (one of: ${[...Object.keys(FORMATS), 'verdict'].join(', ')})`);
+  if (!f) {
+    throw new Error(`unknown quote format "${format}" (one of: ${[...Object.keys(FORMATS), 'verdict'].join(', ')})`);
+  }
   if (v === null) return 'n/a';
   return f(v);
 }

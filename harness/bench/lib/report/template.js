@@ -32,3 +32,6 @@ export function fill(name, vars = {}) {
     .replace(PLACEHOLDER, (_, k) => String(vars[k]))
     .split('\n');
 }
+
+/** templates/<name>.md as one line: its lines joined by spaces (a paragraph, wrapped in the file). */
+export const inline = (name, vars) => fill(name, vars).join(' ');

@@ -25,10 +25,17 @@ export const socketsFor = (rate) => Math.max(64, Math.min(2048, Math.ceil(rate *
  */
 export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
   const latencyMs = paced.latencySummary(r.latencies);
-  const rec = { rate, requests: r.requests, rps: r.rps, errors: r.non2xx + r.socketErrors, slices: 1, sliceS, sliceHistograms: [histogram(r.latencies)], latencyMs };
+  const rec = {
+    rate, requests: r.requests, rps: r.rps, errors: r.non2xx + r.socketErrors, slices: 1, sliceS,
+    sliceHistograms: [histogram(r.latencies)], latencyMs,
+  };
   const h = heldOf(rec);
-  const why = [h.why, latencyMs.p99 > p99TargetMs ? `p99 ${round(latencyMs.p99, 0)} ms over ${p99TargetMs} ms` : null].filter(Boolean).join(', ') || null;
-  return { rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99, errors: rec.errors, requests: r.requests, sendLagP99Ms: paced.latencySummary(r.lags).p99 };
+  const over = latencyMs.p99 > p99TargetMs ? `p99 ${round(latencyMs.p99, 0)} ms over ${p99TargetMs} ms` : null;
+  const why = [h.why, over].filter(Boolean).join(', ') || null;
+  return {
+    rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99,
+    errors: rec.errors, requests: r.requests, sendLagP99Ms: paced.latencySummary(r.lags).p99,
+  };
 }
 
 /**
@@ -66,7 +73,9 @@ export async function capacityBlock(run, cells) {
   const range = p.capacityRange ?? [0.5, 1.1];
   const p99TargetMs = p.sloP99Ms;
   const state = new Map(live().map((c) => [c.id, {
-    reference: median(records.get(c.id).rounds.map((r) => r.rps)), bracket: { lo: range[0], hi: range[1] }, steps: [],
+    reference: median(records.get(c.id).rounds.map((r) => r.rps)),
+    bracket: { lo: range[0], hi: range[1] },
+    steps: [],
   }]));
   for (let k = 0; k < steps; k += 1) {
     for (const c of sliceOrder(live(), sliceSeed(900 + k, 0))) {
@@ -88,12 +97,18 @@ export async function capacityBlock(run, cells) {
           agent.destroy();
         }
         const after = await usage();
-        const step = { fraction: round(fraction, 4), ...stepOutcome({ rate, sliceS, p99TargetMs }, r), cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1) };
+        const step = {
+          fraction: round(fraction, 4),
+          ...stepOutcome({ rate, sliceS, p99TargetMs }, r),
+          cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1),
+        };
         st.steps.push(step);
         st.bracket = afterStep(st.bracket, fraction, step.held);
       });
       ctx.hooks.tick?.(sliceS + 0.05);
     }
   }
-  for (const [id, st] of state) records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });
+  for (const [id, st] of state) {
+    records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });
+  }
 }

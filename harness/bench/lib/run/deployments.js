@@ -7,52 +7,85 @@ import { track } from '../cleanup.js';
 /** Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it). */
 export const stopRunDir = (runner, runDir) => runner.down({ runDir });
 
+// Up with its database, or without it where it needn't or can't have it (`alone`: the sample's own
+// recipe): { state, databaseError, startedAlone }.
+async function upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError }) {
+  if (s.database && !needsDb && s.withoutDatabase) {
+    return { state: await runner.up(alone), databaseError: null, startedAlone: true };
+  }
+  if (knownDatabaseError && s.withoutDatabase) {
+    // Another deployment of this sample already found its database can't run here: don't retry.
+    return { state: await runner.up(alone), databaseError: knownDatabaseError, startedAlone: true };
+  }
+  try {
+    return { state: await runner.up(base), databaseError: null, startedAlone: false };
+  } catch (e) {
+    // The database may not run on this machine: measure what doesn't need it.
+    if (!s.withoutDatabase) throw e;
+    base.log?.(`${base.sample}: starting without its database (${e.message})`);
+    await stopRunDir(runner, base.runDir);
+    return { state: await runner.up(alone), databaseError: e.message, startedAlone: true };
+  }
+}
+
+const sumOf = (xs, f) => xs.reduce((sum, i) => sum + f(i), 0);
+
+// CPU ns and memory of the services a topology covers: its app, nginx if through it, and its
+// database for the workload that uses it.
+const usageReader = (runner, runDir, s) => async (t, workload) => {
+  const u = await runner.usage({ runDir });
+  const wanted = servicesOf(t, { withDatabase: workload === 'db' });
+  const mine = u.instances.filter((i) => wanted.includes(i.service));
+  const roles = [['app', s.app], ['proxy', s.proxy], ['database', s.database]]
+    .filter(([, svc]) => svc && wanted.includes(svc));
+  const app = mine.filter((i) => i.service === s.app);
+  return {
+    source: u.source,
+    cpuNs: sumOf(mine, (i) => i.cpuNs ?? 0),
+    // By role, for what bounded a cell (bottleneck.js): the app's own, nginx's, the store's.
+    cpuNsBy: Object.fromEntries(roles.map(([role, svc]) =>
+      [role, sumOf(mine.filter((i) => i.service === svc), (i) => i.cpuNs ?? 0)])),
+    pssMiB: sumOf(mine, (i) => i.memory.pssMiB),
+    anonMiB: sumOf(mine, (i) => i.memory.anonMiB),
+    rssMiB: sumOf(mine, (i) => i.memory.rssMiB),
+    processes: sumOf(mine, (i) => i.memory.processes),
+    threads: sumOf(app, (i) => i.memory.threads),
+    contextSwitches: {
+      voluntary: sumOf(app, (i) => i.memory.contextSwitches.voluntary),
+      involuntary: sumOf(app, (i) => i.memory.contextSwitches.involuntary),
+    },
+    throttling: Object.fromEntries(mine.filter((i) => i.throttling).map((i) => [i.name, i.throttling])),
+  };
+};
+
 /**
  * Starts a deployment: { sample, env } through the engine runner's up, pinned to `cpuset` under `budget`.
  * needsDb: false starts the app without its database where the sample says how (x-bench.without_database);
  * knownDatabaseError: that database already failed to start here (said why), so it isn't tried again.
  * Returns { state, runner, withDatabase, databaseError, url(topology), usage(topology), stop() }.
  */
-export async function startDeployment(runner, dep, { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log }) {
+export async function startDeployment(runner, dep, opts) {
+  const { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log } = opts;
   const engine = runner.engine;
   const s = describeSample(dep.sample);
   const untrack = track(() => stopRunDir(runner, runDir));
   const files = engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
-  const base = { sample: dep.sample, runDir, env: { HTTP_PORT: '0', ...files, ...dep.env }, cpuset, budget, priority: true, build, log };
+  const env = { HTTP_PORT: '0', ...files, ...dep.env };
+  const base = { sample: dep.sample, runDir, env, cpuset, budget, priority: true, build, log };
   // Without its database server: the sample's own recipe (x-bench.without_database): an environment,
   // and where it says so, only some services (with no dependencies).
   const w = s.withoutDatabase;
-  const alone = { ...base, env: { ...base.env, ...(w?.env ?? {}) }, ...(w?.services ? { services: w.services, noDeps: true } : {}) };
-  let state;
-  let databaseError = null;
-  let startedAlone = false;
+  const services = w?.services ? { services: w.services, noDeps: true } : {};
+  const alone = { ...base, env: { ...base.env, ...(w?.env ?? {}) }, ...services };
+  let started;
   try {
-    if (s.database && !needsDb && s.withoutDatabase) {
-      startedAlone = true;
-      state = await runner.up(alone);
-    } else if (knownDatabaseError && s.withoutDatabase) {
-      // Another deployment of this sample already found its database can't run here: don't retry.
-      databaseError = knownDatabaseError;
-      startedAlone = true;
-      state = await runner.up(alone);
-    } else {
-      try {
-        state = await runner.up(base);
-      } catch (e) {
-        // The database may not run on this machine: measure what doesn't need it.
-        if (!s.withoutDatabase) throw e;
-        databaseError = e.message;
-        log?.(`${dep.sample}: starting without its database (${e.message})`);
-        await stopRunDir(runner, runDir);
-        startedAlone = true;
-        state = await runner.up(alone);
-      }
-    }
+    started = await upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError });
   } catch (e) {
     await stopRunDir(runner, runDir).catch(() => {});
     untrack();
     throw new Error(`cannot start ${dep.sample}: ${e.message}`, { cause: e });
   }
+  const { state, databaseError, startedAlone } = started;
   // A database the runner skips locally (x-local.skip) is stood in for inside the app (SQLite).
   const withDatabase = !startedAlone;
   return {
@@ -68,27 +101,7 @@ export async function startDeployment(runner, dep, { runDir, cpuset, budget, bui
       if (!url) throw new Error(`${dep.sample}: the runner reported no URL for ${svc}`);
       return url.replace(/\/$/, '');
     },
-    // CPU ns and memory of the services the topology covers: its app, nginx if through it, and its
-    // database for the workload that uses it.
-    usage: async (t, workload) => {
-      const u = await runner.usage({ runDir });
-      const wanted = servicesOf(t, { withDatabase: workload === 'db' });
-      const mine = u.instances.filter((i) => wanted.includes(i.service));
-      return {
-        source: u.source,
-        cpuNs: mine.reduce((sum, i) => sum + (i.cpuNs ?? 0), 0),
-        // By role, for what bounded a cell (bottleneck.js): the app's own, nginx's, the store's.
-        cpuNsBy: Object.fromEntries([['app', s.app], ['proxy', s.proxy], ['database', s.database]].filter(([, svc]) => svc && wanted.includes(svc))
-          .map(([role, svc]) => [role, mine.filter((i) => i.service === svc).reduce((sum, i) => sum + (i.cpuNs ?? 0), 0)])),
-        pssMiB: mine.reduce((sum, i) => sum + i.memory.pssMiB, 0),
-        anonMiB: mine.reduce((sum, i) => sum + i.memory.anonMiB, 0),
-        rssMiB: mine.reduce((sum, i) => sum + i.memory.rssMiB, 0),
-        processes: mine.reduce((sum, i) => sum + i.memory.processes, 0),
-        threads: mine.filter((i) => i.service === s.app).reduce((sum, i) => sum + i.memory.threads, 0),
-        contextSwitches: mine.filter((i) => i.service === s.app).reduce((sum, i) => ({ voluntary: sum.voluntary + i.memory.contextSwitches.voluntary, involuntary: sum.involuntary + i.memory.contextSwitches.involuntary }), { voluntary: 0, involuntary: 0 }),
-        throttling: Object.fromEntries(mine.filter((i) => i.throttling).map((i) => [i.name, i.throttling])),
-      };
-    },
+    usage: usageReader(runner, runDir, s),
     instanceUrls: () => (state.services[s.app]?.instances ?? []).map((i) => i.url),
     signal: (index, sig) => runner.signal({ runDir, service: s.app, index, signal: sig }),
     // Down for good (as `docker kill`: no restart policy brings it back), for the experiments.

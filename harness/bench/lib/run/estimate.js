@@ -13,15 +13,20 @@ export const startupSeconds = (deployments, builds) => deployments * START_S + (
 export const roundsOf = (c, p) => c.rounds ?? p.rounds;
 export const windowOf = (c, p) => c.windowS ?? p.windowS;
 
-const warmupCost = (cell, p, firstOnDeployment) => Math.max(p.warmupExpectS ?? p.warmupS, warmupFloor(cell, firstOnDeployment));
+const warmupCost = (cell, p, firstOnDeployment) =>
+  Math.max(p.warmupExpectS ?? p.warmupS, warmupFloor(cell, firstOnDeployment));
 
 // A cell's latency window at a fixed rate: whole slices of latencySliceS, taken in turn with the others.
 const PACED_OVERHEAD_S = 0.05; // per slice
-export const latencySlicesOf = (c, p) => Math.max(1, Math.round((p.latencyWindowS ?? windowOf(c, p)) / p.latencySliceS));
-export const latencyWindowCost = (c, p) => latencySlicesOf(c, p) * (p.latencySliceS + PACED_OVERHEAD_S) + (p.latencyWarmS ?? 0);
-const latencyCost = (cell, p) => latencyRounds(roundsOf(cell, p), cell.latencyRounds).size * latencyWindowCost(cell, p);
+export const latencySlicesOf = (c, p) =>
+  Math.max(1, Math.round((p.latencyWindowS ?? windowOf(c, p)) / p.latencySliceS));
+export const latencyWindowCost = (c, p) =>
+  latencySlicesOf(c, p) * (p.latencySliceS + PACED_OVERHEAD_S) + (p.latencyWarmS ?? 0);
+const latencyCost = (cell, p) =>
+  latencyRounds(roundsOf(cell, p), cell.latencyRounds).size * latencyWindowCost(cell, p);
 // Capacity at the latency target: a bisection of capacitySteps slices.
-export const capacityCost = (cell, p) => (cell.searchCapacity ? (p.capacitySteps ?? 0) * ((p.capacitySliceS ?? 1) + PACED_OVERHEAD_S) : 0);
+export const capacityCost = (cell, p) =>
+  (cell.searchCapacity ? (p.capacitySteps ?? 0) * ((p.capacitySliceS ?? 1) + PACED_OVERHEAD_S) : 0);
 
 // A cell's saturated window in a round: whole or in slices of cell.sliceS (each a wrk run of its own).
 export const slicesOf = (c, p) => (c.sliceS ? Math.max(1, Math.round(windowOf(c, p) / c.sliceS)) : 1);
@@ -29,7 +34,10 @@ export const slicesOf = (c, p) => (c.sliceS ? Math.max(1, Math.round(windowOf(c,
 export const closedCost = (c, p) => (c.sliceS ? slicesOf(c, p) * (c.sliceS + 0.06) : windowOf(c, p) + p.rewarmS + 0.4);
 
 export function costOf(cell, p, firstOnDeployment = false) {
-  if (cell.kind === 'closed') return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * closedCost(cell, p) + capacityCost(cell, p) + latencyCost(cell, p);
+  if (cell.kind === 'closed') {
+    return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * closedCost(cell, p) + capacityCost(cell, p)
+      + latencyCost(cell, p);
+  }
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
   if (cell.kind === 'fixedrate') return 5 + cell.requests / Math.min(cell.rate, cell.expectRps ?? cell.rate);
@@ -37,7 +45,9 @@ export function costOf(cell, p, firstOnDeployment = false) {
   // drills' hand runs, harness/bench/README.md).
   const engine = cell.engine === 'docker' ? 3 : 1;
   if (cell.kind === 'fault') return 3 + engine * cell.kills * (cell.topology.runtime === 'dotnet' ? 5 : 3);
-  if (cell.kind === 'rollout') return 3 + engine * cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
+  if (cell.kind === 'rollout') {
+    return 3 + engine * cell.topology.processes * (cell.topology.runtime === 'dotnet' ? 4 : 2);
+  }
   if (cell.kind === 'stop' || cell.kind === 'scale-down') return 3 + engine * (cell.events ?? 2) * 6;
   return 15;
 }

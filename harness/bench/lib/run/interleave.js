@@ -22,7 +22,15 @@ export async function interleave(run, cells, comparisons) {
     await capacityBlock(run, block.filter((c) => c.searchCapacity));
     await latencyWindows(run, block);
   }
-  for (const c of cells) finish(run.records.get(c.id), { tool: run.toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, run.params), warmupS: run.params.warmupS, rewarmS: c.sliceS ? 0 : run.params.rewarmS, ceiling: run.ctx.ceilings?.[run.toolOf(c)] });
+  for (const c of cells) {
+    finish(run.records.get(c.id), {
+      tool: run.toolOf(c),
+      windowS: c.kind === 'count' ? null : windowOf(c, run.params),
+      warmupS: run.params.warmupS,
+      rewarmS: c.sliceS ? 0 : run.params.rewarmS,
+      ceiling: run.ctx.ceilings?.[run.toolOf(c)],
+    });
+  }
 }
 
 // Every cell of the block is warmed up to a steady rate before the first round, all of them first:
@@ -43,7 +51,9 @@ async function warmBlock(run, cells, warmedProcesses) {
     await guarded(rec, async () => {
       const floor = floorOf(c);
       warmedProcesses.add(run.deploymentOf(c));
-      rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads, request: c.request }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
+      const target = { url: rec.url, connections: c.connections, threads, request: c.request };
+      const params = { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) };
+      rec.warmup = await warmUp(getTool(toolOf(c)), target, params);
     });
     ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
   }
@@ -61,18 +71,29 @@ async function roundsOfBlock(run, cells) {
       const usage = run.usageOf(c);
       await guarded(rec, async () => {
         if (c.kind === 'count') {
-          const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, usage, timeline: true });
+          const w = await fixedCount({
+            url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, usage, timeline: true,
+          });
           rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
           return;
         }
         // A short re-warm before every window: the cell sat idle while the others were measured.
-        if (p.rewarmS > 0) await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads, ...(c.request ? { request: c.request } : {}) });
-        const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage, request: c.request });
+        if (p.rewarmS > 0) {
+          await getTool(toolOf(c)).run({
+            url: rec.url, connections: c.connections, durationS: p.rewarmS, threads,
+            ...(c.request ? { request: c.request } : {}),
+          });
+        }
+        const w = await closedWindow({
+          url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage,
+          request: c.request,
+        });
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
     }
-    await slicedRound(run, r, rounds, cells.filter((c) => c.sliceS && r <= roundsOf(c, p) && records.get(c.id).status !== 'failed'));
+    const sliced = cells.filter((c) => c.sliceS && r <= roundsOf(c, p) && records.get(c.id).status !== 'failed');
+    await slicedRound(run, r, rounds, sliced);
   }
 }
 
@@ -100,13 +121,21 @@ async function slicedRound(run, r, rounds, cells) {
       await guarded(rec, async () => {
         const at = Date.now();
         const durationS = windowOf(c, p) / slicesOf(c, p);
-        windows.get(c.id).push({ ...await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request }), at });
+        const w = await closedWindow({
+          url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request,
+        });
+        windows.get(c.id).push({ ...w, at });
       });
     }
   }
   for (const c of live()) {
     const ws = windows.get(c.id);
-    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps), sliceCpuMs: ws.map((w) => w.cpuMs), sliceAt: ws.map((w) => w.at) });
+    if (ws.length) {
+      records.get(c.id).rounds.push({
+        round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps),
+        sliceCpuMs: ws.map((w) => w.cpuMs), sliceAt: ws.map((w) => w.at),
+      });
+    }
     ctx.hooks.tick?.(closedCost(c, p));
   }
 }

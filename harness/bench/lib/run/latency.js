@@ -33,11 +33,19 @@ export async function latencyWindows(run, cells) {
   for (const c of asked) records.get(c.id).latencyRate = at;
   const rounds = Math.max(...asked.map((c) => roundsOf(c, p)));
   for (const r of latencyRounds(rounds, Math.max(...asked.map((c) => c.latencyRounds)))) {
-    const live = asked.filter((c) => records.get(c.id).status !== 'failed' && records.get(c.id).rounds.some((x) => x.round === r));
+    const live = asked.filter((c) =>
+      records.get(c.id).status !== 'failed' && records.get(c.id).rounds.some((x) => x.round === r));
     if (!live.length) continue;
     ctx.hooks.phase?.(`latency at ${at.rate} req/s (round ${r}): ${live.length} cells`);
     const slices = Math.max(...live.map((c) => latencySlicesOf(c, p)));
-    const targets = live.map((c) => ({ id: c.id, url: records.get(c.id).url, rate: at.rate, connections: Math.max(Math.min(c.connections, 256), socketsFor(at.rate)), usage: run.usageOf(c), request: c.request ?? null }));
+    const targets = live.map((c) => ({
+      id: c.id,
+      url: records.get(c.id).url,
+      rate: at.rate,
+      connections: Math.max(Math.min(c.connections, 256), socketsFor(at.rate)),
+      usage: run.usageOf(c),
+      request: c.request ?? null,
+    }));
     const byId = await latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS ?? 0 });
     for (const c of live) records.get(c.id).rounds.find((x) => x.round === r).paced = byId.get(c.id);
     ctx.hooks.tick?.(live.reduce((s, c) => s + latencyWindowCost(c, p), 0));

@@ -11,7 +11,12 @@ async function openloopCell(run, c, rec) {
   // Start below the closed-loop capacity measured here with the same pinning.
   const probe = await closedWindow({ url: rec.url, tool: ctx.tool, connections: c.connections, durationS: 2, threads });
   // Open loop proper: the paced generator sends on schedule and times from the intended send.
-  const search = await searchRate({ url: rec.url, tool: c.tool ?? 'paced', startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS, threads, p99LimitMs: p.sloP99Ms, onStep: (s) => ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`) });
+  const onStep = (s) =>
+    ctx.hooks.log?.(`  ${c.id} ${s.rate}/s ${s.sustained ? 'sustained' : `not sustained (${s.why})`}`);
+  const search = await searchRate({
+    url: rec.url, tool: c.tool ?? 'paced', startRate: probe.rps * 0.7, maxSteps: p.maxSteps, stepS: c.stepS ?? p.stepS,
+    threads, p99LimitMs: p.sloP99Ms, onStep,
+  });
   Object.assign(rec, { probeRps: probe.rps, ...search });
 }
 
@@ -20,7 +25,8 @@ async function openloopCell(run, c, rec) {
 async function drillCell(run, c, rec) {
   const d = run.depOf(c);
   const log = (l) => run.ctx.hooks.log?.(`  ${c.id}: ${l}`);
-  rec.drill = await runDrillCell({ cell: c, runner: d.runner, runDir: d.runDir, url: rec.url, app: describeSample(c.topology.sample), log });
+  const app = describeSample(c.topology.sample);
+  rec.drill = await runDrillCell({ cell: c, runner: d.runner, runDir: d.runDir, url: rec.url, app, log });
 }
 
 const KINDS = {
@@ -31,7 +37,11 @@ const KINDS = {
   'scale-down': drillCell,
   fixedrate: async (run, c, rec) => {
     const tool = c.tool ?? run.ctx.pacedTool;
-    Object.assign(rec, { tool, ...await fixedRateRun({ url: rec.url, tool, rate: c.rate, requests: c.requests, connections: c.connections, keepAlive: c.keepAlive, threads: run.threads, usage: run.usageOf(c) }) });
+    const measured = await fixedRateRun({
+      url: rec.url, tool, rate: c.rate, requests: c.requests, connections: c.connections, keepAlive: c.keepAlive,
+      threads: run.threads, usage: run.usageOf(c),
+    });
+    Object.assign(rec, { tool, ...measured });
   },
 };
 
@@ -44,7 +54,9 @@ export async function oneByOne(run, cells) {
     await guarded(rec, async () => {
       if (c.kind === 'count') {
         const tool = c.tool ?? ctx.pacedTool;
-        const w = await fixedCount({ url: rec.url, tool, connections: c.connections, amount: c.amount, usage: run.usageOf(c), timeline: true });
+        const w = await fixedCount({
+          url: rec.url, tool, connections: c.connections, amount: c.amount, usage: run.usageOf(c), timeline: true,
+        });
         rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });
         finish(rec, { tool, windowS: null, warmupS: 0, rewarmS: 0 });
         return;

@@ -8,7 +8,12 @@ function figures(windows) {
   const over = (f, digits = 2) => summary(windows.map(f), digits);
   return {
     rps: over((w) => w.rps, 1),
-    latencyMs: { p50: over((w) => w.latencyMs.p50), p90: over((w) => w.latencyMs.p90), p99: over((w) => w.latencyMs.p99), max: over((w) => w.latencyMs.max) },
+    latencyMs: {
+      p50: over((w) => w.latencyMs.p50),
+      p90: over((w) => w.latencyMs.p90),
+      p99: over((w) => w.latencyMs.p99),
+      max: over((w) => w.latencyMs.max),
+    },
     cpuPerRequestUs: over((w) => w.cpuPerRequestUs),
     errors: windows.reduce((s, w) => s + w.errors, 0),
   };
@@ -22,7 +27,9 @@ export function summariseRounds(rounds) {
     memoryMiB: summary(rounds.map((r) => r.memoryMiB), 1),
     requests: rounds.reduce((s, r) => s + r.requests, 0),
     // The latency windows at a fixed rate, over the rounds that had one.
-    ...(paced.length ? { paced: { rate: paced[0].rate, rounds: paced.length, ...figures(paced), held: paced.every((w) => w.held) } } : {}),
+    ...(paced.length
+      ? { paced: { rate: paced[0].rate, rounds: paced.length, ...figures(paced), held: paced.every((w) => w.held) } }
+      : {}),
   };
 }
 
@@ -37,11 +44,21 @@ export async function guarded(rec, fn) {
   }
 }
 
-/** @param {object} rec @param {{ tool: string, windowS: number | null, warmupS: number, rewarmS: number, ceiling?: object }} how */
+/**
+ * @param {object} rec
+ * @param {{ tool: string, windowS: number | null, warmupS: number, rewarmS: number, ceiling?: object }} how
+ */
 export function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
   if (rec.status === 'failed') return;
-  if (rec.rounds.length === 0) { Object.assign(rec, { status: 'failed', error: 'no round completed' }); return; }
-  if (rec.rounds.every((r) => r.requests === 0)) { Object.assign(rec, { status: 'failed', error: `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections` }); return; }
+  if (rec.rounds.length === 0) {
+    Object.assign(rec, { status: 'failed', error: 'no round completed' });
+    return;
+  }
+  if (rec.rounds.every((r) => r.requests === 0)) {
+    const error = `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections`;
+    Object.assign(rec, { status: 'failed', error });
+    return;
+  }
   Object.assign(rec, { status: 'ok', tool, windowS, warmupS, rewarmS, ...summariseRounds(rec.rounds) });
   rec.generatorBound = Boolean(ceiling?.rps && rec.rps.median > 0.7 * ceiling.rps);
   // The generator's share of the machine in the cell's saturated windows (the median round).

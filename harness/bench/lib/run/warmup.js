@@ -8,13 +8,19 @@ import { round } from '../stats.js';
 // optimises each process on its own: a cluster of 2 on one CPU needs twice the wall time).
 export function processWarmupFloor(t) {
   const floors = describeSample(t.sample).warmupMinS;
-  const perCpu = floors.process_per_cpu ? floors.process_per_cpu * Math.max(1, Math.ceil(t.processes / (t.budgetCpus || 1))) : 0;
+  const perCpu = floors.process_per_cpu
+    ? floors.process_per_cpu * Math.max(1, Math.ceil(t.processes / (t.budgetCpus || 1)))
+    : 0;
   return Math.max(floors.process ?? 0, perCpu);
 }
 
-/** The least seconds a cell's warm-up takes: its workload's floor, and on the deployment's first warm-up the runtime's. */
+/**
+ * The least seconds a cell's warm-up takes: its workload's floor, and on the deployment's first
+ * warm-up the runtime's.
+ */
 export function warmupFloor(cell, firstOnDeployment) {
-  return Math.max(describeSample(cell.topology.sample).warmupMinS[cell.workload] ?? 0, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
+  const workload = describeSample(cell.topology.sample).warmupMinS[cell.workload] ?? 0;
+  return Math.max(workload, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
 }
 
 /**
@@ -32,7 +38,9 @@ export async function warmUp(tool, { url, connections, threads, request = null }
     rps.push(round(r.rps));
     spent += chunk;
     const [prev, last] = rps.slice(-2);
-    if (spent >= p.warmupS && rps.length >= 2 && Math.abs(last - prev) <= steady * Math.max(last, prev)) return { seconds: spent, steady: true, rps };
+    if (spent >= p.warmupS && rps.length >= 2 && Math.abs(last - prev) <= steady * Math.max(last, prev)) {
+      return { seconds: spent, steady: true, rps };
+    }
   }
   return { seconds: spent, steady: false, rps };
 }

@@ -5,12 +5,16 @@ export default {
   order: 1,
   core: true,
   title: 'Cluster',
-  why: 'The cluster module forks workers that share one listening port. On two or more cores they compute at the same time, which is where a cluster pays. On one core they take turns on it, and every worker carries its own heap.',
+  why: 'The cluster module forks workers that share one listening port. On two or more cores they compute at the '
+    + 'same time, which is where a cluster pays. On one core they take turns on it, and every worker carries its own '
+    + 'heap.',
   multiProcess: true,
   unsupported(app) {
     if (app.runtime !== 'node') return `${app.name} is not a Node app`;
     if (!app.knobs.workers) return `${app.name} has no workers knob (x-bench.knobs.workers)`;
-    if (app.knobs.process_manager && !app.processManagers.includes('cluster')) return `${app.name}'s process_manager knob has no 'cluster'`;
+    if (app.knobs.process_manager && !app.processManagers.includes('cluster')) {
+      return `${app.name}'s process_manager knob has no 'cluster'`;
+    }
     return null;
   },
   configure(app, n) {

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+/** @typedef {{ knobs: Record<string, string>, instances: number, workers: number }} Configured */
+
 /**
  * @typedef {object} Strategy
  * @property {string} key            topology.strategy: 'one process', 'cluster', …
@@ -14,11 +16,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * @property {string} why            one paragraph: what it does and where it pays
  * @property {boolean} multiProcess  runs several processes of the app (false: one process)
  * @property {number} order          where it stands in tables and plans
- * @property {boolean} [optional]       a machine may lack it (PM2 not installed, reusePort before Node 22.12): skipped with one line
+ * @property {boolean} [optional]    a machine may lack it (PM2 not installed, reusePort before Node
+ *                                   22.12): skipped with one line
  * @property {boolean} [core]        asked at every budget of the default run (false: multi-core
  *                                   budgets only, all of them in the full run)
  * @property {(app: any) => string | null} unsupported   why it can't run this app, or null
- * @property {(app: any, n: number) => { knobs: Record<string, string>, instances: number, workers: number }} configure
+ * @property {(app: any, n: number) => Configured} configure
  * @property {(n: number) => string} shape   the topology id's part: '1', 'cluster-2', …
  * @property {(n: number) => string} label   'cluster of 2', '2 replicas', …
  * @property {{ crash: 'worker' | 'instance', rollout: string }} drill   how a drill crashes and rolls it
@@ -27,9 +30,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const files = fs.readdirSync(here).filter((f) => f.endsWith('.js') && f !== 'index.js').sort();
 
+const load = async (f) => (await import(pathToFileURL(path.join(here, f)).href)).default;
 /** @type {Strategy[]} every record of this folder, in their `order` */
-export const STRATEGIES = (await Promise.all(files.map(async (f) => (await import(pathToFileURL(path.join(here, f)).href)).default)))
-  .sort((a, b) => a.order - b.order);
+export const STRATEGIES = (await Promise.all(files.map(load))).sort((a, b) => a.order - b.order);
 
 /** The record of a strategy key ('cluster'), or a one-line error naming the keys there are. */
 export function strategyOf(key) {

@@ -6,7 +6,9 @@ export default {
   order: 0,
   core: true,
   title: 'One process',
-  why: 'One Node process runs your JavaScript on one thread; one .NET process spreads requests over every core it is given through its thread pool. It is the cheapest in memory and the simplest to run. It cannot be replaced without a gap: a crash or a deploy drops requests unless a second process is there to take them.',
+  why: 'One Node process runs your JavaScript on one thread; one .NET process spreads requests over every core it is '
+    + 'given through its thread pool. It is the cheapest in memory and the simplest to run. It cannot be replaced '
+    + 'without a gap: a crash or a deploy drops requests unless a second process is there to take them.',
   multiProcess: false,
   unsupported: () => null,
   configure(app) {

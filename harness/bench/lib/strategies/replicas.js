@@ -6,7 +6,9 @@ export default {
   order: 4,
   core: true,
   title: 'Replicas behind nginx',
-  why: 'Separate processes, each with its own slice of the CPU, and nginx spreading requests over them. They buy isolation and rolling restarts: a new replica starts and is checked before an old one stops. On one host they add no CPU, and a small slice per replica is throttled sooner in a burst.',
+  why: 'Separate processes, each with its own slice of the CPU, and nginx spreading requests over them. They buy '
+    + 'isolation and rolling restarts: a new replica starts and is checked before an old one stops. On one host they '
+    + 'add no CPU, and a small slice per replica is throttled sooner in a burst.',
   multiProcess: true,
   unsupported(app) {
     if (!app.knobs.instances) return `${app.name} has no replica knob (x-bench.knobs.instances)`;

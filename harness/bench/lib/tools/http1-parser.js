@@ -19,9 +19,13 @@ export class ParseError extends Error {}
 
 /** The status, keep-alive and body framing of one response head (latin1 text, without the blank line). */
 export function parseHead(text) {
-  if (!text.startsWith('HTTP/1.') || text.length < 12 || text[8] !== ' ') throw new ParseError(`not an HTTP/1.x status line: ${JSON.stringify(text.slice(0, 40))}`);
+  if (!text.startsWith('HTTP/1.') || text.length < 12 || text[8] !== ' ') {
+    throw new ParseError(`not an HTTP/1.x status line: ${JSON.stringify(text.slice(0, 40))}`);
+  }
   const status = Number(text.slice(9, 12));
-  if (!Number.isInteger(status) || status < 100) throw new ParseError(`bad status: ${JSON.stringify(text.slice(0, 40))}`);
+  if (!Number.isInteger(status) || status < 100) {
+    throw new ParseError(`bad status: ${JSON.stringify(text.slice(0, 40))}`);
+  }
   let keepAlive = text[7] === '1';
   let length = -1;
   let chunked = false;

@@ -20,13 +20,21 @@ const READ_BYTES = 64 * 1024;
 export function requestShape(url, { method = 'GET', path, body, headers = {} } = {}, keepAlive = true) {
   const target = path ?? `${url.pathname}${url.search}`;
   if (!TOKEN.test(method)) throw new TypeError(`not an HTTP method: ${JSON.stringify(method)}`);
-  if (!target.startsWith('/') || /\s/.test(target)) throw new TypeError(`not a request path: ${JSON.stringify(target)}`);
-  if (body !== undefined && typeof body !== 'string') throw new TypeError('a request body must be a string (JSON.stringify it first)');
+  if (!target.startsWith('/') || /\s/.test(target)) {
+    throw new TypeError(`not a request path: ${JSON.stringify(target)}`);
+  }
+  if (body !== undefined && typeof body !== 'string') {
+    throw new TypeError('a request body must be a string (JSON.stringify it first)');
+  }
   const lines = [`${method} ${target} HTTP/1.1`];
   const named = new Set();
   for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name) || /[\r\n]/.test(String(value))) throw new TypeError(`not a valid header: ${JSON.stringify(name)}`);
-    if (FRAMING.has(name.toLowerCase())) throw new TypeError(`${name} is the generator's to set (the body and keepAlive decide it)`);
+    if (!TOKEN.test(name) || /[\r\n]/.test(String(value))) {
+      throw new TypeError(`not a valid header: ${JSON.stringify(name)}`);
+    }
+    if (FRAMING.has(name.toLowerCase())) {
+      throw new TypeError(`${name} is the generator's to set (the body and keepAlive decide it)`);
+    }
     named.add(name.toLowerCase());
     lines.push(`${name}: ${value}`);
   }
@@ -36,11 +44,16 @@ export function requestShape(url, { method = 'GET', path, body, headers = {} } =
     lines.push(`Content-Length: ${Buffer.byteLength(body ?? '')}`);
   }
   if (!keepAlive) lines.push('Connection: close');
-  return { bytes: Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`), noBody: method === 'HEAD', safe: SAFE.has(method) };
+  return {
+    bytes: Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`),
+    noBody: method === 'HEAD',
+    safe: SAFE.has(method),
+  };
 }
 
 /** The requests of a run, request i being shapes[i % length]: `requests` is [{ method, path, body, headers }]. */
-export const requestShapes = (url, requests, keepAlive = true) => requests.map((r) => requestShape(url, r, keepAlive));
+export const requestShapes = (url, requests, keepAlive = true) =>
+  requests.map((r) => requestShape(url, r, keepAlive));
 
 class Connection {
   constructor(pool) {
@@ -56,7 +69,12 @@ class Connection {
     this.keepAlive = true;
     this.closed = false;
     this.parser = new ResponseParser((status, keepAlive) => { this.status = status; this.keepAlive = keepAlive; });
-    this.socket = net.connect({ host: pool.host, port: pool.port, noDelay: true, onread: { buffer: pool.readBuffer, callback: (n, buf) => this.read(n, buf) } });
+    this.socket = net.connect({
+      host: pool.host,
+      port: pool.port,
+      noDelay: true,
+      onread: { buffer: pool.readBuffer, callback: (n, buf) => this.read(n, buf) },
+    });
     this.socket.on('error', (err) => this.close(/** @type {NodeJS.ErrnoException} */ (err).code ?? err.message));
     this.socket.on('close', () => this.close('closed'));
   }
@@ -156,7 +174,10 @@ export class Http1Pool {
     while (this.idleHead < this.idle.length) {
       const conn = this.idle[this.idleHead];
       this.idleHead += 1;
-      if (this.idleHead > 1024 && this.idleHead * 2 > this.idle.length) { this.idle = this.idle.slice(this.idleHead); this.idleHead = 0; }
+      if (this.idleHead > 1024 && this.idleHead * 2 > this.idle.length) {
+        this.idle = this.idle.slice(this.idleHead);
+        this.idleHead = 0;
+      }
       if (!conn.closed) return conn;
     }
     return null;
@@ -172,7 +193,13 @@ export class Http1Pool {
     if (next) {
       const h = this.queueHead;
       this.queueHead += 4;
-      if (this.queueHead === q.length) { this.queue = []; this.queueHead = 0; } else if (h > 4096 && h * 2 > q.length) { this.queue = q.slice(this.queueHead); this.queueHead = 0; }
+      if (this.queueHead === q.length) {
+        this.queue = [];
+        this.queueHead = 0;
+      } else if (h > 4096 && h * 2 > q.length) {
+        this.queue = q.slice(this.queueHead);
+        this.queueHead = 0;
+      }
       next.send(q[h], q[h + 1], q[h + 2], q[h + 3]);
     } else if (!conn.closed && shape) this.idle.push(conn);
   }

@@ -31,9 +31,13 @@ export function normalise(r) {
 export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, keepAlive = true, onError }) {
   // Without a statusCallback loadtest records an HTTP error (e.g. 502) as '-1', like a socket error.
   const statusCallback = (error, result) => {
-    if (error && onError) onError(result?.statusCode ? String(result.statusCode) : (error.code ?? error.message ?? 'unknown'));
+    if (error && onError) {
+      onError(result?.statusCode ? String(result.statusCode) : (error.code ?? error.message ?? 'unknown'));
+    }
   };
-  const opts = { url, concurrency: connections, agentKeepAlive: keepAlive, quiet: true, timeout: timeoutS * 1000, statusCallback };
+  const opts = {
+    url, concurrency: connections, agentKeepAlive: keepAlive, quiet: true, timeout: timeoutS * 1000, statusCallback,
+  };
   if (amount) opts.maxRequests = amount; else opts.maxSeconds = durationS;
   if (rate) opts.requestsPerSecond = rate;
   try {

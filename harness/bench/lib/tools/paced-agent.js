@@ -41,7 +41,8 @@ export class ThreadAgent {
     this.nextId = 0;
     this.failed = null;
     const each = Math.max(1, Math.ceil(connections / threads));
-    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./paced-worker.js', import.meta.url), { workerData: { connections: each } }));
+    const script = new URL('./paced-worker.js', import.meta.url);
+    this.workers = Array.from({ length: threads }, () => new Worker(script, { workerData: { connections: each } }));
     this.ready = Promise.all(this.workers.map((w) => new Promise((resolve, reject) => {
       w.on('message', (m) => {
         if (m.ready) return resolve(undefined);
@@ -50,8 +51,13 @@ export class ThreadAgent {
         if (m.error) call?.reject(new GeneratorError(`paced: a generator thread failed: ${m.error}`));
         else call?.resolve(m.result);
       });
-      w.on('error', (err) => this.fail(new GeneratorError(`paced: a generator thread crashed: ${err instanceof Error ? err.message : String(err)}`), reject));
-      w.on('exit', (code) => { if (!this.destroyed) this.fail(new GeneratorError(`paced: a generator thread exited (${code})`), reject); });
+      w.on('error', (err) => {
+        const why = err instanceof Error ? err.message : String(err);
+        this.fail(new GeneratorError(`paced: a generator thread crashed: ${why}`), reject);
+      });
+      w.on('exit', (code) => {
+        if (!this.destroyed) this.fail(new GeneratorError(`paced: a generator thread exited (${code})`), reject);
+      });
     })));
     this.ready.catch(() => {}); // awaited by the first window; an early failure must not go unhandled meanwhile
   }

@@ -8,7 +8,8 @@ import { pacedWindow } from './paced-window.js';
 
 const agent = new LocalAgent(workerData.connections);
 
-parentPort.on('message', async ({ id, url, requests, keepAlive, timeoutMs, rate, durationS, startEpochMs, first, stride }) => {
+parentPort.on('message', async (message) => {
+  const { id, url, requests, keepAlive, timeoutMs, rate, durationS, startEpochMs, first, stride } = message;
   try {
     const target = new URL(url);
     const r = await pacedWindow({

@@ -11,30 +11,45 @@ import { LocalAgent, ThreadAgent } from './paced-agent.js';
 import { requestShapes } from './http1-pool.js';
 import { pacedWindow } from './paced-window.js';
 
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
+const percentile = (sorted, q) =>
+  (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
 
 /** Latency percentiles (ms, 0.01 ms resolution) of a list of latencies (an array or a typed array). */
 export function latencySummary(latencies) {
   const s = Float64Array.from(latencies).sort();
   const r = (x) => (x === null ? null : Math.round(x * 100) / 100);
-  return { p50: r(percentile(s, 0.5)), p90: r(percentile(s, 0.9)), p99: r(percentile(s, 0.99)), max: r(s.length ? s[s.length - 1] : null) };
+  return {
+    p50: r(percentile(s, 0.5)),
+    p90: r(percentile(s, 0.9)),
+    p99: r(percentile(s, 0.99)),
+    max: r(s.length ? s[s.length - 1] : null),
+  };
 }
 
 /**
  * Keeps connections open from one run() to the next: pass it as `agent` (and destroy() it after).
  * With threads > 1, that many generator threads, each with its share of the connections.
  */
-export const keepAliveAgent = (connections = 64, { threads = 1 } = {}) => (threads > 1 ? new ThreadAgent(connections, threads) : new LocalAgent(connections));
+export const keepAliveAgent = (connections = 64, { threads = 1 } = {}) =>
+  (threads > 1 ? new ThreadAgent(connections, threads) : new LocalAgent(connections));
 
 function options({ url, rate, durationS, connections, threads, method, body, headers, requests }) {
-  if (!(rate > 0) || !(durationS > 0)) throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
-  if (!(Number.isInteger(connections) && connections > 0)) throw new GeneratorError(`paced: connections must be a positive whole number (got ${connections})`);
-  if (!(Number.isInteger(threads) && threads > 0)) throw new GeneratorError(`paced: threads must be a positive whole number (got ${threads})`);
+  if (!(rate > 0) || !(durationS > 0)) {
+    throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
+  }
+  if (!(Number.isInteger(connections) && connections > 0)) {
+    throw new GeneratorError(`paced: connections must be a positive whole number (got ${connections})`);
+  }
+  if (!(Number.isInteger(threads) && threads > 0)) {
+    throw new GeneratorError(`paced: threads must be a positive whole number (got ${threads})`);
+  }
   let target;
   try { target = new URL(url); } catch { throw new GeneratorError(`paced: not a URL: ${url}`); }
   if (target.protocol !== 'http:') throw new GeneratorError(`paced: only http:// URLs (got ${target.protocol})`);
   const list = requests ?? [{ method, body, headers }];
-  if (!Array.isArray(list) || list.length === 0) throw new GeneratorError('paced: requests must be a non-empty list of { method, path, body, headers }');
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new GeneratorError('paced: requests must be a non-empty list of { method, path, body, headers }');
+  }
   try { requestShapes(target, list); } catch (err) { throw new GeneratorError(`paced: ${err.message}`); }
   return { target, list };
 }
@@ -48,10 +63,14 @@ function options({ url, rate, durationS, connections, threads, method, body, hea
  * (how late the sends left), non2xx, socketErrors, socketErrorDetail, sent, retried } and, with
  * `raw`, the latencies and lags themselves (ms) to pool with other windows.
  * @typedef {{ method?: string, path?: string, body?: string, headers?: Record<string, string> }} RequestSpec
- * @param {{ url: string, rate: number, durationS: number, connections?: number, timeoutS?: number, agent?: LocalAgent | ThreadAgent | null,
- *   raw?: boolean, threads?: number, method?: string, body?: string, headers?: Record<string, string>, requests?: RequestSpec[], keepAlive?: boolean }} options
+ * @param {{ url: string, rate: number, durationS: number, connections?: number, timeoutS?: number,
+ *   agent?: LocalAgent | ThreadAgent | null, raw?: boolean, threads?: number, method?: string, body?: string,
+ *   headers?: Record<string, string>, requests?: RequestSpec[], keepAlive?: boolean }} options
  */
-export async function run({ url, rate, durationS, connections = 64, timeoutS = 5, agent: shared = null, raw = false, threads = 1, method = 'GET', body, headers, requests, keepAlive = true }) {
+export async function run({
+  url, rate, durationS, connections = 64, timeoutS = 5, agent: shared = null, raw = false, threads = 1, method = 'GET',
+  body, headers, requests, keepAlive = true,
+}) {
   const { target, list } = options({ url, rate, durationS, connections, threads, method, body, headers, requests });
   const agent = shared ?? keepAliveAgent(connections, { threads });
   const timeoutMs = timeoutS * 1000;
@@ -60,7 +79,9 @@ export async function run({ url, rate, durationS, connections = 64, timeoutS = 5
     if (agent instanceof ThreadAgent) {
       parts = await agent.window({ url: target.href, requests: list, keepAlive, timeoutMs, rate, durationS });
     } else {
-      parts = [await pacedWindow({ pool: agent.poolFor(target, timeoutMs), shapes: requestShapes(target, list, keepAlive), rate, durationS, start: performance.now() })];
+      const pool = agent.poolFor(target, timeoutMs);
+      const shapes = requestShapes(target, list, keepAlive);
+      parts = [await pacedWindow({ pool, shapes, rate, durationS, start: performance.now() })];
     }
   } finally {
     if (!shared) await agent.destroy();

@@ -36,7 +36,9 @@ export function parseWrk(text) {
     requests: Number(reqs[1]),
     durationS: toMs(reqs[2]) / 1000,
     rps: Number(rps[1]),
-    latencyMs: { p50: pct(50), p90: pct(90), p99: pct(99), max: maxText && DURATION.test(maxText) ? toMs(maxText) : null },
+    latencyMs: {
+      p50: pct(50), p90: pct(90), p99: pct(99), max: maxText && DURATION.test(maxText) ? toMs(maxText) : null,
+    },
     // wrk counts status >= 400 here (its "Non-2xx or 3xx"); responses were verified as 2xx beforehand.
     non2xx: bad ? Number(bad[1]) : 0,
     socketErrors,
@@ -56,8 +58,11 @@ function scriptFor(request) {
   if (!scripts.has(key)) {
     const file = path.join(os.tmpdir(), `bench-wrk-${process.pid}-${scripts.size}.lua`);
     const lua = (v) => JSON.stringify(String(v)); // a JSON string literal is a Lua string literal here
-    const lines = [`wrk.method = ${lua(request.method)}`, ...(request.body !== undefined ? [`wrk.body = ${lua(request.body)}`] : []),
-      ...Object.entries(request.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`)];
+    const lines = [
+      `wrk.method = ${lua(request.method)}`,
+      ...(request.body !== undefined ? [`wrk.body = ${lua(request.body)}`] : []),
+      ...Object.entries(request.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`),
+    ];
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
     scripts.set(key, file);
     process.once('exit', () => fs.rmSync(file, { force: true }));
@@ -75,7 +80,9 @@ export function run({ url, connections, durationS, timeoutS = 10, signal, thread
     execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL', signal },
       (err, stdout, stderr) => {
         if (err) {
-          const why = err.code === 'ENOENT' ? `"${bin()}" not found (install wrk or pick --tool autocannon)` : (stderr || err.message).trim();
+          const why = err.code === 'ENOENT'
+            ? `"${bin()}" not found (install wrk or pick --tool autocannon)`
+            : (stderr || err.message).trim();
           return reject(new GeneratorError(`wrk failed: ${why}`));
         }
         try { resolve({ tool: 'wrk', ...parseWrk(stdout) }); } catch (e) { reject(e); }
