@@ -1,6 +1,6 @@
 // The article's experiment through the local runner and the real nginx: N replicas at CPUS each,
 // wrk on /api and /products at 100 and 400 connections, then the replicas' resident memory.
-// Usage (repository root, Node 24 first on PATH):
+// Usage (repository root, Node 26 first on PATH):
 //   node dotnet-api/scripts/one-vs-replicas.mjs 1 2 && node dotnet-api/scripts/one-vs-replicas.mjs 4 0.5
 // Prints one JSON line per measurement: a hand run. `make bench` (scenario exp-aspnet-nginx) runs
 // this comparison with every response checked, repeats and the load generator's ceiling measured.
@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { up, down } from '../../harness/runner/index.js';
+import { runnerFor } from '../../harness/runner/index.js';
+
+const { up, down } = runnerFor('processes');
 
 const [replicas = '1', cpus = '2', seconds = '8'] = process.argv.slice(2);
 const runDir = join(tmpdir(), `dotnet-api-replicas-${replicas}-${process.pid}`);

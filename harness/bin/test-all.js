@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// `make test`: runs every suite (ESLint and tsc --checkJs, runner and config checks, each sample's
-// tests, the .NET tests), streams their output, and closes with one line summing them all:
-// "N passed, N failed".
+// `make test`: runs every suite (ESLint, tsc --checkJs and the import graph; runner and config
+// checks; each sample's tests; the .NET tests; the samples on a real Docker engine) and closes with
+// one line summing them all: "N passed, N failed". Names of suites as arguments run only those.
+//
+// Suites run in two lanes side by side: the Docker suite (mostly waiting on containers) beside all
+// the others one after the other (mostly waiting on processes) — on two cores that overlap is what
+// shortens a run. The first lane streams its output; the Docker lane's goes to a log file, printed
+// whole when it ends. TEST_LANES=1 runs everything in one lane, streamed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -11,6 +16,20 @@ import { REPO_ROOT } from '../lib/repo-root.js';
 fs.mkdirSync(path.join(REPO_ROOT, '.run'), { recursive: true });
 const results = fs.mkdtempSync(path.join(REPO_ROOT, '.run', 'test-results-'));
 
+const tapCount = (name) => () => {
+  const tap = fs.readFileSync(path.join(results, `${name}.tap`), 'utf8');
+  const get = (key) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(tap)?.[1] ?? NaN);
+  return { passed: get('pass'), failed: get('fail') + get('cancelled'), skipped: get('skipped') };
+};
+
+/**
+ * A suite: how to run it, and how to count its results once it has run. `lane: 'docker'` runs it
+ * beside the others.
+ * @typedef {{ name: string, cwd: string, command: string, args: string[], lane?: string,
+ *   count: () => { passed: number, failed: number, skipped: number } }} Suite
+ */
+
+/** @returns {Suite} */
 const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [] } = {}) => ({
   name,
   cwd: path.join(REPO_ROOT, dir),
@@ -18,27 +37,26 @@ const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [] } = {}
   args: ['--test', '--test-concurrency=1', '--test-timeout=300000', ...extra,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${path.join(results, `${name}.tap`)}`, ...files],
-  count: () => {
-    const tap = fs.readFileSync(path.join(results, `${name}.tap`), 'utf8');
-    const get = (key) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(tap)?.[1] ?? NaN);
-    return { passed: get('pass'), failed: get('fail') + get('cancelled'), skipped: get('skipped') };
-  },
+  count: tapCount(name),
 });
 
 const dotnetSolution = () => fs.readdirSync(path.join(REPO_ROOT, 'dotnet-api')).find((f) => /\.slnx?$/.test(f));
+// `make setup` restored the packages already (dotnet-api/obj/.restored): no restore here.
 const dotnetSuite = () => ({
   name: 'dotnet-api',
   cwd: path.join(REPO_ROOT, 'dotnet-api'),
   command: 'dotnet',
-  args: ['test', dotnetSolution(), '--logger', 'trx;LogFileName=dotnet.trx', '--results-directory', results, '--nologo'],
+  args: ['test', dotnetSolution(), '--no-restore', '--logger', 'trx;LogFileName=dotnet.trx',
+    '--results-directory', results, '--nologo'],
   count: () => {
     const trx = fs.readFileSync(path.join(results, 'dotnet.trx'), 'utf8');
     const attr = (key) => Number(new RegExp(`<Counters[^>]*\\s${key}="(\\d+)"`).exec(trx)?.[1] ?? NaN);
-    return { passed: attr('passed'), failed: attr('failed') + attr('error') + attr('timeout') + attr('aborted'), skipped: attr('notExecuted') };
+    const failed = attr('failed') + attr('error') + attr('timeout') + attr('aborted');
+    return { passed: attr('passed'), failed, skipped: attr('notExecuted') };
   },
 });
 
-// ESLint and TypeScript's checker (harness/bin/lint.js): each check counts as one test.
+// ESLint, TypeScript's checker and the import graph (harness/bin/lint.js): each check counts as one test.
 const staticSuite = () => ({
   name: 'static',
   cwd: REPO_ROOT,
@@ -47,44 +65,75 @@ const staticSuite = () => ({
   count: () => ({ ...JSON.parse(fs.readFileSync(path.join(results, 'static.json'), 'utf8')), skipped: 0 }),
 });
 
-// The harness suite includes the runner's own unit tests (harness/runner/test/).
-const suites = [staticSuite(), nodeSuite('harness', 'harness', { files: ['test/*.test.js', 'runner/test/*.test.js'] })];
-for (const sample of ['node-replicas', 'node-cluster']) {
-  if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push(nodeSuite(sample, sample));
+function allSuites() {
+  // The harness suite includes the runner's own unit tests (harness/runner/test/).
+  const harness = nodeSuite('harness', 'harness', { files: ['test/*.test.js', 'runner/test/*.test.js'] });
+  const suites = [staticSuite(), harness];
+  for (const sample of ['node-replicas', 'node-cluster']) {
+    if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push(nodeSuite(sample, sample));
+  }
+  if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
+  // The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
+  // the stand-in images for the whole suite (harness/test-engine/global-setup.js).
+  const setup = '--test-global-setup=test-engine/global-setup.js';
+  suites.push({
+    ...nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: [setup, '--test-timeout=900000'] }),
+    lane: 'docker',
+  });
+  return suites;
 }
-if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
-// The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
-// the stand-in images for the whole suite (harness/docker/global-setup.js).
-suites.push(nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: ['--test-global-setup=docker/global-setup.js', '--test-timeout=900000'] }));
 
-const only = process.argv.slice(2);
-const chosen = only.length ? suites.filter((s) => only.includes(s.name)) : suites;
+const seconds = (ms) => `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 
-function runSuite(suite) {
-  return new Promise((resolve) => {
-    console.log(`\n=== ${suite.name} ===`);
-    const child = spawn(suite.command, suite.args, { cwd: suite.cwd, stdio: 'inherit', env: { ...process.env, CI: process.env.CI ?? '' } });
-    child.on('exit', (code) => resolve(code));
+// Runs one suite; its output streams (`log` undefined) or goes to the file `log`. Resolves with its
+// counts and how long it took; a runner that died before reporting counts as one failure.
+async function runSuite(suite, log) {
+  const began = Date.now();
+  const out = log ? fs.openSync(log, 'w') : 'inherit';
+  const code = await new Promise((resolve) => {
+    const env = { ...process.env, CI: process.env.CI ?? '' };
+    const child = spawn(suite.command, suite.args, { cwd: suite.cwd, stdio: ['ignore', out, out], env });
+    child.on('exit', (c) => resolve(c));
     child.on('error', () => resolve(127));
   });
-}
-
-const totals = { passed: 0, failed: 0, skipped: 0 };
-const lines = [];
-for (const suite of chosen) {
-  const code = await runSuite(suite);
+  if (log) fs.closeSync(/** @type {number} */ (out));
   let counts;
   try { counts = suite.count(); } catch { counts = { passed: NaN, failed: NaN, skipped: NaN }; }
-  if ([counts.passed, counts.failed].some(Number.isNaN)) {
-    // The runner died before reporting: count the suite as one failure, never as a pass.
-    counts = { passed: 0, failed: 1, skipped: 0 };
-  } else if (code !== 0 && counts.failed === 0) {
-    counts.failed = 1;
-  }
+  if ([counts.passed, counts.failed].some(Number.isNaN)) counts = { passed: 0, failed: 1, skipped: 0 };
+  else if (code !== 0 && counts.failed === 0) counts.failed = 1;
   counts.skipped ||= 0;
-  for (const k of Object.keys(totals)) totals[k] += counts[k];
-  lines.push(`${suite.name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  return { name: suite.name, ...counts, tookMs: Date.now() - began };
 }
-console.log(`\n${lines.join('\n')}`);
+
+// One lane: its suites one after the other.
+async function runLane(suites, { buffered }) {
+  const done = [];
+  for (const suite of suites) {
+    const log = buffered ? path.join(results, `${suite.name}.log`) : undefined;
+    const where = log ? ` (beside the others; its output, printed when it ends: ${log})` : '';
+    console.log(`\n=== ${suite.name} ===${where}`);
+    const r = await runSuite(suite, log);
+    if (log) console.log(`\n=== ${suite.name} (its output) ===\n${fs.readFileSync(log, 'utf8')}`);
+    done.push(r);
+  }
+  return done;
+}
+
+const only = process.argv.slice(2);
+const chosen = allSuites().filter((s) => !only.length || only.includes(s.name));
+const oneLane = process.env.TEST_LANES === '1';
+const side = oneLane ? [] : chosen.filter((s) => s.lane === 'docker');
+const main = chosen.filter((s) => !side.includes(s));
+const began = Date.now();
+const [first, second] = await Promise.all([
+  runLane(main, { buffered: false }),
+  runLane(side, { buffered: main.length > 0 }),
+]);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const lines = [...first, ...second].map((r) => {
+  for (const k of Object.keys(totals)) totals[k] += r[k];
+  return `${r.name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped (${seconds(r.tookMs)})`;
+});
+console.log(`\n${lines.join('\n')}\nall suites: ${seconds(Date.now() - began)}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 || chosen.length === 0 ? 1 : 0);

@@ -11,7 +11,10 @@
  * @param {{ what?: string, timeoutMs?: number, everyMs?: number, retryErrors?: boolean }} [options]
  * @returns {Promise<T>}
  */
-export async function waitFor(check, { what = 'a condition', timeoutMs = 20_000, everyMs = 50, retryErrors = false } = {}) {
+export async function waitFor(
+  check,
+  { what = 'a condition', timeoutMs = 20_000, everyMs = 50, retryErrors = false } = {},
+) {
   const deadline = Date.now() + timeoutMs;
   let lastError;
   for (;;) {
@@ -24,7 +27,9 @@ export async function waitFor(check, { what = 'a condition', timeoutMs = 20_000,
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -17,8 +17,14 @@ export async function lint({ root = REPO_ROOT, overrides = {} } = {}) {
   for (const [file, text] of Object.entries(overrides)) {
     results.push(...await eslint.lintText(text, { filePath: path.resolve(root, file) }));
   }
-  return results.flatMap((r) => r.messages.filter((m) => m.fatal || m.severity === 2)
-    .map((m) => `${path.relative(root, r.filePath)}:${m.line}:${m.column} ${m.message}${m.ruleId ? ` (${m.ruleId})` : ''}`));
+  return results.flatMap((r) =>
+    r.messages
+      .filter((m) => m.fatal || m.severity === 2)
+      .map(
+        (m) =>
+          `${path.relative(root, r.filePath)}:${m.line}:${m.column} ${m.message}${m.ruleId ? ` (${m.ruleId})` : ''}`,
+      ),
+  );
 }
 
 /** @param {{ root?: string, overrides?: Overrides }} [options] @returns {string[]} */

@@ -18,7 +18,9 @@ export default {
   meta: {
     type: 'problem',
     docs: { description: 'reach the local runner through harness/runner/index.js only' },
-    messages: { internal: "{{ target }} is internal to the runner: use harness/runner/index.js (generic helpers: harness/lib/)" },
+    messages: {
+      internal: '{{ target }} is internal to the runner: use harness/runner/index.js (generic helpers: harness/lib/)',
+    },
     schema: [],
   },
   create(context) {
@@ -39,10 +41,12 @@ export default {
       ExportAllDeclaration: (node) => check(node, literal(node.source)),
       ImportExpression: (node) => check(node, literal(node.source)),
       CallExpression: (node) => {
-        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, literal(node.arguments[0]));
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require')
+          check(node, literal(node.arguments[0]));
       },
       NewExpression: (node) => {
-        if (node.callee.type === 'Identifier' && node.callee.name === 'URL' && importMetaUrl(node.arguments[1])) check(node, literal(node.arguments[0]));
+        if (node.callee.type === 'Identifier' && node.callee.name === 'URL' && importMetaUrl(node.arguments[1]))
+          check(node, literal(node.arguments[0]));
       },
     };
   },

@@ -41,7 +41,14 @@ function copies(sample, sampleDir, desc, root) {
     const rel = path.relative(root, a);
     if (!fs.existsSync(a)) return [problem(rel, '(file)', `is missing: copy ${path.relative(root, b)} here`)];
     if (!fs.readFileSync(a).equals(fs.readFileSync(b))) {
-      return [problem(rel, '(contents)', `differs from ${path.relative(root, b)}: change the original and copy it here (kustomize reads only files below a kustomization)`)];
+      return [
+        problem(
+          rel,
+          '(contents)',
+          `differs from ${path.relative(root, b)}: change the original and copy it here (kustomize reads only ` +
+            `files below a kustomization)`,
+        ),
+      ];
     }
     return [];
   });
@@ -63,13 +70,21 @@ export async function checkSample(sample, { root = REPO_ROOT, only, swarm = true
 
   const found = findKustomizations(path.join(sampleDir, 'k8s')).map((d) => path.relative(sampleDir, d));
   for (const dir of found.filter((d) => ![...desc.deployable, ...desc.library].includes(d))) {
-    problems.push(problem(path.join(sample, dir, 'kustomization.yaml'), '(kustomization)', 'is not listed in harness/orchestrators/samples.js (deployable or library), so nothing checks it'));
+    problems.push(
+      problem(
+        path.join(sample, dir, 'kustomization.yaml'),
+        '(kustomization)',
+        'is not listed in harness/orchestrators/samples.js (deployable or library), so nothing checks it',
+      ),
+    );
   }
   for (const dir of [...desc.deployable, ...desc.library].filter((d) => !found.includes(d))) {
     problems.push(problem(path.join(sample, dir, 'kustomization.yaml'), '(kustomization)', 'is missing'));
   }
 
-  const results = found.filter((dir) => !only || only.includes(dir)).map((dir) => ({ dir, ...render(path.join(sampleDir, dir)) }));
+  const results = found
+    .filter((dir) => !only || only.includes(dir))
+    .map((dir) => ({ dir, ...render(path.join(sampleDir, dir)) }));
   preload(results.flatMap((r) => r.objects.map((e) => e.obj)));
   // The Secrets the workloads may read (unknown when `only` left them out).
   const secrets = results.flatMap((r) => r.objects.map((e) => e.obj)).filter((o) => o.kind === 'Secret');
@@ -85,12 +100,16 @@ export async function checkSample(sample, { root = REPO_ROOT, only, swarm = true
     );
     for (const entry of objects) {
       for (const err of await validateObject(entry.obj)) problems.push(located(entry, err.path, err.message));
-      if (entry.obj.kind === 'Secret') for (const issue of secretValues(entry)) problems.push(located(entry, issue.path, issue.message));
+      if (entry.obj.kind === 'Secret')
+        for (const issue of secretValues(entry)) problems.push(located(entry, issue.path, issue.message));
     }
     if (!desc.deployable.includes(dir)) continue;
     for (const issue of checkDeployable({ desc, entries: objects, ctx })) {
       if (issue.entry) problems.push(located(issue.entry, issue.path, issue.message));
-      else problems.push(problem(issue.file ? path.join(sample, issue.file) : kustomizationFile, issue.field, issue.message));
+      else
+        problems.push(
+          problem(issue.file ? path.join(sample, issue.file) : kustomizationFile, issue.field, issue.message),
+        );
     }
   }
   if (withCopies) problems.push(...copies(sample, sampleDir, desc, root));

@@ -65,10 +65,18 @@ export function render(dir) {
       resources: [path.relative(wrapper, dir)],
       buildMetadata: ['originAnnotations', 'transformerAnnotations'],
     }));
-    const res = spawnSync(kustomizeBinary(), ['build', wrapper], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+    const res = spawnSync(kustomizeBinary(), ['build', wrapper], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     if (res.error) throw res.error;
     if (res.status !== 0) {
-      const message = res.stderr.replace(/\s+/g, ' ').trim().replace(/^Error: /, '') || `kustomize exited ${res.status}`;
+      const message =
+        res.stderr
+          .replace(/\s+/g, ' ')
+          .trim()
+          .replace(/^Error: /, '') || `kustomize exited ${res.status}`;
       return { objects: [], error: message.replaceAll(`${wrapper}/`, '') };
     }
     const objects = YAML.parseAllDocuments(res.stdout).map((d) => d.toJS()).filter(Boolean)

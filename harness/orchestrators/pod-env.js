@@ -6,7 +6,8 @@ import { cpus } from './k8s-checks.js';
 function fromResource(container, ref) {
   const [kind, name] = ref.resource.split('.');
   const raw = container.resources?.[kind]?.[name];
-  if (raw === undefined) throw new Error(`${container.name}: ${ref.resource} is not set, the kubelet would give the node's capacity`);
+  if (raw === undefined)
+    throw new Error(`${container.name}: ${ref.resource} is not set, the kubelet would give the node's capacity`);
   if (name !== 'cpu') throw new Error(`${ref.resource}: only cpu is emulated`);
   // The kubelet divides by the divisor and rounds up: 500m with divisor 1 -> "1".
   return String(Math.ceil(cpus(raw) / cpus(ref.divisor ?? '1')));

@@ -31,7 +31,12 @@ function typeChecker(paths) {
     const program = ts.createProgram({
       rootNames: [...entries].map((p) => path.join(MODELS_DIR, `${p}.d.ts`)),
       options: {
-        noEmit: true, skipLibCheck: true, types: [], lib: ['lib.es5.d.ts'], module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+        lib: ['lib.es5.d.ts'],
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
       },
       oldProgram: typeProgram?.program, // reuses the files already parsed
     });
@@ -57,7 +62,9 @@ function unknownFields(checker, value, type, at, out) {
     [t] = objects;
   }
   if (Array.isArray(value)) {
-    const element = checker.isArrayType(t) ? checker.getTypeArguments(t)[0] : checker.getIndexTypeOfType(t, ts.IndexKind.Number);
+    const element = checker.isArrayType(t)
+      ? checker.getTypeArguments(t)[0]
+      : checker.getIndexTypeOfType(t, ts.IndexKind.Number);
     if (element) value.forEach((item, i) => unknownFields(checker, item, element, [...at, i], out));
     return;
   }
@@ -89,7 +96,10 @@ async function schemaErrors(obj, modelPathName) {
     if (!Array.isArray(err.errors)) throw err;
     const byPath = new Map();
     for (const e of err.errors) {
-      const at = e.keyword === 'required' ? [...pointerToPath(e.instancePath), e.params.missingProperty] : pointerToPath(e.instancePath);
+      const at =
+        e.keyword === 'required'
+          ? [...pointerToPath(e.instancePath), e.params.missingProperty]
+          : pointerToPath(e.instancePath);
       const key = at.join('/');
       if (!byPath.has(key)) byPath.set(key, { path: at, errors: [] });
       byPath.get(key).errors.push(e);
@@ -107,7 +117,9 @@ async function schemaErrors(obj, modelPathName) {
 export async function validateObject(obj) {
   const modelPathName = modelPath(obj?.apiVersion, obj?.kind);
   if (!modelPathName) {
-    return [{ path: ['kind'], message: `no ${obj?.apiVersion} ${obj?.kind} in the Kubernetes ${KUBERNETES_VERSION} API` }];
+    return [
+      { path: ['kind'], message: `no ${obj?.apiVersion} ${obj?.kind} in the Kubernetes ${KUBERNETES_VERSION} API` },
+    ];
   }
   const found = await schemaErrors(obj, modelPathName);
   const program = typeChecker([modelPathName]);

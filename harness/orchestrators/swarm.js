@@ -23,13 +23,23 @@ function has(doc, dotted) {
 // compose check of harness/test/configs.test.js).
 export function mergeSwarm(sampleDir) {
   const envExample = path.join(sampleDir, '.env.example');
-  const args = ['-f', 'compose.yaml', '-f', SWARM_FILE, ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []), 'config'];
+  const args = [
+    '-f',
+    'compose.yaml',
+    '-f',
+    SWARM_FILE,
+    ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []),
+    'config',
+  ];
   const res = spawnSync('docker', ['compose', ...args], { cwd: sampleDir, encoding: 'utf8', timeout: 60_000 });
   if (res.error) throw new Error(`docker compose could not run: ${res.error.message}`);
   if (res.status !== 0) {
     // Compose v2: "validating <file>: services.app.deploy.update_config.order value must be one of ..."
     const lines = res.stderr.split('\n').map((l) => l.replace(/^.*?validating [^:]+: /, '').trim());
-    return { errors: lines.filter((l) => /^(services|secrets|configs|volumes|networks)\.\S+/.test(l)), stderr: res.stderr };
+    return {
+      errors: lines.filter((l) => /^(services|secrets|configs|volumes|networks)\.\S+/.test(l)),
+      stderr: res.stderr,
+    };
   }
   return { merged: YAML.parse(res.stdout) };
 }
@@ -55,14 +65,25 @@ export function checkSwarm({ sample, sampleDir, desc, oneShot = [] }) {
     if (!svc.image) at(`services.${name}.image`, 'Swarm ignores build: the service needs an image');
     const condition = deploy.restart_policy?.condition;
     if (oneShot.includes(name)) {
-      if (!['on-failure', 'none'].includes(condition)) at(`services.${name}.deploy.restart_policy.condition`, 'a one-shot job must not restart once it succeeded: on-failure');
+      if (!['on-failure', 'none'].includes(condition))
+        at(
+          `services.${name}.deploy.restart_policy.condition`,
+          'a one-shot job must not restart once it succeeded: on-failure',
+        );
     } else if (!['any', 'on-failure'].includes(condition)) {
       at(`services.${name}.deploy.restart_policy.condition`, 'a long-running service needs a restart policy (any)');
     }
-    const namedVolumes = (svc.volumes ?? []).filter((v) => typeof v === 'object' ? v.type === 'volume' : !String(v).startsWith('/'));
-    const bindMounts = (svc.volumes ?? []).filter((v) => typeof v === 'object' ? v.type === 'bind' : String(v).startsWith('/'));
+    const namedVolumes = (svc.volumes ?? []).filter((v) =>
+      typeof v === 'object' ? v.type === 'volume' : !String(v).startsWith('/'),
+    );
+    const bindMounts = (svc.volumes ?? []).filter((v) =>
+      typeof v === 'object' ? v.type === 'bind' : String(v).startsWith('/'),
+    );
     if (namedVolumes.length && deploy.update_config?.order === 'start-first') {
-      at(`services.${name}.deploy.update_config.order`, 'start-first would run two tasks on one data volume: stop-first');
+      at(
+        `services.${name}.deploy.update_config.order`,
+        'start-first would run two tasks on one data volume: stop-first',
+      );
     }
     if ((namedVolumes.length || bindMounts.length) && !(deploy.placement?.constraints ?? []).length) {
       at(`services.${name}.deploy.placement.constraints`, 'its volumes live on one node: pin the service to it');
@@ -70,16 +91,24 @@ export function checkSwarm({ sample, sampleDir, desc, oneShot = [] }) {
     // nginx balances over the service named in NGINX_UPSTREAM: it must see one address per replica.
     const upstream = /^([\w-]+):\d+$/.exec(svc.environment?.NGINX_UPSTREAM ?? '')?.[1];
     if (upstream && services[upstream]?.deploy?.endpoint_mode !== 'dnsrr') {
-      at(`services.${upstream}.deploy.endpoint_mode`, `must be dnsrr: with ${services[upstream]?.deploy?.endpoint_mode ?? 'the default vip'} nginx sees one virtual IP, not the replicas`);
+      at(
+        `services.${upstream}.deploy.endpoint_mode`,
+        `must be dnsrr: with ${services[upstream]?.deploy?.endpoint_mode ?? 'the default vip'} nginx sees one ` +
+          `virtual IP, not the replicas`,
+      );
     }
   }
   const appDeploy = services[desc.app.composeService]?.deploy ?? {};
   if (appDeploy.update_config?.order !== 'start-first') {
-    at(`services.${desc.app.composeService}.deploy.update_config.order`, 'must be start-first: the new task is healthy before an old one stops');
+    at(
+      `services.${desc.app.composeService}.deploy.update_config.order`,
+      'must be start-first: the new task is healthy before an old one stops',
+    );
   }
   // Compose v2 leaves out secrets no service uses: the file's own are checked too.
   for (const [name, secret] of Object.entries({ ...own.secrets, ...merged.secrets })) {
-    if (!desc.swarm.secrets.includes(name)) at(`secrets.${name}`, `is not one of this sample's secrets (${desc.swarm.secrets.join(', ') || 'none'})`);
+    if (!desc.swarm.secrets.includes(name))
+      at(`secrets.${name}`, `is not one of this sample's secrets (${desc.swarm.secrets.join(', ') || 'none'})`);
     else if (secret.file && path.relative(path.join(sampleDir, 'secrets'), secret.file) !== `${name}.txt`) {
       at(`secrets.${name}.file`, `must be secrets/${name}.txt (git-ignored)`);
     }

@@ -1,49 +1,59 @@
-// The local runner: a sample's compose topology as processes on 127.0.0.1. Its one interface, for
-// `make up/ps/down/kill/restart/reload/scale` (harness/bin/lab.js), the benchmark, the orchestrator
-// checks and every test outside this folder: nothing else imports a file of it (a lint rule,
-// harness/lint/runner-interface.js, fails on such an import). Generic helpers the runner shares
-// with the rest (polling, ports, processes by pid, the nginx binary, REPO_ROOT) are in ../lib/.
-// See ../CONVENTIONS.md. Each job lives in its own module:
-//   compose.js     compose.yaml -> topology          spec.js       ports and each instance's program
-//   up.js          starting a run                    teardown.js   stopping one; down.js: down()
-//   supervisor.js  the per-run process that owns the instances and the run's state, and applies
-//                  `restart:` policies; supervisor-client.js: asking it (readState, or its snapshot)
-//   instances.js   ps, signal, restart, waitServing  reload.js     rolling restarts
-//   scale.js       instances added or removed        service-change.js  what reload and scale share
-//   workers.js     an instance's workers and log (the fault drill's worker kills)
-//   state.js       the state's snapshot file         usage.js      CPU time and memory of a run
-//   cgroup.js      limits, pinning, accounting       processes.js  spawning and stopping instances
-// Their unit tests are in test/ (make test runs them with the harness suite).
-import path from 'node:path';
-import { DEFAULT_RUN_DIR } from './state.js';
-import { readState } from './supervisor-client.js';
-import { usage as usageOf } from './usage.js';
+// The runner's front door: it picks the backend that runs a topology and hands out its `Runner`
+// (common/contract.js: up, down, ps, readState, signal, killHeld, restart, reload, scale, place, usage,
+// logReader, workerPids, isServing, waitServing, exec), and re-exports the engine-independent helpers
+// the bench and the tests use. Outside harness/runner nothing imports another file of the runner
+// (harness/lint/runner-interface.js). The backends:
+//   processes/  the sample's services as processes on 127.0.0.1, in cgroups, under a supervisor
+//   docker/     Docker Compose v2 with the sample's own compose files
+// They share only common/; neither imports the other (make test's dependency check). See
+// ../CONVENTIONS.md.
+import { EngineChoiceError, PlacementError } from './common/errors.js';
+import { processesRunner } from './processes/index.js';
+import { dockerRunner } from './docker/index.js';
+import { privateEngine } from '../test-engine/provider.js';
 
-// A run: start, inspect, disturb, roll, stop.
-export { DEFAULT_RUN_DIR } from './state.js';
-export { readState } from './supervisor-client.js';
-export { up } from './up.js';
-export { down } from './down.js';
-export { ps, signal, killHeld, restart, waitServing, isServing } from './instances.js';
-export { workerPids, logReader } from './workers.js';
-export { reload } from './reload.js';
-export { scale } from './scale.js';
-export { runProcesses } from './processes.js';
+/** @typedef {import('./common/contract.js').Runner} Runner */
+/** @typedef {import('./common/contract.js').Engine} Engine */
 
-// The samples, and the topology the runner reads from a sample's compose.yaml.
-export { listSamples, resolveSample, loadTopology } from './compose.js';
+/** @type {Engine[]} */
+export const ENGINES = ['docker', 'processes'];
 
-// CPUs: those this machine lets a run use, and pinning a process outside any run (the benchmark's
-// load generator) to CPUs of its own.
-export { availableCpus, formatCpuList, pinProcess } from './cgroup.js';
+// Where no Docker engine answers, the docker backend starts the private daemon of harness/test-engine
+// (a set-up tool: userland proxy off, ports on 127.0.0.1, the stand-in images no registry gives here).
+const RUNNERS = { processes: processesRunner, docker: dockerRunner(privateEngine) };
 
-/** CPU time, throttling and memory of a running topology (see usage.js). */
-export async function usage({ runDir = DEFAULT_RUN_DIR } = {}) {
-  const state = await readState(path.resolve(runDir));
-  if (!state) throw new Error(`nothing running from ${runDir}`);
-  return usageOf(state);
+/**
+ * The Runner of an engine.
+ * @param {string} engine @returns {Runner}
+ */
+export function runnerFor(engine) {
+  if (!Object.hasOwn(RUNNERS, engine))
+    throw new EngineChoiceError(`ENGINE=${engine} is not an engine: use one of ${ENGINES.join(', ')}`);
+  return RUNNERS[engine];
 }
 
-// The backend in use: this one (`processes`) or Docker Compose (`docker`, runner/docker/).
-export const engine = 'processes';
-export { selectEngine, runnerFor, EngineChoiceError, ENGINES } from './engine.js';
+/**
+ * The engine to use: `asked` (a CLI option or the ENGINE variable), else the engine of the run
+ * already in runDir (so `make ps|down|kill|reload` find it without ENGINE=), else docker when an
+ * engine answers (DOCKER_HOST, or /var/run/docker.sock), else processes. Returns { engine, why }:
+ * why says how it was chosen, for the line that starts things.
+ * @param {string} [asked] @param {{ runDir?: string }} [where] @returns {{ engine: Engine, why: string }}
+ */
+export function selectEngine(asked = process.env.ENGINE, { runDir } = {}) {
+  if (asked !== undefined && asked !== '') return { engine: runnerFor(asked).engine, why: 'asked for' };
+  const running = runDir ? ENGINES.find((e) => RUNNERS[e].hasRun(runDir)) : undefined;
+  if (running) return { engine: running, why: `the run in ${runDir} is on it` };
+  return RUNNERS.docker.available()
+    ? { engine: 'docker', why: 'default: a Docker engine answers' }
+    : { engine: 'processes', why: 'default: no Docker engine answers' };
+}
+
+export { EngineChoiceError, PlacementError };
+export { DEFAULT_RUN_DIR } from './common/run-dir.js';
+// The samples, and the topology the runner reads from a sample's compose.yaml.
+export { listSamples, resolveSample, loadTopology } from './common/compose.js';
+// CPUs: those this machine lets a run use, and pinning a process outside any run (the benchmark's
+// load generator) to CPUs of its own.
+export { availableCpus, formatCpuList, pinProcess } from './common/cgroup.js';
+// Every live process of a run folder, for leak checks.
+export { runProcesses } from './common/run-processes.js';

@@ -11,6 +11,7 @@ have mmdebstrap     || need+=(mmdebstrap) # root filesystems of the Docker tests
 have sqlite3        || need+=(sqlite3)
 have haproxy        || need+=(haproxy)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
+compgen -G "/usr/lib/*/libatomic.so.1" >/dev/null || need+=(libatomic1) # Node 26 from npm links it
 here=$(dirname "$0")
 if [ ${#need[@]} -eq 0 ]; then exec "$here/docker-engine.sh"; fi
 

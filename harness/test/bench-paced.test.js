@@ -4,15 +4,48 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { run } from '../bench/lib/tools/paced.js';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { run, keepAliveAgent } from '../bench/lib/tools/paced.js';
+import { GeneratorError } from '../bench/lib/tools/errors.js';
 import { latencyBlock, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
+
+const urlOf = (server) => `http://127.0.0.1:${(/** @type {import('node:net').AddressInfo} */ (server.address())).port}/`;
 
 function serve(handler) {
   return new Promise((resolve) => {
     const server = http.createServer(handler);
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(/** @type {import('node:net').AddressInfo} */ (server.address())).port}/` }));
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: urlOf(server) }));
   });
 }
+
+/** A raw TCP server (for answers node:http would not give); `onRequest(socket, n)` for the n-th request on each connection. */
+function serveRaw(onRequest) {
+  return new Promise((resolve) => {
+    const server = net.createServer((socket) => {
+      let n = 0;
+      socket.on('data', (d) => { for (const _ of d.toString('latin1').matchAll(/\r\n\r\n/g)) onRequest(socket, n++); });
+      socket.on('error', () => {});
+    });
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: urlOf(server) }));
+  });
+}
+
+/** A server that records who sent what — every request's method, path, body and connection (its client port), in arrival order — closed after the test. */
+async function recording(t) {
+  const seen = [];
+  const { server, url } = await serve((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => { seen.push({ method: req.method, url: req.url, type: req.headers['content-type'], host: req.headers.host, body, port: req.socket.remotePort }); res.end('{}'); });
+  });
+  t.after(() => server.close());
+  return { seen, url };
+}
+
+const countBy = (xs) => [...xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map()).values()].sort((a, b) => a - b);
 
 test('a stall of the server is charged to every request scheduled during it', async () => {
   let first = true;
@@ -55,8 +88,15 @@ test('non-2xx answers and refused connections are counted, not thrown', async ()
   assert.equal(refused.requests, 0);
 });
 
-test('a rate or duration that is not positive is refused', async () => {
+test('misuse is refused with one line: a rate, duration, thread count or request that cannot be sent', async () => {
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 0, durationS: 1 }), /rate and duration must be positive/);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, threads: 1.5 }), /threads must be a positive whole number/);
+  await assert.rejects(run({ url: 'https://127.0.0.1:1/', rate: 10, durationS: 1 }), /only http:\/\/ URLs/);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, method: 'GET /x' }), GeneratorError);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, method: 'POST', body: /** @type {any} */ ({ a: 1 }) }), /body must be a string/);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, headers: { 'x-a': 'b\r\nx-evil: 1' } }), /not a valid header/);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, headers: { 'Content-Length': '5' } }), /the generator's to set/);
+  await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, requests: [] }), /non-empty list/);
 });
 
 test('a latency block takes the cells in turn, pools each one\'s slices, and keeps a stall with the cell it hit', async () => {
@@ -119,4 +159,140 @@ test('a latency block warms each target at its rate first, and does not count it
     a.server.close();
     b.server.close();
   }
+});
+
+test('open loop: requests leave on schedule while earlier answers are still held', async () => {
+  let answered = 0;
+  let arrivedBeforeFirstAnswer = 0;
+  const arrived = [];
+  const { server, url } = await serve((req, res) => {
+    arrived.push(req);
+    setTimeout(() => { arrivedBeforeFirstAnswer ||= arrived.length; answered += 1; res.end('{}'); }, 300);
+  });
+  try {
+    const r = await run({ url, rate: 100, durationS: 1, connections: 64, raw: true });
+    assert.equal(r.sent, 100);
+    assert.equal(r.requests, 100);
+    assert.equal(answered, 100);
+    // 300 ms of held answers at 100/s: about 30 requests went out before the first came back.
+    assert.ok(arrivedBeforeFirstAnswer >= 15, `${arrivedBeforeFirstAnswer} requests had arrived when the first was answered`);
+    assert.ok(Math.min(...r.latencies) >= 299, 'each held 300 ms from its arrival, no earlier than its intended send');
+    assert.ok(Math.min(...r.lags) >= 0, 'no request leaves before its intended time');
+  } finally {
+    server.close();
+  }
+});
+
+test('latency counts from the intended send: a server stalled 200 ms charges every request due meanwhile', async (t) => {
+  // The server in its own process, so that the generator keeps its schedule while the server stalls.
+  const code = `
+    import http from 'node:http';
+    let n = 0;
+    const server = http.createServer((req, res) => {
+      n += 1;
+      if (n === 50) { const until = Date.now() + 200; while (Date.now() < until) {} }
+      res.end('{}');
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+    setTimeout(() => process.exit(0), 20000).unref();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill());
+  const [line] = await once(child.stdout, 'data');
+  const url = `http://127.0.0.1:${String(line).trim()}/`;
+  const r = await run({ url, rate: 100, durationS: 1.5, connections: 2, raw: true });
+  assert.equal(r.requests, 150);
+  assert.equal(r.non2xx + r.socketErrors, 0);
+  assert.ok(r.latencyMs.max >= 180, `the request the stall hit: ${r.latencyMs.max} ms`);
+  // ~20 requests were due during the stall, the first ten of them at least 100 ms before it ended.
+  // A generator that waited for answers (closed loop) on 2 connections would show 2 slow requests.
+  const slow = r.latencies.filter((ms) => ms >= 100).length;
+  assert.ok(slow >= 8, `${slow} requests of 100 ms or more`);
+});
+
+test('failures are counted by kind, not thrown: a timeout, a connection cut mid-answer, an answer that is not HTTP', async () => {
+  const silent = await serveRaw(() => {});
+  const cut = await serveRaw((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"cut'));
+  const garbage = await serveRaw((socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'));
+  try {
+    const t = await run({ url: silent.url, rate: 20, durationS: 0.5, timeoutS: 0.2 });
+    assert.equal(t.socketErrors, 10);
+    assert.equal(t.socketErrorDetail.timeout, 10);
+    const c = await run({ url: cut.url, rate: 20, durationS: 0.5 });
+    assert.equal(c.socketErrors, 10);
+    assert.equal(c.requests, 0);
+    const g = await run({ url: garbage.url, rate: 20, durationS: 0.5 });
+    assert.equal(g.socketErrorDetail['bad response'], 10);
+  } finally {
+    for (const s of [silent, cut, garbage]) s.server.close();
+  }
+});
+
+test('a safe request on a kept connection the server closed unanswered is sent again once; a POST is not', async () => {
+  // The stale keep-alive race made certain: the server answers the first request of each connection
+  // and closes the connection on the next one without a word.
+  const { server, url } = await serveRaw((socket, n) => { if (n === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'); else socket.destroy(); });
+  try {
+    const get = await run({ url, rate: 20, durationS: 0.5, connections: 1 });
+    assert.equal(get.requests, 10, 'every GET answered, on a fresh connection where the kept one failed');
+    assert.equal(get.retried, 9, 'and each resend counted');
+    const post = await run({ url, rate: 20, durationS: 0.5, connections: 1, method: 'POST', body: '{}' });
+    assert.equal(post.retried, 0, 'a POST may have been processed: never sent twice');
+    assert.equal(post.requests + post.socketErrors, 10);
+    assert.ok(post.socketErrors >= 4, `${post.socketErrors} POSTs failed on a closed connection`);
+  } finally {
+    server.close();
+  }
+});
+
+test('POST with a JSON body, and a mix of requests taken in turn', async (t) => {
+  const { seen, url } = await recording(t);
+  const r = await run({ url, rate: 20, durationS: 0.5, method: 'POST', body: JSON.stringify({ a: 1 }) });
+  assert.equal(r.requests, 10);
+  assert.deepEqual(seen.map((x) => [x.method, x.url, x.type, x.body]), Array(10).fill(['POST', '/', 'application/json', '{"a":1}']));
+  seen.length = 0;
+  const mix = await run({ url, rate: 20, durationS: 0.5, connections: 1, requests: [
+    { path: '/items?x=1' },
+    { method: 'POST', path: '/items', body: '{"name":"é"}', headers: { 'content-type': 'application/json; charset=utf-8', Host: 'api.test' } },
+  ] });
+  assert.equal(mix.requests, 10);
+  assert.deepEqual(seen.map((x) => [x.method, x.url, x.body]), Array.from({ length: 10 }, (_, i) => (i % 2 ? ['POST', '/items', '{"name":"é"}'] : ['GET', '/items?x=1', ''])));
+  assert.equal(seen[1].type, 'application/json; charset=utf-8', 'a content type given is kept');
+  assert.equal(seen[1].host, 'api.test', 'and a Host, in place of the url\'s');
+  assert.equal(seen[0].host, new URL(url).host);
+});
+
+test('threads: each sends its share of the rate on connections of its own, and the shares add up', async (t) => {
+  const { seen, url } = await recording(t);
+  const r = await run({ url, rate: 100, durationS: 1, connections: 2, threads: 2, raw: true });
+  assert.equal(r.threads, 2);
+  assert.equal(r.sent, 100);
+  assert.equal(r.requests, 100);
+  assert.equal(r.latencies.length, 100);
+  assert.equal(r.lags.length, 100);
+  assert.deepEqual(countBy(seen.map((x) => x.port)), [50, 50], 'two connections, one per thread, half the requests each');
+});
+
+test('an agent keeps its connections open from one run to the next, in one thread or several', async (t) => {
+  const { seen, url } = await recording(t);
+  for (const threads of [1, 2]) {
+    seen.length = 0;
+    const agent = keepAliveAgent(2, { threads });
+    try {
+      for (let i = 0; i < 3; i += 1) assert.equal((await run({ url, rate: 40, durationS: 0.25, agent })).requests, 10);
+    } finally {
+      await agent.destroy();
+    }
+    assert.equal(seen.length, 30);
+    // Opened as needed (one thread at this rate needs one), never one per run.
+    const used = new Set(seen.map((x) => x.port)).size;
+    assert.ok(used >= threads && used <= 2, `${threads} thread(s): 30 requests over ${used} connection(s)`);
+  }
+});
+
+test('keepAlive false: every request on a connection of its own, closed after its answer', async (t) => {
+  const { seen, url } = await recording(t);
+  const r = await run({ url, rate: 20, durationS: 0.5, connections: 2, keepAlive: false });
+  assert.equal(r.requests, 10);
+  assert.equal(r.socketErrors, 0);
+  assert.equal(new Set(seen.map((x) => x.port)).size, 10);
 });

@@ -308,9 +308,9 @@ test('blocks: the cells of each question measured together, one workload at one 
   assert.deepEqual(warmUpOrder(cells, (c) => floors[c.id]).map((c) => c.id), ['b', 'd', 'a', 'e', 'c']);
 });
 
-test('the plan: every strategy at every budget, like for like; the cluster at budget B has B workers', () => {
+test('the plan: every strategy at every budget, like for like; B processes (at least 2) at budget B', () => {
   for (const [mode, m] of Object.entries(MODES)) {
-    assert.ok(m.windowS >= 1 && m.rounds >= 5 && m.warmupS > 0 && m.stepS >= 5, mode);
+    assert.ok(m.windowS >= 1 && m.rounds >= 5 && m.warmupS > 0 && m.stepS >= 5 && m.capacitySteps >= 4, mode);
   }
   assert.ok(MODES.full.windowS > MODES.quick.windowS && MODES.full.rounds > MODES.quick.rounds);
   const budgets = [{ budget: 2, cpuset: 'all' }, { budget: 1, cpuset: 'sut' }];
@@ -327,22 +327,32 @@ test('the plan: every strategy at every budget, like for like; the cluster at bu
       assert.equal(a.topology.cpuset, b.topology.cpuset, `${q.id}: on the same CPUs`);
       assert.equal(a.topology.viaNginx, b.topology.viaNginx, `${q.id}: through nginx on both sides or direct on both`);
       assert.equal(a.workload, b.workload);
+      assert.ok(a.searchCapacity && b.searchCapacity, `${q.id}: both sides get a capacity search`);
       // Node: one JS thread per process, so B processes on B CPUs can reach ×B of one; .NET uses them all.
       if (q.metric === 'throughput' && a.topology.sample === b.topology.sample) {
-        assert.equal(q.limit.ratio, a.topology.runtime === 'node' ? Math.min(q.budget, a.topology.processes) : 1, q.id);
+        const usable = (t) => (t.runtime === 'node' ? Math.min(q.budget, t.processes) : q.budget);
+        assert.equal(q.limit.ratio, usable(a.topology) / usable(b.topology), q.id);
       }
     }
-    const at = (budget, strategy, workload) => v.comparisons.find((q) => q.budget === budget && q.strategy === strategy && q.workload === workload && q.metric === 'throughput');
-    for (const workload of ['light', 'pi', 'delay']) {
-      for (const strategy of ['cluster', 'replicas', 'reuseport', 'pm2', 'dotnet', 'dotnet-replicas']) assert.ok(at(2, strategy, workload), `budget 2: ${strategy} on ${workload}`);
+    const at = (budget, column, workload, metric = 'throughput') => v.comparisons.find((q) => q.budget === budget && q.column === column && q.workload === workload && q.metric === metric);
+    const workloadsAt2 = ['light', 'pi', 'delay'];
+    for (const workload of workloadsAt2) {
+      for (const column of ['cluster', 'replicas', 'reuseport', 'pm2', 'dotnet', 'dotnet-replicas']) {
+        assert.ok(at(2, column, workload), `budget 2: ${column} on ${workload}`);
+        assert.ok(at(2, column, workload, 'capacity'), `budget 2: ${column}'s capacity on ${workload}`);
+      }
+      // The strategies against each other, and .NET against each of them: the chart picks between them.
+      for (const column of ['cluster-vs-replicas', 'cluster-vs-reuseport', 'pm2-vs-replicas', 'dotnet-vs-cluster', 'dotnet-vs-replicas']) assert.ok(at(2, column, workload), `budget 2: ${column} on ${workload}`);
+    }
+    for (const workload of full ? ['light', 'pi', 'delay'] : ['light', 'pi']) {
       assert.ok(at(1, 'dotnet', workload), `budget 1: .NET on ${workload}`);
+      const cluster = at(1, 'cluster', workload);
+      assert.equal(cells.get(cluster.a).topology.workers, 2, 'on one CPU a cluster still runs 2 workers');
+      assert.equal(cells.get(at(1, 'replicas', workload).a).topology.cpusPerInstance, 0.5, '2 replicas × 0.5 CPU');
     }
-    for (const workload of ['light', 'pi']) {
-      assert.ok(at(1, 'node-http', workload), 'one node:http process beside one Express process');
-      const control = at(1, 'cluster-control', workload);
-      assert.equal(cells.get(control.a).topology.workers, 2, 'the control: 2 workers on 1 CPU');
-      assert.ok(control.control, 'labelled as a control');
-    }
+    assert.equal(Boolean(at(1, 'dotnet', 'delay')), full, 'slow I/O at one CPU in the full run only');
+    for (const workload of ['light', 'pi']) assert.ok(at(1, 'node', workload), 'one node:http process beside one Express process');
+    assert.equal(Boolean(at(1, 'pm2', 'pi')), full, 'PM2 and reusePort at one CPU in the full run only');
     const cluster2 = cells.get(at(2, 'cluster', 'pi').a).topology;
     assert.equal(cluster2.workers, 2, 'the cluster at budget 2 has 2 workers');
     assert.equal(cluster2.cpuset, 'all');
@@ -352,20 +362,21 @@ test('the plan: every strategy at every budget, like for like; the cluster at bu
     assert.equal(cells.get(at(1, 'dotnet', 'pi').a).topology.cpuset, 'sut', 'budget 1 keeps the generator on a CPU of its own');
     // Multi-core questions first.
     assert.equal(v.cells[0].topology.budgetCpus, 2);
-    for (const c of v.cells) assert.ok(c.path.startsWith('/'), `${c.id} has its sample's path`);
+    for (const c of v.cells) assert.ok(c.path.startsWith('/'), `${c.id} has its app's path`);
     for (const q of v.comparisons.filter((x) => x.metric === 'cpu' || x.metric === 'p99')) {
       assert.equal(q.latencyAt, 'fixed rate', `${q.id}: CPU per request and p99 only at a fixed rate`);
-      assert.ok(cells.get(q.a).latencyRounds >= 3 && cells.get(q.b).latencyRounds >= 3, `${q.id}: both sides get latency windows at a fixed rate`);
+      assert.ok(cells.get(q.a).latencyRounds >= 2 && cells.get(q.b).latencyRounds >= 2, `${q.id}: both sides get latency windows at a fixed rate`);
     }
-    assert.deepEqual([...new Set(v.comparisons.filter((x) => x.metric === 'p99').map((x) => x.workload))], full ? ['light', 'pi', 'delay', 'db'] : ['light']);
+    assert.deepEqual([...new Set(v.comparisons.filter((x) => x.metric === 'p99').map((x) => x.workload))], full ? ['light', 'pi', 'delay', 'db'] : ['light', 'pi', 'delay']);
     // Scaling efficiency: every strategy at budget 2 against the same app's one process at budget 1.
     const eff = v.scaling.find((x) => x.cell === at(2, 'cluster', 'pi').a);
     assert.equal(cells.get(eff.base).topology.budgetCpus, 1);
     assert.equal(cells.get(eff.base).topology.strategy, 'one process');
-    assert.ok(v.scaling.some((x) => x.cell === at(2, 'dotnet-replicas', 'light').a && cells.get(x.base).topology.sample === 'dotnet-api'));
+    assert.ok(v.scaling.some((x) => x.cell === at(2, 'dotnet-replicas', 'light').a && cells.get(x.base).topology.runtime === 'dotnet'));
   }
-  assert.ok(plan({ full: true, budget: 1, budgets, processes: 2 }).scenarios.some((s) => s.name === 'openloop'));
-  assert.ok(!plan({ budget: 1, budgets, processes: 2 }).scenarios.some((s) => s.name === 'openloop'), 'open loop is in the full run');
+  // Capacity is in every verdict cell: the longer open-loop search runs only when asked for.
+  assert.ok(!plan({ full: true, budget: 1, budgets, processes: 2 }).scenarios.some((s) => s.name === 'openloop'));
+  assert.ok(plan({ full: true, scenario: 'openloop', budget: 1, budgets, processes: 2 }).scenarios[0].cells.length >= 5);
 });
 
 test('CPU per request at a fixed rate: from the paced windows\' CPU, not the saturated windows\'', () => {
@@ -414,7 +425,7 @@ test('the fixed rate: the nominal one, or half the slowest cell rounded down to 
 test('plan filters by scenario and sample, and names what is unknown', () => {
   const p = plan({ sample: 'node-cluster', budget: 1, budgets: [{ budget: 2, cpuset: 'all' }, { budget: 1, cpuset: 'sut' }], processes: 2 });
   assert.ok(p.scenarios.every((s) => s.cells.every((c) => c.topology.sample === 'node-cluster')));
-  assert.deepEqual([...new Set(p.scenarios[0].comparisons.map((q) => q.comparison))], ['b2.cluster', 'b2.reuseport', 'b2.pm2', 'b2.replicas', 'b1.cluster', 'b1.reuseport', 'b1.pm2', 'b1.cluster-control'], 'only comparisons with both sides left');
+  assert.deepEqual([...new Set(p.scenarios[0].comparisons.map((q) => q.comparison))], ['b2.cluster', 'b2.reuseport', 'b2.pm2', 'b2.replicas', 'b2.cluster-vs-reuseport', 'b2.cluster-vs-pm2', 'b2.cluster-vs-replicas', 'b2.reuseport-vs-pm2', 'b2.reuseport-vs-replicas', 'b2.pm2-vs-replicas', 'b1.cluster', 'b1.replicas', 'b1.cluster-vs-replicas'], 'only comparisons with both sides left');
   assert.throws(() => plan({ scenario: 'nope', budget: 1, processes: 2 }), /unknown scenario "nope"/);
 });
 
@@ -423,10 +434,10 @@ test('isolation: a quarter of the CPUs for the generator, the rest for the topol
   assert.deepEqual(splitCpus([0, 1, 2, 3, 4, 5, 6, 7]), { generator: [0, 1], sut: [2, 3, 4, 5, 6, 7], shared: false });
   assert.equal(splitCpus([0]).shared, true);
   assert.deepEqual(planIsolation({}, [0, 1]), { generatorCpus: '0', sutCpus: '1', generatorThreads: 1, budgetCpus: 1, budgets: [{ budget: 1, cpuset: 'sut' }, { budget: 2, cpuset: 'all' }], processes: 2, shared: false });
-  // Budgets: 1, 2, 4, … up to the CPUs left after the generator's; on 2 cores the whole machine, shared.
+  // Budgets: 1, 2, 4, … and every CPU left after the generator's; on 2 cores the whole machine, shared.
   assert.deepEqual(defaultBudgets([0, 1]), [1, 2]);
-  assert.deepEqual(defaultBudgets([0, 1, 2, 3, 4, 5, 6, 7]), [1, 2, 4]);
-  assert.deepEqual(defaultBudgets([0, 1, 2, 3]), [1, 2]);
+  assert.deepEqual(defaultBudgets([0, 1, 2, 3, 4, 5, 6, 7]), [1, 2, 4, 6], 'on 8 cores the 6 left after the generator\'s two');
+  assert.deepEqual(defaultBudgets([0, 1, 2, 3]), [1, 2, 3]);
   assert.deepEqual(planIsolation({ budgets: [1, 2, 4] }, [0, 1, 2, 3, 4, 5, 6, 7]).budgets.map((b) => b.cpuset), ['sut', 'sut', 'sut']);
   assert.throws(() => planIsolation({ budgets: [1, 4] }, [0, 1]), /^Error: BUDGETS: 4 CPUs is more than this machine has \(2\)$/);
   assert.deepEqual(parseBudgets('2,1,2'), [1, 2]);
@@ -714,7 +725,7 @@ test('judge(): a live run and --from judge a results document the same way, from
   assert.equal(once.verdicts[0].winner, 'two');
   // A schema-2 file: its questions from its verdicts.
   const old = judge({ schema: 2, protocol: {}, isolation: { pinned: true }, cells: doc.cells, verdicts: [{ ...q, cells: ['pi:two', 'pi:one'], a: 'two', b: 'one', winner: 'tie' }] });
-  assert.equal(old.schema, 3);
+  assert.equal(old.schema, 4);
   assert.equal(old.verdicts[0].label, 'wins');
 });
 

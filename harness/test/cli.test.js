@@ -6,14 +6,20 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { readState } from '../runner/index.js';
-import { FIXTURE, tempRunDir, runProcesses, waitFor, getJson } from './helpers.js';
+import { runnerFor } from '../runner/index.js';
+import { FIXTURE, tempRunDir, runProcesses, waitFor, getJson, pattern } from './helpers.js';
+
+const { readState } = runnerFor('processes');
 
 const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
 
 function lab(args, env = {}) {
   const runDir = tempRunDir('cli');
-  const res = spawnSync(process.execPath, [LAB, ...args, '--run-dir', runDir], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const res = spawnSync(process.execPath, [LAB, ...args, '--run-dir', runDir], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   return { ...res, runDir };
 }
 
@@ -25,12 +31,23 @@ async function assertCleanFailure(res, pattern) {
   assert.equal(await readState(res.runDir), undefined, 'no topology left running');
 }
 
-test('unknown sample', () => assertCleanFailure(lab(['up', 'no-such-sample']), /^error: unknown sample 'no-such-sample': expected one of /));
-test('replica count 0', () => assertCleanFailure(lab(['up', FIXTURE, '--replicas', '0']), /^error: REPLICAS=0 must be a whole number from 1 to 64$/));
+test('unknown sample', () =>
+  assertCleanFailure(lab(['up', 'no-such-sample']), /^error: unknown sample 'no-such-sample': expected one of /));
+test('replica count 0', () =>
+  assertCleanFailure(
+    lab(['up', FIXTURE, '--replicas', '0']),
+    /^error: REPLICAS=0 must be a whole number from 1 to 64$/,
+  ));
 test('replica count 500', () => assertCleanFailure(lab(['up', FIXTURE, '--replicas', '500']), /REPLICAS=500/));
-test('CPUS=abc', () => assertCleanFailure(lab(['up', FIXTURE, '--cpus', 'abc']), /^error: CPUS=abc must be a number of CPUs/));
-test('unknown balancing method', () => assertCleanFailure(lab(['up', FIXTURE, '--lb', 'random']), /LB=random must be one of/));
-test('missing nginx binary', () => assertCleanFailure(lab(['up', FIXTURE, '--port', '0'], { NGINX_BIN: '/nonexistent/nginx' }), /NGINX_BIN=\/nonexistent\/nginx does not exist/));
+test('CPUS=abc', () =>
+  assertCleanFailure(lab(['up', FIXTURE, '--cpus', 'abc']), /^error: CPUS=abc must be a number of CPUs/));
+test('unknown balancing method', () =>
+  assertCleanFailure(lab(['up', FIXTURE, '--lb', 'random']), /LB=random must be one of/));
+test('missing nginx binary', () =>
+  assertCleanFailure(
+    lab(['up', FIXTURE, '--port', '0'], { NGINX_BIN: '/nonexistent/nginx' }),
+    /NGINX_BIN=\/nonexistent\/nginx does not exist/,
+  ));
 
 test('a published port already taken', async () => {
   const holder = net.createServer();
@@ -61,20 +78,42 @@ function sampleWith(compose) {
 }
 
 test('a restart value compose does not accept', async () => {
-  const dir = sampleWith('services:\n  app:\n    restart: sometimes\n    x-local:\n      command: ["node", "server.js"]\n');
-  await assertCleanFailure(lab(['up', dir, '--port', '0']), /^error: app: restart: "sometimes" is not a restart policy compose accepts \(no, always, on-failure\[:max-retries\], unless-stopped\)$/);
-  const dir2 = sampleWith('services:\n  app:\n    restart: "always:3"\n    x-local:\n      command: ["node", "server.js"]\n');
-  await assertCleanFailure(lab(['up', dir2, '--port', '0']), /^error: app: restart: "always:3": only on-failure takes a maximum retry count$/);
+  const dir = sampleWith(
+    'services:\n  app:\n    restart: sometimes\n    x-local:\n      command: ["node", "server.js"]\n',
+  );
+  await assertCleanFailure(
+    lab(['up', dir, '--port', '0']),
+    pattern(
+      String.raw`^error: app: restart: "sometimes" is not a restart policy compose accepts `,
+      String.raw`\(no, always, on-failure\[:max-retries\], unless-stopped\)$`,
+    ),
+  );
+  const dir2 = sampleWith(
+    'services:\n  app:\n    restart: "always:3"\n    x-local:\n      command: ["node", "server.js"]\n',
+  );
+  await assertCleanFailure(
+    lab(['up', dir2, '--port', '0']),
+    /^error: app: restart: "always:3": only on-failure takes a maximum retry count$/,
+  );
 });
 
 test('reload with nothing running, or an unknown sample: one line, exit 1', async () => {
-  await assertCleanFailure(lab(['reload', 'node-replicas']), /^error: nothing running from .*: start it first \(make up SAMPLE=node-replicas\)$/);
-  await assertCleanFailure(lab(['reload', 'no-such-sample']), /^error: unknown sample 'no-such-sample': expected one of /);
+  await assertCleanFailure(
+    lab(['reload', 'node-replicas']),
+    /^error: nothing running from .*: start it first \(make up SAMPLE=node-replicas\)$/,
+  );
+  await assertCleanFailure(
+    lab(['reload', 'no-such-sample']),
+    /^error: unknown sample 'no-such-sample': expected one of /,
+  );
 });
 
 // A `lab` command running in the background, its output collected.
 function labAsync(args, runDir, env = {}) {
-  const child = spawn(process.execPath, [LAB, ...args, '--run-dir', runDir], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LAB, ...args, '--run-dir', runDir], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });
@@ -83,7 +122,12 @@ function labAsync(args, runDir, env = {}) {
   return { child, done };
 }
 
-const labIn = (runDir, args, env = {}) => spawnSync(process.execPath, [LAB, ...args, '--run-dir', runDir], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 });
+const labIn = (runDir, args, env = {}) =>
+  spawnSync(process.execPath, [LAB, ...args, '--run-dir', runDir], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 120_000,
+  });
 
 test('the restart policy outlives `lab up`: a kill after it returned comes back, ps counts it', async (t) => {
   const runDir = tempRunDir('cli-policy');
@@ -93,8 +137,17 @@ test('the restart policy outlives `lab up`: a kill after it returned comes back,
   const { pid } = (await readState(runDir)).services.app.instances[0];
   const killed = labIn(runDir, ['kill', 'app', '1']);
   assert.equal(killed.status, 0, killed.stderr);
-  assert.match(killed.stdout, /^SIGKILL -> echo-app-1 \(pid \d+\); restart: on-failure — the runner decides from its exit code \(make ps\)$/m);
-  await waitFor(async () => { const i = (await readState(runDir)).services.app.instances[0]; return i.pid !== pid && !i.restarting; }, { what: 'a new process' });
+  assert.match(
+    killed.stdout,
+    /^SIGKILL -> echo-app-1 \(pid \d+\); restart: on-failure — the runner decides from its exit code \(make ps\)$/m,
+  );
+  await waitFor(
+    async () => {
+      const i = (await readState(runDir)).services.app.instances[0];
+      return i.pid !== pid && !i.restarting;
+    },
+    { what: 'a new process' },
+  );
   const listed = labIn(runDir, ['ps']);
   assert.match(listed.stdout, /restarts/);
   assert.match(listed.stdout, /│ app\s+│ 1\s+│ \d+\s+│ http:\/\/127\.0\.0\.1:\d+\s+│ running\s+│ 1\s+│/);
@@ -104,14 +157,20 @@ test('reload: an unknown service, one already in progress, a release that never 
   const runDir = tempRunDir('cli-reload');
   const failFile = path.join(runDir, 'broken');
   t.after(() => { labIn(runDir, ['down']); assert.deepEqual(runProcesses(runDir), []); });
-  const started = labIn(runDir, ['up', FIXTURE, '--port', '0', '--replicas', '2'], { START_DELAY_MS: '1500', FAIL_START_FILE: failFile });
+  const started = labIn(runDir, ['up', FIXTURE, '--port', '0', '--replicas', '2'], {
+    START_DELAY_MS: '1500',
+    FAIL_START_FILE: failFile,
+  });
   assert.equal(started.status, 0, started.stderr);
   const one = (res, pattern) => {
     assert.equal(res.status, 1, res.stderr);
     assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
     assert.match(res.stderr.trim(), pattern);
   };
-  one(labIn(runDir, ['reload', FIXTURE, '--service', 'db']), /^error: echo has no running service 'db' \(running: app, nginx\)$/);
+  one(
+    labIn(runDir, ['reload', FIXTURE, '--service', 'db']),
+    /^error: echo has no running service 'db' \(running: app, nginx\)$/,
+  );
   one(labIn(runDir, ['reload', 'node-cluster']), /^error: node-cluster is not running here \(echo is\)/);
   const first = labAsync(['reload'], runDir);
   await waitFor(async () => (await readState(runDir)).reload, { what: 'the first reload under way' });
@@ -121,15 +180,28 @@ test('reload: an unknown service, one already in progress, a release that never 
   assert.match(done.stdout, /echo app: 2 instance\(s\) replaced in [\d.]+ s \(start-first behind nginx\)/);
   const pids = (await readState(runDir)).services.app.instances.map((i) => i.pid);
   fs.writeFileSync(failFile, '');
-  one(labIn(runDir, ['reload']), /^error: reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
-  assert.deepEqual((await readState(runDir)).services.app.instances.map((i) => i.pid), pids, 'the old processes still serve');
+  one(
+    labIn(runDir, ['reload']),
+    pattern(
+      String.raw`^error: reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before `,
+      String.raw`it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); `,
+      String.raw`the old instances keep serving$`,
+    ),
+  );
+  assert.deepEqual(
+    (await readState(runDir)).services.app.instances.map((i) => i.pid),
+    pids,
+    'the old processes still serve',
+  );
   assert.equal((await getJson((await readState(runDir)).url)).status, 200);
 });
 
 test('`lab down` while `lab up` is still starting: the up stops, nothing is left', async () => {
   const runDir = tempRunDir('cli-cancel');
   const starting = labAsync(['up', FIXTURE, '--port', '0', '--replicas', '2'], runDir, { START_DELAY_MS: '4000' });
-  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, {
+    what: 'both app processes started',
+  });
   const stopped = labIn(runDir, ['down']);
   assert.equal(stopped.status, 0, stopped.stderr);
   const up = await starting.done;
@@ -142,7 +214,9 @@ test('`lab down` while `lab up` is still starting: the up stops, nothing is left
 test('Ctrl-C while `lab up` is starting: exit 130, nothing left running', async () => {
   const runDir = tempRunDir('cli-sigint');
   const starting = labAsync(['up', FIXTURE, '--port', '0', '--replicas', '2'], runDir, { START_DELAY_MS: '4000' });
-  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, {
+    what: 'both app processes started',
+  });
   starting.child.kill('SIGINT');
   const up = await starting.done;
   assert.equal(up.code, 130, up.stderr);

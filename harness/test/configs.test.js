@@ -24,7 +24,13 @@ for (const sample of samples) {
     const borrowed = fs.existsSync(envExample) && !fs.existsSync(env);
     if (borrowed) fs.copyFileSync(envExample, env);
     try {
-      const args = ['-f', 'compose.yaml', ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []), 'config', '-q'];
+      const args = [
+        '-f',
+        'compose.yaml',
+        ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []),
+        'config',
+        '-q',
+      ];
       const res = spawnSync('docker', ['compose', ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
       assert.equal(res.error, undefined, `docker compose could not run: ${res.error?.message}`);
       assert.equal(res.status, 0, res.stderr);
@@ -37,7 +43,11 @@ for (const sample of samples) {
   // refuses what Compose accepts (long-form depends_on). Client-side: no daemon needed.
   if (fs.existsSync(path.join(dir, 'compose.swarm.yaml'))) {
     test(`${sample}: compose.yaml + compose.swarm.yaml pass docker stack config`, () => {
-      const res = spawnSync('docker', ['stack', 'config', '-c', 'compose.yaml', '-c', 'compose.swarm.yaml'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      const res = spawnSync('docker', ['stack', 'config', '-c', 'compose.yaml', '-c', 'compose.swarm.yaml'], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(res.error, undefined, `docker could not run: ${res.error?.message}`);
       assert.equal(res.status, 0, res.stderr);
     });
@@ -46,6 +56,7 @@ for (const sample of samples) {
   const topology = loadTopology(sample, {});
   for (const svc of Object.values(topology.services).filter((s) => s.local.nginx)) {
     test(`${sample}: nginx files are the reference proxy/ config`, () => {
+      assert.ok(svc.volumes.length > 0, `${svc.name} mounts no file of the sample: nothing to compare`);
       for (const { src, dst } of svc.volumes) {
         // /etc/nginx/<x> is proxy/<x>; other mounts (/docker-entrypoint.d/<x>) keep their path under proxy/.
         const rel = dst.startsWith('/etc/nginx') ? path.relative('/etc/nginx', dst) : dst.replace(/^\//, '');
@@ -53,11 +64,19 @@ for (const sample of samples) {
         assert.ok(fs.existsSync(reference), `${dst} has no counterpart in proxy/ (${rel})`);
         const files = fs.statSync(src).isDirectory() ? fs.readdirSync(reference) : [''];
         if (fs.statSync(src).isDirectory()) {
-          assert.deepEqual(fs.readdirSync(src).sort(), [...files].sort(), `${path.relative(REPO_ROOT, src)} holds the same files as proxy/${rel}`);
+          assert.deepEqual(
+            fs.readdirSync(src).sort(),
+            [...files].sort(),
+            `${path.relative(REPO_ROOT, src)} holds the same files as proxy/${rel}`,
+          );
         }
         for (const f of files) {
-          assert.equal(fs.readFileSync(path.join(src, f), 'utf8'), fs.readFileSync(path.join(reference, f), 'utf8'),
-            `${path.relative(REPO_ROOT, path.join(src, f))} differs from proxy/${path.join(rel, f)}: change proxy/ and copy it`);
+          assert.equal(
+            fs.readFileSync(path.join(src, f), 'utf8'),
+            fs.readFileSync(path.join(reference, f), 'utf8'),
+            `${path.relative(REPO_ROOT, path.join(src, f))} differs from proxy/${path.join(rel, f)}: change ` +
+              `proxy/ and copy it`,
+          );
         }
       }
     });
@@ -65,8 +84,14 @@ for (const sample of samples) {
 }
 
 test('proxy/haproxy.cfg, the HAProxy equivalent, is valid', (t) => {
-  const res = spawnSync('haproxy', ['-c', '-f', path.join(PROXY, 'haproxy.cfg')], { encoding: 'utf8', timeout: 30_000 });
-  if (/** @type {NodeJS.ErrnoException} */ (res.error)?.code === 'ENOENT') { t.skip('haproxy is not installed'); return; }
+  const res = spawnSync('haproxy', ['-c', '-f', path.join(PROXY, 'haproxy.cfg')], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (/** @type {NodeJS.ErrnoException} */ (res.error)?.code === 'ENOENT') {
+    t.skip('haproxy is not installed');
+    return;
+  }
   assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
 });
 

@@ -6,6 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dockerfileProblems, dockerfiles, healthcheckProblem, healthcheckProgram, services } from './image-checks.js';
 
+// The checks below are one test per file found: none found would check nothing.
+test('every sample with a Dockerfile is checked, and its services\' healthchecks too', () => {
+  assert.ok(dockerfiles().length >= 3, `Dockerfiles found: ${dockerfiles().map((d) => d.name).join(', ')}`);
+  assert.ok(services().filter((x) => x.healthcheck?.test).length >= 6, 'healthchecks found');
+});
+
 for (const { name, text } of dockerfiles()) {
   test(`${name}: lint-clean, pinned bases, non-root, exec form`, () => {
     assert.deepEqual(dockerfileProblems(text), []);
@@ -14,7 +20,7 @@ for (const { name, text } of dockerfiles()) {
 
 test('the Dockerfile checks fail on a Dockerfile that breaks each rule', () => {
   const bad = [
-    'FROM node:24-alpine AS build',
+    'FROM node:26-alpine AS build',
     'workdir app',
     'FROM node:latest',
     'COPY --from=build /app /app',
@@ -22,12 +28,14 @@ test('the Dockerfile checks fail on a Dockerfile that breaks each rule', () => {
   ].join('\n');
   const problems = dockerfileProblems(bad);
   assert.ok(problems.some((p) => /line 2: .*(uppercase|absolute)/i.test(p)), problems.join('\n'));
-  assert.ok(problems.includes('FROM node:24-alpine: not pinned to a patch release or a digest'));
+  assert.ok(problems.includes('FROM node:26-alpine: not pinned to a patch release or a digest'));
   assert.ok(problems.includes('FROM node:latest: not pinned to a patch release or a digest'));
   assert.ok(problems.includes('the final stage runs as root: add USER <a non-root user>'));
   assert.ok(problems.includes('CMD node server.js: shell form; use the exec form ["program", "arg"]'));
-  assert.deepEqual(dockerfileProblems('FROM node:24.21.0-alpine@sha256:' + 'a'.repeat(64) + '\nUSER root\nENTRYPOINT ["node"]\n'),
-    ['the final stage runs as root: add USER <a non-root user>']);
+  assert.deepEqual(
+    dockerfileProblems('FROM node:26.12.1-alpine@sha256:' + 'a'.repeat(64) + '\nUSER root\nENTRYPOINT ["node"]\n'),
+    ['the final stage runs as root: add USER <a non-root user>'],
+  );
 });
 
 for (const s of services().filter((x) => x.healthcheck?.test)) {
@@ -38,8 +46,11 @@ for (const s of services().filter((x) => x.healthcheck?.test)) {
 
 test('the healthcheck check fails where the program is missing', () => {
   assert.equal(healthcheckProgram(['CMD', 'curl', '-f', 'http://127.0.0.1/']), 'curl');
-  assert.equal(healthcheckProgram(['CMD-SHELL', '/opt/mssql-tools18/bin/sqlcmd -S localhost']), '/opt/mssql-tools18/bin/sqlcmd');
+  assert.equal(
+    healthcheckProgram(['CMD-SHELL', '/opt/mssql-tools18/bin/sqlcmd -S localhost']),
+    '/opt/mssql-tools18/bin/sqlcmd',
+  );
   assert.match(healthcheckProblem('mcr.microsoft.com/dotnet/aspnet:10.0.12', 'curl'), /has no curl/);
-  assert.match(healthcheckProblem('node:24.21.0-slim', 'wget'), /unknown image/);
-  assert.equal(healthcheckProblem('node:24.21.0-alpine', 'wget'), undefined);
+  assert.match(healthcheckProblem('node:26.12.1-slim', 'wget'), /unknown image/);
+  assert.equal(healthcheckProblem('node:26.12.1-alpine', 'wget'), undefined);
 });

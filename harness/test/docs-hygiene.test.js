@@ -1,6 +1,7 @@
 // The docs a reader copies from: no machine's absolute path or raw log line, every `make …` names a
-// target and variables the Makefile has, every relative link and anchor resolves, and a sample's
-// folder commands never share a block with the root's `make`.
+// target and variables the Makefile has, every relative link and anchor resolves, a sample's folder
+// commands never share a block with the root's `make`; and the prose pages read in short
+// paragraphs, their output shown as short examples beside the command and date that produced them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -8,44 +9,10 @@ import path from 'node:path';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { hasAbsolutePath } from '../bench/lib/report/sanitize.js';
 import { anchorsOf } from '../bench/lib/report/slug.js';
+import { readerFiles, proseFiles, codeOf, paragraphsOf, outputProblems } from './docs-lib.js';
 
-const SKIP = new Set(['node_modules', '.git', '.run', '.tools', 'bin', 'obj', 'out']);
-
-function walk(dir, keep, out = []) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (SKIP.has(e.name)) continue;
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) walk(full, keep, out);
-    else if (keep(full)) out.push(full);
-  }
-  return out;
-}
-
-/** docs/ (Markdown, SVG, results.json) and every README of the repository. */
-export function readerFiles(repo = REPO_ROOT) {
-  const docs = walk(path.join(repo, 'docs'), (f) => /\.(md|svg|json)$/.test(f));
-  const readmes = walk(repo, (f) => path.basename(f) === 'README.md' && !f.startsWith(path.join(repo, 'docs')));
-  return [...docs, ...readmes].sort();
-}
 const markdownFiles = () => readerFiles().filter((f) => f.endsWith('.md'));
 const rel = (f) => path.relative(REPO_ROOT, f);
-
-/** Fenced code blocks and inline code spans of a Markdown text: [{ code, line, block }]. */
-export function codeOf(md) {
-  const out = [];
-  const lines = md.split('\n');
-  let fence = null;
-  for (let i = 0; i < lines.length; i += 1) {
-    const l = lines[i];
-    if (/^\s*(```|~~~)/.test(l)) {
-      if (fence) { out.push({ code: fence.body.join('\n'), line: fence.line, block: true, lang: fence.lang }); fence = null; } else fence = { line: i + 1, body: [], lang: l.replace(/^\s*(```|~~~)/, '').trim() };
-      continue;
-    }
-    if (fence) { fence.body.push(l); continue; }
-    for (const m of l.matchAll(/(`+)([^`]+?)\1/g)) out.push({ code: m[2], line: i + 1, block: false });
-  }
-  return out;
-}
 
 /** Targets and variables of a Makefile. */
 export function makefileNames(text) {
@@ -62,7 +29,8 @@ export function makeCalls(code) {
   for (const line of code.split('\n')) {
     const body = line.replace(/\s#.*$/, '');
     for (const part of body.split(/&&|\|\||;|\|/)) {
-      const words = part.trim().replace(/^\$\s+/, '').split(/\s+/);
+      // Shell words: a quoted value (PATHS='/a,POST /b {"x":1}') is one argument.
+      const words = part.trim().replace(/^\$\s+/, '').match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
       const at = words.indexOf('make');
       if (at !== 0) continue;
       calls.push(words.slice(1).map((w) => w.replace(/^\[|\]$/g, '')).filter(Boolean));
@@ -144,4 +112,30 @@ test('the checks catch what they are for', () => {
   const { targets, vars } = makefileNames('X := 1\nbench: setup\n\tnode a $(if $(FULL),--full) $(or $(SERVICE),app)\nkill term: \n');
   assert.deepEqual([...targets].sort(), ['bench', 'kill', 'term']);
   assert.ok(vars.has('FULL') && vars.has('SERVICE') && vars.has('X'));
+});
+
+test('the prose pages read in paragraphs of at most 80 words', () => {
+  const long = [];
+  for (const f of proseFiles()) {
+    for (const p of paragraphsOf(fs.readFileSync(f, 'utf8'))) if (p.words > 80) long.push(`${rel(f)}:${p.line}: ${p.words} words: ${p.text.slice(0, 70)}…`);
+  }
+  assert.deepEqual(long, []);
+});
+
+test('the prose pages show output as short examples beside command and date, never raw logs', () => {
+  const bad = [];
+  for (const f of proseFiles()) for (const p of outputProblems(fs.readFileSync(f, 'utf8'))) bad.push(`${rel(f)}:${p.line}: ${p.why}`);
+  assert.deepEqual(bad, []);
+});
+
+test('the paragraph and output checks catch what they are for', () => {
+  const wall = Array.from({ length: 81 }, (_, i) => `w${i}`).join(' ');
+  assert.deepEqual(paragraphsOf(`# T\n\n${wall}\n\n| a | b |\n\n\`\`\`\n${wall}\n\`\`\`\n- one\n- two <!-- q x -->three<!-- /q --> [four](f.md)\n`).map((p) => p.words), [81, 2, 4]);
+  const quoted = `<!-- q verdicts[a] verdict -->${'x '.repeat(79)}<!-- /q -->`;
+  assert.equal(paragraphsOf(quoted)[0].words, 79, 'a quote counts as the words it shows, its marker as none');
+  assert.deepEqual(outputProblems('Hand run, 2026-11-27:\n\n```console\n$ make ps\nok\n```\n'), []);
+  assert.match(outputProblems('```console\nok\n```\n').map((p) => p.why).join(), /starts with the \$ command.*no date/);
+  assert.match(outputProblems(`2026-11-27\n\`\`\`console\n$ x\n${'a\n'.repeat(20)}\`\`\`\n`)[0].why, /lines of output/);
+  assert.equal(outputProblems('```\n{"pid":1}\n{"pid":2}\n{"pid":3}\n```\n').length, 1, 'JSON log lines in a plain block');
+  assert.deepEqual(outputProblems('```\nnode-replicas/\n├── compose.yaml\n```\n'), [], 'a tree is not a log');
 });

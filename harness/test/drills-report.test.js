@@ -1,95 +1,281 @@
-// The decision guide's drill section from a synthetic run: like with like (grouped by how many
-// processes serve), the targets judged from the counts, lost requests explained, failed and
-// skipped cells listed, and every number taken from the cells.
+// The drills' section of the guide and the verdict a deploy leaf quotes, from a synthetic run:
+// each strategy judged against the pass line from its own counts (failed requests, and what the
+// store kept), a table per engine, a single process stated as what it loses, drills that were
+// not measured or whose writes were not counted said so. Every number is taken from the cells.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderDrills, faultTargetMet, rolloutTargetMet, processesOf } from '../bench/lib/report/drills.js';
+import { renderDrills, drillVerdict, judgeDrill, aboutCell } from '../bench/lib/report/drills.js';
 
-const MIX = { get: '/', post: { path: '/echo', body: '{}', contentType: 'application/json' }, postShare: 0.2 };
-const topo = (id, label, strategy, instances, workers, viaNginx, runtime = 'node') => ({ id, label, sample: 'x', runtime, app: 'node:http', strategy, instances, workers, cpusPerInstance: 1, budgetCpus: 2, viaNginx, lb: 'least_conn' });
+const MIX = { get: '/', post: { path: '/products', contentType: 'application/json' }, postShare: 0.2 };
 const part = (requests, failed, errors = {}) => ({ requests, failed, retried: 0, errors });
-const fault = (t, get, post, extra = {}) => ({
-  id: `fault:${t.id}`, scenario: 'fault', kind: 'fault', status: 'ok', topology: t,
-  drill: { how: t.strategy === 'cluster' ? 'worker' : 'instance', kills: [1, 2, 3].map((i) => ({ target: `${t.id}-${i}`, killedAtMs: 1000 * i, backAfterMs: 400 + i, inRotationAfterMs: 2400 + i, failed: { get: 0, post: 0 } })), get, post, latencyMs: { p50: 9, p90: 23, p99: 71, max: 101 }, recoverMs: { median: 402, max: 403 }, inRotationMs: { median: 2402, max: 2403 }, durationS: 10.5, rate: 100, mix: MIX, ...extra },
+const kept = (acknowledged, extra = {}) => ({
+  counted: true,
+  store: 'db',
+  prefix: 'p-',
+  sent: acknowledged,
+  acknowledged,
+  stored: acknowledged,
+  lost: 0,
+  duplicated: 0,
+  ambiguous: 0,
+  failedNotStored: 0,
+  unexpected: 0,
+  ...extra,
 });
-const rollout = (t, strategy, get, post) => ({
-  id: `rollout:${t.id}`, scenario: 'rollout', kind: 'rollout', status: 'ok', topology: t,
-  drill: { strategy, zeroDowntime: strategy !== 'restart', steps: [], reloadMs: 1234, get, post, latencyMs: { p50: 9, p90: 26, p99: 143, max: 154 }, durationS: 3.1, rate: 100, mix: MIX },
-});
+const NO_STORE = { counted: false, why: 'node-replicas has no store the drill can count (x-bench.writes: null)' };
+const NO_MONGO = {
+  counted: false,
+  why: "node-cluster's store (service mongo) does not run here, so its writes are not counted",
+};
 
-const R2 = topo('node-replicas-2-nginx', '2 Node replicas + nginx', 'replicas', 2, 1, true);
-const R4 = topo('node-replicas-4-nginx', '4 Node replicas + nginx', 'replicas', 4, 1, true);
-const C2 = topo('node-cluster-2', 'Node cluster of 2', 'cluster', 1, 2, false);
-const C2N = topo('node-cluster-2-nginx', 'Node cluster of 2 + nginx', 'cluster', 1, 2, true);
-const D1 = topo('dotnet-1', '1 .NET process', 'one process', 1, 1, false, 'dotnet');
-const D2 = topo('dotnet-replicas-2-nginx', '2 .NET replicas + nginx', 'replicas', 2, 1, true, 'dotnet');
+// A drill record as the drills write it: it names its kind, strategy, engine, app, processes, budget.
+function cell(kind, about, get, post, writes, extra = {}) {
+  const { strategy, app, processes, engine = 'processes', budget = 1 } = about;
+  const id = `${kind}:${app}-${strategy}-${processes}@${budget}/${engine}`;
+  return {
+    id,
+    scenario: 'drills',
+    kind,
+    strategy,
+    processes,
+    budget,
+    status: 'ok',
+    drill: {
+      kind: kind === 'fault' ? 'crash' : kind,
+      strategy,
+      processes,
+      budget,
+      app,
+      engine,
+      what: `${kind} of ${strategy} as done`,
+      ...(kind === 'fault'
+        ? { how: 'instance', kills: [{}, {}, {}] }
+        : kind === 'rollout'
+          ? { steps: [{}, {}] }
+          : { events: [{}, {}] }),
+      get,
+      post,
+      latencyMs: { p50: 9, p90: 23, p99: 71, max: 101 },
+      backMs: { median: 402, max: 403 },
+      outageMs: { median: 0, max: post.failed ? 30 : 0, total: 0 },
+      durationS: 10.5,
+      rate: 100,
+      mix: MIX,
+      writes,
+      ...extra,
+    },
+  };
+}
+
+const D2 = { strategy: 'replicas', app: 'dotnet-api', processes: 2 };
+const D1 = { strategy: 'one-process', app: 'dotnet-api', processes: 1 };
+const N2 = { strategy: 'replicas', app: 'node-replicas', processes: 2 };
+const PM2 = { strategy: 'pm2', app: 'node-cluster', processes: 2 };
+const RP = { strategy: 'reuseport', app: 'node-cluster', processes: 2 };
+const CL = { strategy: 'cluster', app: 'node-cluster', processes: 2 };
+const D2D = { ...D2, engine: 'docker' };
 
 function doc() {
   return {
+    protocol: { engine: { name: 'processes' } },
     cells: [
-      fault(R2, part(841, 0), part(210, 3, { 'HTTP 502': 3 })),
-      fault(R4, part(845, 0), part(211, 0)),
-      fault(C2, part(595, 0), part(148, 2, { ECONNRESET: 2 })),
-      fault(C2N, part(528, 1, { ETIMEDOUT: 1 }), part(132, 0)),
-      fault(D1, part(1141, 269, { ECONNREFUSED: 269 }), part(285, 66, { ECONNREFUSED: 66 })),
-      fault(D2, part(1754, 0), part(438, 0)),
-      rollout(R2, 'proxy', part(247, 0), part(61, 0)),
-      rollout(C2, 'signal', part(485, 0), part(121, 0)),
-      rollout(D1, 'restart', part(568, 138, { ECONNREFUSED: 138 }), part(141, 35, { ECONNREFUSED: 35 })),
-      { id: 'rollout:dotnet-replicas-2-nginx', scenario: 'rollout', kind: 'rollout', status: 'failed', error: 'reload stopped at dotnet-api-app-1: exited before it was healthy', topology: D2 },
-      { id: 'fault:skipped', scenario: 'fault', kind: 'fault', status: 'skipped', error: 'mongod not found', topology: topo('c', 'Express cluster + mongo', 'cluster', 1, 2, true) },
-      { id: 'matrix:x', kind: 'closed', status: 'ok', topology: R2 },
+      cell('fault', D2, part(841, 0), part(210, 2, { 'HTTP 502': 2 }), kept(208, { ambiguous: 1 })),
+      cell('rollout', D2, part(400, 0), part(100, 0), kept(100)),
+      cell('stop', D2, part(300, 0), part(75, 0), kept(75)),
+      cell('scale-down', D2, part(300, 0), part(75, 0), kept(75)),
+      cell('fault', N2, part(845, 0), part(211, 0), NO_STORE),
+      cell('rollout', N2, part(247, 0), part(61, 0), NO_STORE),
+      cell('fault', D1, part(1141, 269, { ECONNREFUSED: 269 }), part(285, 66, { ECONNREFUSED: 66 }), kept(219)),
+      cell('rollout', D1, part(568, 138, { ECONNREFUSED: 138 }), part(141, 35, { ECONNREFUSED: 35 }), kept(106)),
+      cell('fault', PM2, part(500, 0), part(120, 0), NO_MONGO),
+      cell('rollout', PM2, part(480, 0), part(120, 3, { ECONNRESET: 3 }), NO_MONGO),
+      cell('fault', RP, part(500, 0), part(120, 0), NO_MONGO),
+      cell('rollout', RP, part(480, 0), part(120, 0), NO_MONGO),
+      cell('fault', CL, part(500, 0), part(120, 0), NO_MONGO),
+      {
+        id: 'rollout:node-cluster-cluster-2@1',
+        scenario: 'drills',
+        kind: 'rollout',
+        app: 'node-cluster',
+        strategy: 'cluster',
+        processes: 2,
+        budget: 1,
+        status: 'failed',
+        error: 'reload stopped at node-cluster-app-1: rolling restart aborted',
+      },
+      cell('fault', D2D, part(900, 0), part(220, 0), kept(220)),
+      cell(
+        'rollout',
+        D2D,
+        part(400, 0),
+        part(100, 0),
+        kept(99, { lost: 1, stored: 98, duplicated: 0, lostIds: ['p-7'] }),
+      ),
+      { id: 'closed:x', kind: 'closed', status: 'ok', topology: {} },
     ],
   };
 }
 
-test('targets are judged from the counts, only where they apply', () => {
-  const cells = doc().cells;
-  const byId = Object.fromEntries(cells.map((c) => [c.id, c]));
-  assert.equal(processesOf(C2), 2);
-  assert.equal(faultTargetMet(byId['fault:node-replicas-2-nginx']), true, 'failed POSTs do not miss the GET target');
-  assert.equal(faultTargetMet(byId['fault:node-cluster-2-nginx']), false);
-  assert.equal(faultTargetMet(byId['fault:node-cluster-2']), null, 'not behind nginx');
-  assert.equal(faultTargetMet(byId['fault:dotnet-1']), null, 'one process');
-  assert.equal(rolloutTargetMet(byId['rollout:node-cluster-2']), true);
-  assert.equal(rolloutTargetMet(byId['rollout:dotnet-1']), null);
-  assert.equal(rolloutTargetMet(byId['rollout:dotnet-replicas-2-nginx']), null, 'not measured');
+test('each drill is judged from its counts: a crash may fail a POST in flight, a deploy nothing', () => {
+  const byId = Object.fromEntries(doc().cells.map((c) => [c.id, c]));
+  assert.deepEqual(judgeDrill(byId['fault:dotnet-api-replicas-2@1/processes']), {
+    requestsOk: true,
+    writes: 'kept',
+    lostNothing: true,
+  });
+  assert.deepEqual(judgeDrill(byId['rollout:node-cluster-pm2-2@1/processes']), {
+    requestsOk: false,
+    writes: 'not counted',
+    lostNothing: false,
+  });
+  assert.deepEqual(judgeDrill(byId['rollout:dotnet-api-replicas-2@1/docker']), {
+    requestsOk: true,
+    writes: 'lost',
+    lostNothing: false,
+  });
 });
 
-test('the section compares like with like and explains what failed', () => {
+test('the verdict a deploy leaf quotes: lost nothing, what was lost, a lone process, not drilled', () => {
+  const d = doc();
+  const replicas = drillVerdict(d, 'replicas', 1, { engine: 'processes' });
+  assert.equal(replicas.drilled, true);
+  assert.equal(replicas.lostNothing, true);
+  assert.match(
+    replicas.text,
+    /^replicas lost nothing in its drills at 1 CPU on processes \(crash, rollout, graceful stop, scale-down\): no GET failed, no request failed while it was rolled out, and the store kept every one of 458 acknowledged writes, none twice\. A crash failed 2 POSTs in flight on the killed process \(the client was told\)\. Writes not counted: node-replicas has no store/,
+  );
+  // On Docker a rollout lost an acknowledged write: the same strategy does not pass there.
+  const docker = drillVerdict(d, 'replicas', 1, { engine: 'docker' });
+  assert.deepEqual([docker.drilled, docker.lostNothing], [true, false]);
+  assert.equal(
+    docker.text,
+    'replicas lost something in its drills at 1 CPU on docker: ' +
+      'rollout of dotnet-api: 1 acknowledged write missing from the store.',
+  );
+  assert.equal(drillVerdict(d, 'replicas', 1).lostNothing, false, 'both engines: the Docker loss counts');
+  const pm2 = drillVerdict(d, 'pm2', 1);
+  assert.deepEqual([pm2.drilled, pm2.lostNothing], [true, false]);
+  assert.match(
+    pm2.text,
+    /^pm2 lost something in its drills at 1 CPU: rollout of node-cluster \(processes\): 3 of 120 POSTs failed\. Writes not counted: node-cluster's store \(service mongo\) does not run here/,
+  );
+  const reuseport = drillVerdict(d, 'reuseport', 1);
+  assert.deepEqual([reuseport.drilled, reuseport.lostNothing], [true, true]);
+  assert.match(
+    reuseport.text,
+    /^reuseport lost nothing in its drills at 1 CPU \(crash, rollout\): no GET failed, no request failed while it was rolled out\. Writes not counted: node-cluster's store/,
+  );
+  const lone = drillVerdict(d, 'one process', 1);
+  assert.deepEqual([lone.drilled, lone.lostNothing], [true, false]);
+  assert.equal(
+    lone.text,
+    'one-process has nothing to fail over to at 1 CPU: ' +
+      'crash of dotnet-api (processes): 269 of 1,141 GETs failed, 66 of 285 POSTs failed; ' +
+      'rollout of dotnet-api (processes): 138 of 568 GETs failed, 35 of 141 POSTs failed.',
+  );
+  const cluster = drillVerdict(d, 'cluster', 1);
+  assert.deepEqual(cluster, {
+    drilled: false,
+    lostNothing: false,
+    text:
+      'cluster has no rollout drill at 1 CPU in this run ' +
+      '(rollout failed: reload stopped at node-cluster-app-1: rolling restart aborted), ' +
+      'so nothing says what a deploy of it costs.',
+  });
+  assert.equal(drillVerdict(d, 'replicas', 2).drilled, false, 'another budget');
+  assert.equal(drillVerdict(d, 'blue-green', 1).drilled, false, 'a strategy the run never drilled');
+});
+
+test('the section: a table per engine with a pass line per strategy, every drill, and why', () => {
   const md = renderDrills(doc()).join('\n');
-  assert.doesNotMatch(md, /NaN|undefined|\[object Object\]/);
-  assert.match(md, /^## When something dies \/ when you deploy$/m);
-  // One process sits in a table of its own; 2-process topologies share one; 4 replicas stand alone.
-  const faults = md.slice(md.indexOf('### When a process dies'), md.indexOf('### When you deploy'));
-  const table = (title) => faults.split(`**${title}**`)[1].split('\n\n')[1];
-  const one = table('One process');
-  assert.ok(one.includes('| 1 .NET process |'));
-  assert.doesNotMatch(one, /replicas|cluster/);
-  const two = table('2 processes');
-  for (const label of ['2 Node replicas + nginx', 'Node cluster of 2', 'Node cluster of 2 + nginx', '2 .NET replicas + nginx']) assert.ok(two.includes(`| ${label} |`), label);
-  assert.doesNotMatch(two, /1 \.NET process|4 Node replicas/);
-  assert.ok(table('4 processes').includes('| 4 Node replicas + nginx |'));
-  // Targets: the cluster behind nginx missed the fault target (1 failed GET), everything else judged met.
-  assert.match(md, /0 failed GETs when a process dies, for every topology with 2 or more processes behind nginx: \*\*missed\*\* by Node cluster of 2 \+ nginx\./);
-  assert.match(md, /during a rollout of any strategy with 2 or more processes: met by all 2 \(2 Node replicas \+ nginx, Node cluster of 2\)\./);
-  assert.match(md, /\| 2 Node replicas \+ nginx \| 3 × an instance \| 0 of 841 \| 3 of 210 \| 402 ms \/ 403 ms \| 2,402 ms \/ 2,403 ms \| 71 ms \| met \|/);
-  assert.match(md, /\| 1 \.NET process \| 3 × an instance \| 269 of 1,141 \| 66 of 285 \| .* \| — \|/);
-  assert.match(md, /\| 1 \.NET process \| stop, start \(no proxy in front\) \| 1,234 ms \| 138 of 568 \| 35 of 141 \|/);
-  // Lost requests, each kind this run saw, explained.
-  assert.match(md, /POSTs answered 502 behind nginx.*never replays a POST/);
-  assert.match(md, /ECONNRESET/);
-  assert.match(md, /ECONNREFUSED.*nothing listened/);
-  assert.match(md, /ETIMEDOUT\*\* \(Node cluster of 2 \+ nginx\).*handed to a worker that died/);
-  // Not measured: listed with why.
-  assert.match(md, /- 2 \.NET replicas \+ nginx \(rollout\): failed — reload stopped at dotnet-api-app-1/);
-  assert.match(md, /- Express cluster \+ mongo \(fault\): skipped — mongod not found/);
+  const processes = md.slice(md.indexOf('### On the process engine'), md.indexOf('### On Docker'));
+  const docker = md.slice(md.indexOf('### On Docker'));
+  assert.ok(md.indexOf('### On Docker') > md.indexOf('### On the process engine'));
+  assert.match(
+    md,
+    /\*\*The pass line\*\*, for every strategy that runs 2 or more processes: 0 lost and 0 duplicated writes/,
+  );
+  assert.match(
+    processes,
+    /\| one-process \| dotnet-api \| 1 \| 1 \| GET 269 of 1,141, POST 66 of 285 \| GET 138 of 568, POST 35 of 141 \| — \| — \| 325 acknowledged: 0 lost, 0 duplicated \| counter-example \|/,
+  );
+  assert.match(
+    processes,
+    /\| replicas \| dotnet-api \| 2 \| 1 \| GET 0 of 841, POST 2 of 210 \| GET 0 of 400, POST 0 of 100 \| GET 0 of 300, POST 0 of 75 \| GET 0 of 300, POST 0 of 75 \| 458 acknowledged: 0 lost, 0 duplicated, 1 ambiguous \| pass \|/,
+  );
+  assert.match(
+    processes,
+    /\| replicas \| node-replicas \| 2 \| 1 \| .* \| not counted \| pass \(writes not counted\) \|/,
+  );
+  assert.match(processes, /\| pm2 \| node-cluster \| 2 \| 1 \| .* \| \*\*fail\*\* \|/);
+  assert.match(
+    processes,
+    /\| cluster \| node-cluster \| 2 \| 1 \| GET 0 of 500, POST 0 of 120 \| not measured \(failed\) \| — \| — \| not counted \| not drilled \|/,
+  );
+  assert.ok(
+    processes.indexOf('| one-process |') < processes.indexOf('| cluster |') &&
+      processes.indexOf('| reuseport |') < processes.indexOf('| pm2 |') &&
+      processes.indexOf('| pm2 |') < processes.indexOf('| replicas |'),
+    "in the strategies' order",
+  );
+  assert.match(
+    docker,
+    /\| replicas \| dotnet-api \| 2 \| 1 \| .* \| 319 acknowledged: 1 lost, 0 duplicated \| \*\*fail\*\* \|/,
+  );
+  assert.match(
+    processes,
+    /\| scale-down \| replicas \| dotnet-api \| 2 \| 2 \| 0 of 300 \| 0 of 75 \| 402 ms \/ 403 ms \| 0 ms \| 75 acknowledged: 0 lost, 0 duplicated \| 71 ms \|/,
+  );
+  assert.match(md, /- \*\*pm2\*\*: crash — fault of pm2 as done; rollout — rollout of pm2 as done\./);
+  assert.match(
+    md,
+    /- \*\*replicas\*\*: crash — fault of replicas as done; rollout — rollout of replicas as done; graceful stop — stop of replicas as done; scale-down — scale-down of replicas as done\./,
+  );
+  assert.match(
+    md,
+    /Writes not counted:\n\n- node-replicas has no store the drill can count \(x-bench\.writes: null\)\.\n- node-cluster's store \(service mongo\) does not run here, so its writes are not counted\./,
+  );
+  assert.match(md, /\*\*502 from nginx\*\*/);
+  assert.match(md, /\*\*ECONNRESET\*\*/);
+  assert.match(md, /\*\*ECONNREFUSED\*\*/);
+  assert.doesNotMatch(md, /ETIMEDOUT/);
+  assert.match(md, /- rollout of cluster \(node-cluster, processes\): failed — reload stopped at node-cluster-app-1/);
 });
 
-test('what a run without lost requests or drills says', () => {
-  const clean = { cells: doc().cells.filter((c) => ['fault:node-replicas-4-nginx', 'rollout:node-replicas-2-nginx'].includes(c.id)) };
-  const md = renderDrills(clean).join('\n');
-  assert.doesNotMatch(md, /Why requests failed|Not measured/);
-  assert.match(md, /met by all 1 \(4 Node replicas \+ nginx\)/);
-  assert.match(renderDrills({ cells: [] }).join('\n'), /No fault or rollout drill in this run/);
+test('older records, named by their topology, and a run without drills', () => {
+  const old = {
+    cells: [
+      {
+        id: 'fault:dotnet-1',
+        kind: 'fault',
+        status: 'ok',
+        topology: { sample: 'dotnet-api', strategy: 'one process', instances: 1, workers: 1, budgetCpus: 1 },
+        drill: {
+          how: 'instance',
+          kills: [{}],
+          get: part(10, 1),
+          post: part(2, 0),
+          latencyMs: { p99: 5 },
+          recoverMs: { median: 300, max: 310 },
+          rate: 100,
+          mix: MIX,
+        },
+      },
+    ],
+  };
+  assert.deepEqual(aboutCell(old.cells[0], old), {
+    kind: 'fault',
+    strategy: 'one-process',
+    app: 'dotnet-api',
+    label: null,
+    processes: 1,
+    budget: 1,
+    engine: 'processes',
+  });
+  const md = renderDrills(old).join('\n');
+  assert.match(
+    md,
+    /\| crash \| one-process \| dotnet-api \| 1 \| 1 \| 1 of 10 \| 0 of 2 \| 300 ms \/ 310 ms \| n\/a \| not counted \| 5 ms \|/,
+  );
+  assert.match(renderDrills({ cells: [] }).join('\n'), /No drill in this run/);
 });

@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { readState, selectEngine } from '../runner/index.js';
+import { runnerFor, selectEngine } from '../runner/index.js';
+
+const { readState } = runnerFor('processes');
 
 const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const LAB = path.join(HARNESS, 'bin', 'lab.js');
@@ -14,7 +16,11 @@ const BENCH = path.join(HARNESS, 'bench', 'cli.js');
 
 async function run(script, args, env = {}) {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-engine-cli-'));
-  const res = spawnSync(process.execPath, [script, ...args, '--run-dir', runDir], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const res = spawnSync(process.execPath, [script, ...args, '--run-dir', runDir], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   const leftState = await readState(runDir);
   fs.rmSync(runDir, { recursive: true, force: true });
   return { ...res, leftState };
@@ -29,7 +35,10 @@ function assertUsageError(res, pattern) {
 }
 
 test('lab --engine foo: one line naming the engines, exit 2', async () => {
-  assertUsageError(await run(LAB, ['--engine', 'foo', 'up', 'node-replicas']), /^error: ENGINE=foo is not an engine: use one of docker, processes$/);
+  assertUsageError(
+    await run(LAB, ['--engine', 'foo', 'up', 'node-replicas']),
+    /^error: ENGINE=foo is not an engine: use one of docker, processes$/,
+  );
 });
 
 test('ENGINE=foo in the environment: the same line, for ps too', async () => {
@@ -37,11 +46,18 @@ test('ENGINE=foo in the environment: the same line, for ps too', async () => {
 });
 
 test('bench --engine foo: one line, exit 2, nothing measured', async () => {
-  assertUsageError(await run(BENCH, ['--engine', 'foo', '--scenario', 'verdicts', '--list']), /^bench: error: ENGINE=foo is not an engine/);
+  assertUsageError(
+    await run(BENCH, ['--engine', 'foo', '--scenario', 'verdicts', '--list']),
+    /^bench: error: ENGINE=foo is not an engine/,
+  );
 });
 
 test('make … ENGINE=foo stops before anything is installed: one line, exit 2', () => {
-  const res = spawnSync('make', ['-s', 'ps', 'ENGINE=foo'], { cwd: path.dirname(HARNESS), encoding: 'utf8', timeout: 30_000 });
+  const res = spawnSync('make', ['-s', 'ps', 'ENGINE=foo'], {
+    cwd: path.dirname(HARNESS),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(res.status, 2);
   assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
   assert.match(res.stderr, /ENGINE=foo is not an engine: use docker or processes/);
@@ -51,13 +67,23 @@ test('ENGINE=docker where no engine answers and none can start (no dockerd): one
   // Only node on PATH: no docker CLI, no dockerd; no DOCKER_HOST.
   const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
   const res = await run(LAB, ['--engine', 'docker', 'up', 'node-replicas', '--port', '0'], env);
-  assertUsageError(res, /^error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
+  assertUsageError(
+    res,
+    /^error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/,
+  );
 });
 
 test('bench --engine docker where none can start: one line naming why, exit 2, nothing measured', async () => {
   const env = { PATH: path.dirname(process.execPath), DOCKER_HOST: '' };
-  const res = await run(BENCH, ['--engine', 'docker', '--scenario', 'verdicts', '--sample', 'node-replicas', '--budgets', '1'], env);
-  assertUsageError(res, /^bench: error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/);
+  const res = await run(
+    BENCH,
+    ['--engine', 'docker', '--scenario', 'verdicts', '--sample', 'node-replicas', '--budgets', '1'],
+    env,
+  );
+  assertUsageError(
+    res,
+    /^bench: error: ENGINE=docker: no Docker engine answers and none can be started here: (no dockerd|not root)/,
+  );
 });
 
 test('the default is processes where no engine answers, and says so', () => {
@@ -86,7 +112,8 @@ test('without ENGINE, a command on a run folder takes the engine that run was st
     assert.match(selectEngine(undefined, { runDir }).why, /the run in .* is on it/);
     const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
     fs.writeFileSync(path.join(runDir, 'state.json'), JSON.stringify({ supervisor: { pid: Number(gone.stdout) } }));
-    if (!fs.existsSync('/var/run/docker.sock')) assert.equal(selectEngine(undefined, { runDir }).why, 'default: no Docker engine answers');
+    if (!fs.existsSync('/var/run/docker.sock'))
+      assert.equal(selectEngine(undefined, { runDir }).why, 'default: no Docker engine answers');
     // A Docker run's record (down removes it) wins, and ENGINE= still overrides it.
     fs.writeFileSync(path.join(runDir, 'docker.json'), JSON.stringify({ project: 'lab-x', runDir }));
     assert.deepEqual(selectEngine(undefined, { runDir }), { engine: 'docker', why: `the run in ${runDir} is on it` });

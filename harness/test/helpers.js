@@ -10,6 +10,9 @@ export { runProcesses } from '../runner/index.js';
 
 export const FIXTURE = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'echo');
 
+/** A regular expression from parts (String.raw), so a long expected message fits in short lines. */
+export const pattern = (...parts) => new RegExp(parts.join(''));
+
 export function tempRunDir(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `lab-${label}-`));
 }

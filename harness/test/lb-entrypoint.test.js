@@ -31,13 +31,17 @@ test('anything else stops the container with one line naming the accepted values
     const res = check(lb);
     assert.equal(res.status, 1, `LB=${lb}`);
     assert.equal(res.stdout, '');
-    assert.equal(res.stderr, `05-check-lb.sh: LB=${lb ?? ''} is not a balancing method; use one of: ${methods.join(', ')}\n`);
+    assert.equal(
+      res.stderr,
+      `05-check-lb.sh: LB=${lb ?? ''} is not a balancing method; use one of: ${methods.join(', ')}\n`,
+    );
   }
 });
 
 test('the script and each sample\'s copy are executable (the image skips *.sh files that are not)', () => {
   const copies = listSamples().filter((s) => fs.existsSync(path.join(REPO_ROOT, s, 'nginx')))
     .map((s) => path.join(REPO_ROOT, s, 'nginx', 'docker-entrypoint.d', '05-check-lb.sh'));
+  assert.ok(copies.length > 0, 'no sample has a copy of the script');
   for (const file of [SCRIPT, ...copies]) {
     assert.ok(fs.statSync(file).mode & 0o111, `${path.relative(REPO_ROOT, file)} is not executable`);
   }

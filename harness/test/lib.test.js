@@ -14,7 +14,8 @@ test('free ports come from below the ephemeral range, where outgoing connections
   }
 });
 
-test('a free port range: consecutive ports, all free, below the ephemeral range; none that holds a taken port', async () => {
+test('a free port range: consecutive ports, all free, below the ephemeral range; none that holds a taken ' +
+  'port', async () => {
   const lo = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
   const [first, last] = await freePortRange(5);
   assert.equal(last - first, 4);
@@ -22,7 +23,13 @@ test('a free port range: consecutive ports, all free, below the ephemeral range;
   // All five bind, and a range is never handed out across a port someone holds.
   const held = [];
   try {
-    for (let p = first; p <= last; p += 1) held.push(await new Promise((resolve, reject) => { const s = net.createServer().once('error', reject); s.listen({ host: '127.0.0.1', port: p, exclusive: true }, () => resolve(s)); }));
+    for (let p = first; p <= last; p += 1)
+      held.push(
+        await new Promise((resolve, reject) => {
+          const s = net.createServer().once('error', reject);
+          s.listen({ host: '127.0.0.1', port: p, exclusive: true }, () => resolve(s));
+        }),
+      );
     for (let i = 0; i < 10; i += 1) {
       const [a, b] = await freePortRange(3);
       assert.ok(b < first || a > last, `${a}-${b} avoids the held ${first}-${last}`);
@@ -41,8 +48,15 @@ test('waitFor returns the first truthy value; a check that throws ends the wait 
 });
 
 test('waitFor with retryErrors names the error of the last try when it times out, and only that', async () => {
-  await assert.rejects(waitFor(() => { throw new Error('connection refused'); }, { what: 'GET /', timeoutMs: 50, everyMs: 5, retryErrors: true }),
-    /^Error: timed out after 50 ms waiting for GET \/ \(last error: connection refused\)$/);
+  await assert.rejects(
+    waitFor(
+      () => {
+        throw new Error('connection refused');
+      },
+      { what: 'GET /', timeoutMs: 50, everyMs: 5, retryErrors: true },
+    ),
+    /^Error: timed out after 50 ms waiting for GET \/ \(last error: connection refused\)$/,
+  );
   let tries = 0;
   const thenFalse = () => { tries += 1; if (tries === 1) throw new Error('refused'); return false; };
   await assert.rejects(waitFor(thenFalse, { what: 'GET /', timeoutMs: 50, everyMs: 5, retryErrors: true }),

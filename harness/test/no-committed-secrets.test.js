@@ -25,7 +25,8 @@ const TOKENS = [
 ];
 // key = value, key: value, "key": "value", Key=value; in a connection string.
 // The value on the key's own line: a YAML key that opens a nested block (`secret:`) has none.
-const ASSIGNMENT = /\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key)[\w.-]*)["']?[ \t]*[:=][ \t]*(["']?)([^\s"';,}]+)\2/gi;
+const ASSIGNMENT =
+  /\b([\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key)[\w.-]*)["']?[ \t]*[:=][ \t]*(["']?)([^\s"';,}]+)\2/gi;
 const PLACEHOLDER = /change.?me|example|placeholder|dummy|sample|redacted|your[-_]|^<.*>$|\*\*\*|x{4,}|not-a-real/i;
 // A variable, a path, or code (a call, a member access) names a secret rather than holding one.
 const REFERENCE = /^\$|\$\{|\$\(|\{|\(|^[A-Za-z_$][\w$]*\.[A-Za-z_$]|^\/|^\.\.?\/|^[A-Z][A-Z0-9_]*$/;
@@ -36,7 +37,8 @@ function classes(value) {
 
 /** Why `text` (the content of `file`) looks like it holds a real secret; empty when it does not. */
 export function secretsIn(file, text) {
-  if (/(^|\/)secrets\//.test(file) && !/(^|\/)(README\.md|\.gitignore|\.gitkeep)$/.test(file)) return [`${file}: a file in a secrets/ folder`];
+  if (/(^|\/)secrets\//.test(file) && !/(^|\/)(README\.md|\.gitignore|\.gitkeep)$/.test(file))
+    return [`${file}: a file in a secrets/ folder`];
   const found = TOKENS.filter(([re]) => re.test(text)).map(([, what]) => `${file}: ${what}`);
   for (const [, key, , value] of text.matchAll(ASSIGNMENT)) {
     if (value.length < 8 || PLACEHOLDER.test(value) || REFERENCE.test(value) || classes(value) < 3) continue;
@@ -46,7 +48,9 @@ export function secretsIn(file, text) {
 }
 
 test('no committed file holds a real-looking secret', () => {
-  const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean);
   assert.ok(files.length > 100, `git ls-files found ${files.length} files`);
   const found = files.filter((f) => !SKIP.some((re) => re.test(f)) && fs.existsSync(path.join(REPO_ROOT, f)))
     .flatMap((f) => secretsIn(f, fs.readFileSync(path.join(REPO_ROOT, f), 'utf8')));

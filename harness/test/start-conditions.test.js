@@ -28,9 +28,16 @@ const conditionsOf = (config) => Object.fromEntries(Object.entries(config.servic
 
 // A dependant of a service with a healthcheck waits for its health, not just its start.
 function startedOnly(config) {
-  return Object.entries(conditionsOf(config)).flatMap(([name, deps]) => Object.entries(deps)
-    .filter(([dep, condition]) => condition === 'service_started' && config.services[dep]?.healthcheck && !config.services[dep].healthcheck.disable)
-    .map(([dep]) => `${name} -> ${dep}`));
+  return Object.entries(conditionsOf(config)).flatMap(([name, deps]) =>
+    Object.entries(deps)
+      .filter(
+        ([dep, condition]) =>
+          condition === 'service_started' &&
+          config.services[dep]?.healthcheck &&
+          !config.services[dep].healthcheck.disable,
+      )
+      .map(([dep]) => `${name} -> ${dep}`),
+  );
 }
 
 const samples = [...listSamples(), path.relative(REPO_ROOT, FIXTURE)];
@@ -41,23 +48,33 @@ for (const sample of samples) {
   test(`${sample}: docker compose up waits for health, and the local runner reads the same start conditions`, () => {
     const config = composeConfig(dir);
     assert.deepEqual(startedOnly(config), [], 'dependants that only wait for a start');
-    const runner = Object.fromEntries(Object.values(loadTopology(sample, {}).services).map((svc) => [svc.name, svc.dependsOn]));
+    const runner = Object.fromEntries(
+      Object.values(loadTopology(sample, {}).services).map((svc) => [svc.name, svc.dependsOn]),
+    );
     assert.deepEqual(runner, conditionsOf(config));
   });
 
   if (fs.existsSync(path.join(dir, 'compose.override.yaml'))) {
     test(`${sample}: compose.yaml names depends_on only as a list (Swarm's loader takes no other form)`, () => {
       const doc = YAML.parse(fs.readFileSync(path.join(dir, 'compose.yaml'), 'utf8'));
-      const longForm = Object.entries(doc.services).filter(([, svc]) => svc.depends_on && !Array.isArray(svc.depends_on)).map(([name]) => name);
+      const longForm = Object.entries(doc.services)
+        .filter(([, svc]) => svc.depends_on && !Array.isArray(svc.depends_on))
+        .map(([name]) => name);
       assert.deepEqual(longForm, []);
     });
   }
 
   // Variants a README starts with -f, e.g. `-f compose.yaml -f compose.postgres.yaml`.
-  const variants = fs.readdirSync(dir).filter((f) => /^compose\.[\w-]+\.yaml$/.test(f) && !['compose.override.yaml', 'compose.swarm.yaml'].includes(f));
+  const variants = fs
+    .readdirSync(dir)
+    .filter((f) => /^compose\.[\w-]+\.yaml$/.test(f) && !['compose.override.yaml', 'compose.swarm.yaml'].includes(f));
   for (const variant of variants) {
     test(`${sample}: -f compose.yaml -f ${variant} keeps every start condition without compose.override.yaml`, () => {
-      assert.deepEqual(startedOnly(composeConfig(dir, ['compose.yaml', variant])), [], 'dependants that only wait for a start');
+      assert.deepEqual(
+        startedOnly(composeConfig(dir, ['compose.yaml', variant])),
+        [],
+        'dependants that only wait for a start',
+      );
     });
   }
 }

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { up, down, ps, signal, restart, readState } from '../runner/index.js';
+import { runnerFor } from '../runner/index.js';
 import { childPids } from '../lib/processes.js';
 import { FIXTURE, tempRunDir, getJson, waitFor, runProcesses, alivePids } from './helpers.js';
+
+const { up, down, ps, signal, restart, readState } = runnerFor('processes');
 
 const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
 
@@ -28,25 +30,40 @@ async function start(t, env) {
     assert.deepEqual(runProcesses(runDir), [], 'nothing of the run is left');
     fs.rmSync(runDir, { recursive: true, force: true });
   });
-  const state = await up({ sample: FIXTURE, runDir, env: { HTTP_PORT: '0', APP_RESTART: 'on-failure', ...env }, services: ['app'] });
+  const state = await up({
+    sample: FIXTURE,
+    runDir,
+    env: { HTTP_PORT: '0', APP_RESTART: 'on-failure', ...env },
+    services: ['app'],
+  });
   return { runDir, state };
 }
 
 const appOf = async (runDir) => (await readState(runDir)).services.app.instances;
 
-test('kills and restarts from several clients at once, ps read meanwhile: every change lands, nothing is lost', async (t) => {
+test('kills and restarts from several clients at once, ps read meanwhile: every change lands, nothing is ' +
+  'lost', async (t) => {
   const { runDir, state } = await start(t, { REPLICAS: '4' });
   const before = state.services.app.instances.map((i) => i.pid);
   const clients = Promise.all([
-    lab(runDir, ['restart', 'app', '1']), lab(runDir, ['restart', 'app', '1']), lab(runDir, ['restart', 'app', '2']),
-    lab(runDir, ['kill', 'app', '3']), lab(runDir, ['kill', 'app', '4']),
+    lab(runDir, ['restart', 'app', '1']),
+    lab(runDir, ['restart', 'app', '1']),
+    lab(runDir, ['restart', 'app', '2']),
+    lab(runDir, ['kill', 'app', '3']),
+    lab(runDir, ['kill', 'app', '4']),
   ]);
   let done = false;
-  clients.finally(() => { done = true; });
+  clients.finally(() => {
+    done = true;
+  });
   let reads = 0;
   while (!done) {
     const rows = await ps({ runDir });
-    assert.deepEqual(rows.map((r) => r.index), [1, 2, 3, 4], 'ps lists every instance while they change');
+    assert.deepEqual(
+      rows.map((r) => r.index),
+      [1, 2, 3, 4],
+      'ps lists every instance while they change',
+    );
     reads += 1;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -61,18 +78,36 @@ test('kills and restarts from several clients at once, ps read meanwhile: every 
   assert.equal(supervisorLog.match(/ app\/1 pid \d+ .*: stopped on purpose$/gm)?.length, 2, supervisorLog);
 
   // The killed ones came back by their restart policy, and it counted them.
-  await waitFor(async () => (await ps({ runDir })).every((r) => r.status === 'running' && r.restarts === (r.index >= 3 ? 1 : 0)), { what: 'app-3 and app-4 back, counted' });
+  await waitFor(
+    async () => (await ps({ runDir })).every((r) => r.status === 'running' && r.restarts === (r.index >= 3 ? 1 : 0)),
+    { what: 'app-3 and app-4 back, counted' },
+  );
   const now = await appOf(runDir);
-  assert.ok(restartedTo.includes(now[0].pid), `app-1 runs the process of its last restart (${now[0].pid} of ${restartedTo})`);
+  assert.ok(
+    restartedTo.includes(now[0].pid),
+    `app-1 runs the process of its last restart (${now[0].pid} of ${restartedTo})`,
+  );
   now.forEach((inst, i) => assert.notEqual(inst.pid, before[i], `${inst.name} was replaced`));
-  for (const inst of now) assert.equal((await getJson(inst.url)).body.pid, inst.pid, `${inst.name}: the state names the process that answers`);
+  for (const inst of now)
+    assert.equal(
+      (await getJson(inst.url)).body.pid,
+      inst.pid,
+      `${inst.name}: the state names the process that answers`,
+    );
   // No process lost track of: the supervisor's children are exactly the instances.
   const { supervisor } = await readState(runDir);
   assert.deepEqual(childPids(supervisor.pid).sort(), now.map((i) => i.pid).sort());
-  assert.deepEqual(alivePids([...before, ...restartedTo].filter((p) => !now.some((i) => i.pid === p))), [], 'every replaced process is gone');
+  assert.deepEqual(
+    alivePids([...before, ...restartedTo].filter((p) => !now.some((i) => i.pid === p))),
+    [],
+    'every replaced process is gone',
+  );
   // The snapshot says the same as the supervisor.
   const snapshot = JSON.parse(fs.readFileSync(path.join(runDir, 'state.json'), 'utf8'));
-  assert.deepEqual(snapshot.services.app.instances.map((i) => [i.pid, i.restarts]), now.map((i) => [i.pid, i.restarts]));
+  assert.deepEqual(
+    snapshot.services.app.instances.map((i) => [i.pid, i.restarts]),
+    now.map((i) => [i.pid, i.restarts]),
+  );
 });
 
 test('ps is answered while the supervisor waits out a stop grace period', async (t) => {
@@ -81,7 +116,9 @@ test('ps is answered while the supervisor waits out a stop grace period', async 
   let settled = false;
   const restarting = restart({ runDir, service: 'app', index: 1 }).finally(() => { settled = true; });
   // The instance ignores SIGTERM: the supervisor is in its 3 s stop_grace_period now.
-  await waitFor(() => fs.readFileSync(old.log, 'utf8').includes('SIGTERM: ignoring it'), { what: 'the stop under way' });
+  await waitFor(() => fs.readFileSync(old.log, 'utf8').includes('SIGTERM: ignoring it'), {
+    what: 'the stop under way',
+  });
   const rows = await ps({ runDir });
   assert.equal(settled, false, 'ps answered before the stop ended');
   assert.deepEqual([rows[0].pid, rows[0].status], [old.pid, 'running']);
@@ -89,7 +126,11 @@ test('ps is answered while the supervisor waits out a stop grace period', async 
   const now = await restarting;
   assert.notEqual(now.pid, old.pid);
   const rec = (await appOf(runDir))[0];
-  assert.deepEqual([rec.pid, rec.lastExit.pid, rec.lastExit.signal], [now.pid, old.pid, 'SIGKILL'], 'killed once its grace period was over');
+  assert.deepEqual(
+    [rec.pid, rec.lastExit.pid, rec.lastExit.signal],
+    [now.pid, old.pid, 'SIGKILL'],
+    'killed once its grace period was over',
+  );
 });
 
 test('the supervisor died: ps shows its last snapshot marked stale, down still takes everything down', async (t) => {
@@ -99,12 +140,21 @@ test('the supervisor died: ps shows its last snapshot marked stale, down still t
   await waitFor(() => alivePids([supervisor]).length === 0, { what: 'the supervisor gone' });
 
   const rows = await ps({ runDir });
-  assert.deepEqual(rows.map((r) => [r.index, r.pid, r.status, r.stale]), state.services.app.instances.map((i) => [i.index, i.pid, 'running', true]));
+  assert.deepEqual(
+    rows.map((r) => [r.index, r.pid, r.status, r.stale]),
+    state.services.app.instances.map((i) => [i.index, i.pid, 'running', true]),
+  );
   const stale = await readState(runDir);
-  assert.match(stale.stale.reason, new RegExp(`^the run's supervisor \\(pid ${supervisor}\\) is not running: this is the snapshot it wrote at \\S+$`));
+  assert.match(
+    stale.stale.reason,
+    new RegExp(`^the run's supervisor \\(pid ${supervisor}\\) is not running: this is the snapshot it wrote at \\S+$`),
+  );
   const listed = spawnSync(process.execPath, [LAB, 'ps', '--run-dir', runDir], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(listed.status, 0, listed.stderr);
-  assert.match(listed.stdout, /^STALE: the run's supervisor \(pid \d+\) is not running: .*; nothing restarts — `make down` cleans up$/m);
+  assert.match(
+    listed.stdout,
+    /^STALE: the run's supervisor \(pid \d+\) is not running: .*; nothing restarts — `make down` cleans up$/m,
+  );
   await assert.rejects(signal({ runDir, service: 'app', index: 1 }), /the run's supervisor is not running/);
 
   const { stopped } = await down({ runDir });

@@ -1,7 +1,8 @@
-// The mongo service's local command (compose.yaml x-local): finds a mongod (find-mongod.js), checks
-// the two things that most often stop one from starting — its port and its data folder — then runs
-// it in the foreground, passing signals on and its log through. Whatever goes wrong ends with one
-// line on stderr naming the cause and a non-zero exit, so the runner can show it.
+// The mongo service's local command (compose.yaml x-local): finds a mongod (find-mongod.js: one
+// that answers `--version` as mongod does), checks the two things that most often stop one from
+// starting — its port and its data folder — then runs it in the foreground, passing signals on and
+// its log through. Whatever goes wrong ends with one line on stderr naming the cause and a
+// non-zero exit, so the runner can show it.
 //   node scripts/run-mongod.js --bind_ip 127.0.0.1 --port 27017 --dbpath /path/to/data [mongod options]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -61,7 +62,7 @@ try {
 } catch (err) {
   fail(err.message);
 }
-console.log(`run-mongod: ${mongod.path} (from ${mongod.source})`);
+console.log(`run-mongod: ${mongod.path} (MongoDB ${mongod.version}, from ${mongod.source})`);
 
 const child = spawn(mongod.path, args, { stdio: ['ignore', 'pipe', 'inherit'] });
 let firstError;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import express from 'express';
 import { computeRoutes } from './routes/compute.js';
 import { items } from './routes/items.js';
-import { connectionState, isConnected } from './db.js';
+import { connectionState, isConnected, databaseInfo } from './db.js';
 import { HttpError, toHttpError } from './errors.js';
 import { log } from './log.js';
 
@@ -45,6 +45,9 @@ export function createApp({
     res.status(201).json({ ...who(), echo: req.body });
   });
   app.all('/echo', (req, res) => res.set('Allow', 'POST').status(405).json({ error: `method ${req.method} not allowed; use POST` }));
+  app.get('/api/database', async (_req, res, next) => {
+    try { res.json(await databaseInfo()); } catch (e) { next(new HttpError(503, `the database does not answer: ${e.message}`)); }
+  });
   app.use('/api/items', items);
 
   app.use((req, _res, next) => next(new HttpError(404, `no route for ${req.method} ${req.path}`)));

@@ -59,3 +59,13 @@ export async function disconnect() {
     new Promise((resolve) => { setTimeout(resolve, 1_000).unref(); }),
   ]);
 }
+
+/**
+ * What the benchmark records beside a database-bound measurement: the driver it went through and the
+ * server's own version (buildInfo). Throws while the database does not answer.
+ */
+export async function databaseInfo() {
+  if (!isConnected()) throw new Error('not connected');
+  const info = await mongoose.connection.db.admin().buildInfo();
+  return { provider: `MongoDB (mongoose ${mongoose.version})`, serverVersion: info.version };
+}

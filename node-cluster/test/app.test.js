@@ -120,3 +120,10 @@ test('POST /echo answers 201 with the parsed JSON body; bad bodies get their 4xx
   const get = await request(port, '/echo');
   assert.deepEqual([get.status, get.headers.allow], [405, 'POST']);
 });
+
+test('GET /api/database answers 503 JSON while the database is away (the bench records its version when there)', async () => {
+  const res = await request(port, '/api/database');
+  assert.equal(res.status, 503);
+  assert.match(res.body.error ?? res.body.title ?? res.text, /database does not answer/);
+  assertNoLeak(res);
+});

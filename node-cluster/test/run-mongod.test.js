@@ -19,10 +19,11 @@ after(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-// A stand-in for mongod: records that it ran, then runs `body`.
+// A stand-in for mongod: answers `--version` as mongod 8.0 does (find-mongod.js asks); otherwise
+// records that it ran, then runs `body`.
 function fakeMongod(name, body) {
   const file = path.join(root, name);
-  fs.writeFileSync(file, `#!/bin/sh\necho "$$" > "${file}.ran"\n${body}\n`);
+  fs.writeFileSync(file, `#!/bin/sh\n[ "$1" = --version ] && { echo "db version v8.0.30"; exit 0; }\necho "$$" > "${file}.ran"\n${body}\n`);
   fs.chmodSync(file, 0o755);
   return file;
 }
@@ -58,6 +59,15 @@ test('MONGOD_BIN naming a file that is not executable: one line, exit 1', async 
   fs.writeFileSync(plain, '');
   const res = run(['--port', String(await freePort()), '--dbpath', dbpath('d2')], { MONGOD_BIN: plain });
   await failsWithOneLine(res, /^run-mongod: MONGOD_BIN=.*plain is not an executable file$/);
+});
+
+test('MONGOD_BIN naming a program that is not mongod: one line naming what it answered, exit 1, nothing run', async () => {
+  const notMongod = path.join(root, 'not-mongod');
+  fs.writeFileSync(notMongod, `#!/bin/sh\n[ "$1" = --version ] && { echo "sh 1.0"; exit 0; }\necho "$$" > "${notMongod}.ran"\n`);
+  fs.chmodSync(notMongod, 0o755);
+  const res = run(['--port', String(await freePort()), '--dbpath', dbpath('d6')], { MONGOD_BIN: notMongod });
+  await failsWithOneLine(res, /^run-mongod: MONGOD_BIN=.*not-mongod is not mongod: `--version` answered "sh 1\.0" \(exit 0\), not "db version v…"; point MONGOD_BIN at a mongod /);
+  assert.equal(fs.existsSync(`${notMongod}.ran`), false, 'started only with --version');
 });
 
 test('port already taken: one line naming it, and mongod is not started', async () => {

@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { up, down, reload, runProcesses } from '../../harness/runner/index.js';
+import { runnerFor, runProcesses } from '../../harness/runner/index.js';
 import { REPO_ROOT } from '../../harness/lib/repo-root.js';
 import { childPids, pidAlive, request, waitFor, waitForChildren } from './helpers.js';
+
+const { up, down, reload } = runnerFor('processes');
 
 const LAB = path.join(REPO_ROOT, 'harness', 'bin', 'lab.js');
 const runDirs = [];
@@ -134,19 +136,29 @@ test('PROCESS_MANAGER=pm2: pm2-runtime with two instances behind nginx, make rel
   assert.deepEqual([app.pid, ...instances, ...after].filter(pidAlive), [], 'no pm2-runtime and no instance left');
 });
 
-// `make up SAMPLE=node-cluster` where no mongod can be had: one line naming the cause, exit 1,
-// nothing left running. MONGOD_BIN points nowhere, so this holds on machines that have a mongod.
-test('no mongod: `lab up` says why in one line, exits 1 and leaves nothing running', () => {
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-nomongod-'));
-  runDirs.push(runDir);
-  const missing = path.join(runDir, 'no-such-mongod');
-  const res = spawnSync(process.execPath, [LAB, 'up', 'node-cluster', '--port', '0', '--run-dir', runDir], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, MONGOD_BIN: missing },
+// `make up SAMPLE=node-cluster` where no mongod can be had, or MONGOD_BIN is not one: one line
+// naming the cause, exit 1, nothing left running. MONGOD_BIN points nowhere, or at /bin/true, so
+// this holds on machines that have a mongod.
+/** @type {Array<{ what: string, bin: (runDir: string) => string, cause: (bin: string) => string }>} */
+const BAD_MONGOD = [
+  { what: 'no mongod', bin: (runDir) => path.join(runDir, 'no-such-mongod'), cause: (bin) => `MONGOD_BIN=${bin} does not exist` },
+  { what: 'MONGOD_BIN=/bin/true (not mongod)', bin: () => '/bin/true', cause: () => 'MONGOD_BIN=/bin/true is not mongod: `--version` ' },
+];
+for (const { what, bin, cause } of BAD_MONGOD) {
+  test(`${what}: \`lab up\` says why in one line, exits 1 and leaves nothing running`, () => {
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-cluster-nomongod-'));
+    runDirs.push(runDir);
+    const mongodBin = bin(runDir);
+    const res = spawnSync(process.execPath, [LAB, 'up', 'node-cluster', '--port', '0', '--run-dir', runDir], {
+      encoding: 'utf8', timeout: 120_000, env: { ...process.env, MONGOD_BIN: mongodBin },
+    });
+    assert.equal(res.status, 1, res.stdout + res.stderr);
+    const errors = res.stderr.trim().split('\n');
+    assert.equal(errors.length, 1, res.stderr);
+    assert.ok(errors[0].startsWith('error: node-cluster-mongo-1 '), errors[0]);
+    assert.match(errors[0], /exited before it was healthy /);
+    assert.ok(errors[0].includes(`run-mongod: ${cause(mongodBin)}`), errors[0]);
+    assert.equal(fs.existsSync(path.join(runDir, 'state.json')), false, 'no state left');
+    assert.deepEqual(runProcesses(runDir), [], 'no process of this run left');
   });
-  assert.equal(res.status, 1, res.stdout + res.stderr);
-  const errors = res.stderr.trim().split('\n');
-  assert.equal(errors.length, 1, res.stderr);
-  assert.match(errors[0], new RegExp(`^error: node-cluster-mongo-1 .*exited before it was healthy .*run-mongod: MONGOD_BIN=${missing} does not exist`));
-  assert.equal(fs.existsSync(path.join(runDir, 'state.json')), false, 'no state left');
-  assert.deepEqual(runProcesses(runDir), [], 'no process of this run left');
-});
+}

@@ -2,10 +2,12 @@
 // nginx refuses itself is a 4xx too, and no case yields a 5xx or takes a replica down.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ps } from '../../harness/runner/index.js';
+import { runnerFor } from '../../harness/runner/index.js';
 import { startTopology } from './helpers/topology.js';
 import { cases } from './helpers/bad-input.js';
 import { request, rawExchange, statusOf } from './helpers/http.js';
+
+const { ps } = runnerFor('processes');
 
 test('bad input through nginx answers 4xx, never 5xx', async (t) => {
   const { url, runDir, topo } = await startTopology(t, { REPLICAS: '2' });

@@ -3,9 +3,11 @@
 // the service's `restart: on-failure` brings the replica back.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { signal } from '../../harness/runner/index.js';
+import { runnerFor } from '../../harness/runner/index.js';
 import { startTopology, restartsOf, waitRunning } from './helpers/topology.js';
 import { startLoad, failures, countBy } from './helpers/load.js';
+
+const { signal } = runnerFor('processes');
 
 test('kill -9 one of 4 replicas under steady load: zero failed GETs, and it comes back', async (t) => {
   // 20 ms per GET / so the victim always has requests in flight when it dies.

@@ -4,10 +4,12 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { signal } from '../../harness/runner/index.js';
+import { runnerFor } from '../../harness/runner/index.js';
 import { startTopology, waitExited } from './helpers/topology.js';
 import { startLoad, failures, countBy } from './helpers/load.js';
 import { request } from './helpers/http.js';
+
+const { signal } = runnerFor('processes');
 
 test('SIGTERM one replica under load: zero failed requests, its in-flight requests complete', async (t) => {
   const { url, runDir, app } = await startTopology(t, { REPLICAS: '4' });

@@ -95,6 +95,7 @@ app.Use((context, next) =>
 
 app.MapInfoEndpoints();
 app.MapProductEndpoints();
+app.MapDatabaseInfoEndpoints();
 app.MapHealthChecks("/health/live", new HealthCheckOptions { Predicate = _ => false });
 app.MapHealthChecks("/health/ready", new HealthCheckOptions { Predicate = c => c.Tags.Contains("ready") });
 

@@ -31,11 +31,13 @@ function within(ratio, ci) {
 
 /** A verdict's label; results of schema 2 (winner or 'tie') get theirs from the interval by today's rule. */
 export function verdictLabel(v) {
+  // A bounded verdict (schema 4) is compared by what its interval says: the bound is a separate finding.
+  if (v.label === 'bounded') return v.statLabel ?? 'cant-tell';
   if (v.label !== undefined) return v.label;
   if (!v.measured && v.measured !== undefined) return null;
   return v.winner && v.winner !== 'tie' ? 'wins' : labelOf(decide(v, v.better ?? 'higher'));
 }
-const winnerOf = (v) => (verdictLabel(v) === 'wins' ? v.winner : null);
+const winnerOf = (v) => (verdictLabel(v) === 'wins' ? v.winner ?? v.statWinner : null);
 
 function runSummary(doc) {
   const vs = doc.verdicts.filter(usable);
@@ -48,7 +50,7 @@ function runSummary(doc) {
 export function inconsistencies(va, vb) {
   const why = [];
   const [la, lb] = [verdictLabel(va), verdictLabel(vb)];
-  if (la === 'wins' && lb === 'wins' && va.winner !== vb.winner) why.push(`opposite winners (${va.winner} / ${vb.winner})`);
+  if (la === 'wins' && lb === 'wins' && winnerOf(va) !== winnerOf(vb)) why.push(`opposite winners (${winnerOf(va)} / ${winnerOf(vb)})`);
   if ((la === 'wins' && lb === 'equal') || (la === 'equal' && lb === 'wins')) why.push(`"${la}" against "${lb}"`);
   if (!within(va.ratio, vb.ci95)) why.push('first ratio outside the second interval widened by its width');
   if (!within(vb.ratio, va.ci95)) why.push('second ratio outside the first interval widened by its width');

@@ -30,8 +30,22 @@ export function defaultBudgets(cpus) {
   const room = split.shared ? cpus.length : split.sut.length;
   const out = [];
   for (let b = 1; b <= room; b *= 2) out.push(b);
+  // Every CPU left after the generator's, whether or not a power of two (6 of 8: the cores a team has).
+  if (!out.includes(room)) out.push(room);
   if (room < 2 && cpus.length >= 2) out.push(cpus.length);
   return out;
+}
+
+/** The budgets a run sweeps and why those: for the list line and results.json (protocol.budgetChoice). */
+export function budgetChoice(iso, asked = false) {
+  const budgets = iso.budgets.map((b) => b.budget);
+  if (asked) return { budgets, why: 'asked for (BUDGETS=)' };
+  const gen = iso.generatorThreads;
+  const shared = iso.budgets.filter((b) => b.cpuset === 'all').map((b) => b.budget);
+  return {
+    budgets,
+    why: `1, doubling, and every CPU left after the load generator's (CPU ${iso.generatorCpus}${gen > 1 ? ', a quarter of them' : ''})${shared.length ? `; ${shared.join(', ')} CPU${shared.at(-1) > 1 ? 's' : ''} also, the whole machine, which the generator then shares (its share is measured)` : ''}`,
+  };
 }
 
 /** BUDGETS=1,2 -> [1, 2]; one line naming the problem for anything but whole numbers ≥ 1. */

@@ -4,8 +4,9 @@
 import { computeVerdicts, runChecks, flagOpenLoop, throughputFloor } from './verdicts.js';
 import { computeScaling } from './scaling.js';
 import { rejudgeHeld } from './held.js';
+import { withBounds } from './bottleneck.js';
 
-export const SCHEMA = 3;
+export const SCHEMA = 4;
 
 // A schema-2 file kept its questions only inside its verdicts.
 const questionsOf = (doc) => doc.questions ?? doc.verdicts.map((v) => ({ ...v, a: v.cells[0], b: v.cells[1] }));
@@ -24,7 +25,7 @@ function skippedOf(cells) {
 
 /** doc with its judgement made again by today's rule; floors: the between-run spreads by question id. */
 export function judge(doc, { floors = doc.protocol?.betweenRuns?.floors ?? {} } = {}) {
-  const cells = rejudgeHeld(doc.cells);
+  const cells = withBounds(rejudgeHeld(doc.cells), { workloads: doc.workloads, ceilings: doc.ceilings ?? {}, generatorShareLimit: doc.protocol?.generatorShareLimit });
   const checks = runChecks(doc.checks ?? [], cells);
   const questions = questionsOf(doc);
   const verdicts = computeVerdicts(questions, cells, { isolation: doc.isolation, checks, floors });

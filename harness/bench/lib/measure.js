@@ -13,12 +13,21 @@ const MACHINE_CPUS = availableCpus().length;
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
+// The CPU a window cost each role of the topology (its app, nginx, its store): what bounded it.
+const ROLES = ['appCpuMs', 'proxyCpuMs', 'databaseCpuMs'];
+export function cpuByRole(before, after) {
+  if (!before?.cpuNsBy || !after?.cpuNsBy) return {};
+  const out = {};
+  for (const [role, ns] of Object.entries(after.cpuNsBy)) out[`${role}CpuMs`] = round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1);
+  return out;
+}
+
 /**
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
  */
-/** @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number, usage?: () => Promise<any>, sampleMs?: number }} options */
-export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000 }) {
+/** @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number, usage?: () => Promise<any>, sampleMs?: number, request?: any }} options */
+export async function closedWindow({ url, tool, connections, durationS, threads, usage, sampleMs = 1000, request = null }) {
   const before = usage ? await usage() : null;
   const generatorBefore = generatorCpuMs();
   const startedMs = performance.now();
@@ -28,7 +37,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
   const timer = usage ? setInterval(async () => { try { samples.push((await usage()).anonMiB); } catch { /* gone */ } }, sampleMs) : null;
   let r;
   try {
-    r = await getTool(tool).run({ url, connections, durationS, threads });
+    r = await getTool(tool).run({ url, connections, durationS, threads, ...(request ? { request } : {}) });
   } finally {
     if (timer) clearInterval(timer);
   }
@@ -38,6 +47,7 @@ export async function closedWindow({ url, tool, connections, durationS, threads,
   if (after) samples.push(after.anonMiB);
   const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
   return {
+    ...cpuByRole(before, after),
     generatorCpuMs: round(generatorMs, 1),
     wallMs: round(wallMs, 1),
     generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
@@ -89,7 +99,9 @@ export function combineWindows(ws) {
       throttling[name] = { periods: acc.periods + x.periods, throttled: acc.throttled + x.throttled, throttledMs: round(acc.throttledMs + x.throttledMs, 1) };
     }
   }
+  const byRole = Object.fromEntries(ROLES.filter((k) => ws.every((w) => Number.isFinite(w[k]))).map((k) => [k, round(sum((w) => w[k]), 1)]));
   return {
+    ...byRole,
     rps: durationS > 0 ? round(requests / durationS) : 0,
     requests,
     durationS: round(durationS, 2),
@@ -150,13 +162,13 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
   try {
     // Not counted: a short run at the rate per target first, which opens the block's connections
     // (the agent's sockets would otherwise be opened inside the first slice of each target).
-    if (warmS > 0) for (const t of targets) await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: acc.get(t.id).agent });
+    if (warmS > 0) for (const t of targets) await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: acc.get(t.id).agent, ...(t.request ?? {}) });
     for (let s = 0; s < slices; s += 1) {
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
         const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
         a.sliceAt.push(Date.now());
-        const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true });
+        const r = await paced.run({ url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true, ...(t.request ?? {}) });
         if (before) {
           const ns = (await t.usage()).cpuNs - before.cpuNs;
           a.cpuNs += ns;

@@ -6,12 +6,21 @@ import { charts, toSvg } from './report/charts.js';
 import { renderReport } from './report/markdown.js';
 import { renderGuide } from './report/guide.js';
 import { refreshDocs } from './report/quotes.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
+
+// A link from a folder to a path, as Markdown wants it: relative, forward slashes, a trailing one for a folder.
+const linkFrom = (dir, to, folder = false) =>
+  `${path.relative(dir, to).split(path.sep).join('/')}${folder ? '/' : ''}`.replace(/^\/$/, '');
 
 /** @param {object} doc @param {{ outDir: string, guidePath: string, repo?: string, quoteDocs?: boolean }} options */
 export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = false }) {
   await mkdir(outDir, { recursive: true });
   const files = [];
-  const write = async (name, text) => { const f = path.join(outDir, name); await writeFile(f, text); files.push(f); };
+  const write = async (name, text) => {
+    const f = path.join(outDir, name);
+    await writeFile(f, text);
+    files.push(f);
+  };
   // Compact: a full run's slice histograms are 4 MB indented, 1.2 MB without (`jq .` reads it).
   await write('results.json', `${JSON.stringify(doc)}\n`);
 
@@ -20,12 +29,21 @@ export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = f
     await write(file, await toSvg(spec));
     drawn[file] = { title: spec.title, scenario };
   }
-  const guideRel = path.relative(outDir, guidePath);
-  const reportRel = path.relative(path.dirname(guidePath), path.join(outDir, 'report.md'));
-  const resultsRel = path.relative(path.dirname(guidePath), path.join(outDir, 'results.json'));
-  await write('report.md', renderReport(doc, drawn, { guideLink: guideRel }));
-  await mkdir(path.dirname(guidePath), { recursive: true });
-  await writeFile(guidePath, renderGuide(doc, { reportLink: reportRel, resultsLink: resultsRel }));
+  const guideDir = path.dirname(guidePath);
+  const docs = path.join(repo ?? REPO_ROOT, 'docs');
+  await write(
+    'report.md',
+    renderReport(doc, drawn, { guideLink: linkFrom(outDir, guidePath), docsLink: linkFrom(outDir, docs, true) }),
+  );
+  await mkdir(guideDir, { recursive: true });
+  await writeFile(
+    guidePath,
+    renderGuide(doc, {
+      reportLink: linkFrom(guideDir, path.join(outDir, 'report.md')),
+      resultsLink: linkFrom(guideDir, path.join(outDir, 'results.json')),
+      docsLink: linkFrom(guideDir, docs, true),
+    }),
+  );
   files.push(guidePath);
   if (quoteDocs && repo) {
     const { changed, problems } = refreshDocs(repo, doc);

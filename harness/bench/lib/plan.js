@@ -3,82 +3,44 @@
 // are all up at once, pinned to the same CPUs under the same budget. Comparisons pair two cells
 // of the same scenario, so their rounds pair up.
 import { topology } from './topologies.js';
-import { workloadPath } from './samples.js';
-import { WORKLOADS } from './workloads.js';
+import { workloadPath, describeSample, listApps } from './samples.js';
+import { workloadSpec, requestOf } from './workloads.js';
+import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
+import { strategiesFor } from './strategies/index.js';
+import { drillCells } from './drills/cells.js';
 import { EXPERIMENTS } from './experiments/index.js';
 import { METRICS } from './metrics.js';
 
 export { METRICS };
 
 export const MODES = {
-  // Default: about 15 minutes on a 2-core machine, every strategy at every budget.
+  // Default: at most 15 minutes on a 2-core machine, every core strategy at every budget.
   // Warm-up: chunks of warmupChunkS until two agree within 3% (at least warmupS, at most warmupMaxS).
-  // Latency: the last latencyRounds rounds also get a window at a fixed rate — the workload's nominal
-  // rate per CPU of the budget (workloads.js), or latencyLoad of the slowest cell's capacity rounded
-  // down to a 1-2-5 step where that is less —, where the p99 and CPU-per-request verdicts are taken.
-  // latencyWarmS: before each block of latency slices, a run at the rate per cell that isn't counted.
-  // closedSliceS: the verdict cells' saturated windows are taken in slices of this, in turn with the
-  // other cells of the round (run.js slicedRound), as the latency windows in slices of latencySliceS.
-  // The default run asks p99 and CPU per request of light JSON only, at a fixed rate in its last 3
-  // rounds (6 slices of 1 s per cell; the full run asks them of every workload). Its saturated
-  // windows are one 1 s slice per round: 40 cells at two budgets in 5 rounds, where 5 slices a
-  // round for 8 cells at one budget filled the same time before the budgets were swept; not in the
-  // first round: a cluster of 2 still spent up to ×1.8 of its later CPU per request in that round's
-  // first slices (default run, 2026-11-25).
+  // Saturated windows (throughput, CPU and memory at capacity): `rounds` rounds of windowS, each
+  // taken in slices of closedSliceS in turn with the other cells of the round (run/interleave.js);
+  // one 1 s slice per round in the default run: a cluster of 2 still spent up to ×1.8 of its later
+  // CPU per request in a round's first slices (default run, 2026-11-25).
+  // Capacity at the latency target (run/capacity.js): the highest fixed rate held with p99 under
+  // sloP99Ms, nothing failed and 95% of it achieved, by bisection over capacityRange × the cell's
+  // saturated throughput in capacitySteps slices of capacitySliceS.
+  // Latency: in the last latencyRounds rounds, a window at one fixed rate per block — latencyLoad
+  // of the weakest cell's capacity (run/latency.js) — in slices of latencySliceS, where the p99 and
+  // the CPU per request below capacity are taken.
   // rewarmS: before a whole (unsliced) window only; 1 s, the least wrk runs (it counts whole seconds).
-  quick: { windowS: 1, latencyWindowS: 2, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, latencyRounds: 0, latencyRoundsByWorkload: { light: 3 }, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2 },
-  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, latencyRounds: 3, latencyWindowS: 2, latencyLoad: 0.5, latencySliceS: 1, latencyWarmS: 0.5, closedSliceS: 1, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5 },
+  quick: { windowS: 1, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2, drillEvents: 2 },
+  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 6, closedSliceS: 1, capacitySteps: 6, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0.5, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 5, drillEvents: 2 },
 };
 
-
-// Processes a runtime can keep busy: one JS thread per Node process; a .NET process uses them all.
-const usableCpus = (t) => Math.min(t.budgetCpus ?? Infinity, t.runtime === 'node' ? t.processes : Infinity);
-
-// The strategies a team picks at a budget of B CPUs, each as users configure it: one Express
-// process given the B CPUs; the cluster with B workers; B replicas × 1 CPU behind nginx; B
-// processes sharing one port with reusePort; PM2's cluster mode with B instances; one .NET process
-// with B CPUs; B .NET replicas. At budget 1 a plain node:http process beside the Express one tells
-// the framework's cost from the runtime's, and the cluster of 2 on 1 CPU stays as a labelled
-// control (what the verdicts measured before they asked about several cores). Every topology sits
-// behind nginx, as it would run. `cpuset`: 'sut' (the CPUs left after the generator's) where the
-// budget fits there, else 'all' (the generator shares them: its share is measured).
-function strategiesAt(budget, cpuset) {
-  const at = (o) => {
-    const t = topology({ ...o, budget, viaNginx: true, cpuset });
-    return { ...t, id: `${t.id}-b${budget}` };
-  };
-  const express1 = at({ sample: 'node-cluster', strategy: 'one process' });
-  const dotnet1 = at({ sample: 'dotnet-api', strategy: 'one process' });
-  /** @param {string} key @param {any} t @param {string} what @param {{ workloads?: string[], control?: string }} [extra] @returns {any} */
-  const vsExpress = (key, t, what, extra = {}) => ({ comparison: `b${budget}.${key}`, key, a: t, b: express1, what: `${what} vs one Express process`, ...extra });
-  const qs = [];
-  // At budget 1 a cluster, reusePort or PM2 of one process is one process with a manager around it:
-  // what the manager costs, and the base of each strategy's scaling. (One replica is one process.)
-  qs.push(vsExpress('cluster', at({ sample: 'node-cluster', strategy: 'cluster', n: budget }), `a cluster of ${budget} worker${budget > 1 ? 's' : ''}`));
-  qs.push(vsExpress('reuseport', at({ sample: 'node-cluster', strategy: 'reuseport', n: budget }), `${budget} reusePort process${budget > 1 ? 'es' : ''}`));
-  qs.push(vsExpress('pm2', at({ sample: 'node-cluster', strategy: 'pm2', n: budget }), `PM2 cluster mode, ${budget} instance${budget > 1 ? 's' : ''}`));
-  if (budget > 1) {
-    qs.push(vsExpress('replicas', at({ sample: 'node-cluster', strategy: 'replicas', n: budget }), `${budget} replicas × 1 CPU`));
-  }
-  qs.push(vsExpress('dotnet', dotnet1, `one .NET process (${budget} CPU)`));
-  if (budget > 1) {
-    qs.push({ comparison: `b${budget}.dotnet-replicas`, key: 'dotnet-replicas', a: at({ sample: 'dotnet-api', strategy: 'replicas', n: budget }), b: dotnet1, what: `${budget} .NET replicas × 1 CPU vs one .NET process` });
-  }
-  if (budget === 1) {
-    // Where the framework's cost per request shows (light JSON, CPU-bound work), not slow I/O.
-    const busy = ['light', 'pi'];
-    qs.push(vsExpress('node-http', at({ sample: 'node-replicas', strategy: 'one process' }), 'one plain node:http process', { workloads: busy }));
-    qs.push(vsExpress('cluster-control', at({ sample: 'node-cluster', strategy: 'cluster', n: 2 }), 'a cluster of 2 on 1 CPU (control: oversubscribed)', { workloads: busy, control: 'the cluster of 2 workers on a 1-CPU budget: by construction it can at best equal one process' }));
-  }
-  return qs;
-}
 
 const cellId = (workload, t) => `${workload}:${t.id}`;
 
 function closedCell(scenario, workload, t, extra = {}) {
-  const path = workloadPath(t.sample, workload, WORKLOADS[workload].params);
+  const app = describeSample(t.sample);
+  const spec = workloadSpec(app, workload);
+  const path = workloadPath(t.sample, workload, spec.params);
   if (!path) return null;
-  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, topology: t, connections: WORKLOADS[workload].connections, needsDb: workload === 'db', ...extra };
+  const request = requestOf(app, workload);
+  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, ...(request ? { request } : {}), topology: t, connections: spec.connections, needsDb: workload === 'db', ...extra };
 }
 
 // Which workloads each budget's questions are asked on. The default run (15 minutes on 2 cores)
@@ -92,41 +54,42 @@ const ALL = ['light', 'pi', 'delay', 'db'];
 // throughput; at a fixed rate below capacity it is what a request costs.
 const FIXED_RATE_METRICS = new Set(['p99', 'cpu']);
 const ASKED = { quick: ['light', 'pi', 'delay'], full: ALL };
+// The default run keeps its 15 minutes: at one CPU it asks where a core's worth of work decides
+// (light JSON, CPU-bound work); the full run asks slow I/O there too.
+const askedAt = (mode, budget) => (mode === 'quick' && budget === 1 ? ['light', 'pi'] : ASKED[mode]);
 
-/** Same app, same budget: the ratio of the CPUs each side can keep busy (one JS thread per Node process). */
-function limitOf(a, b, budget) {
-  if (a.sample !== b.sample) return null;
-  const ratio = usableCpus(a) / usableCpus(b);
-  return { ratio, why: `the same app on the same ${budget}-CPU budget: at most ×${Number(ratio.toFixed(2))} of the CPU to use` };
-}
-
-function verdicts({ mode, budgets, params }) {
+function verdicts({ mode, budgets, params, apps }) {
   const cells = new Map();
   const questions = [];
+  const base = baselineOf(apps);
   // Multi-core questions first: they are what the run is for.
   for (const { budget, cpuset } of [...budgets].sort((x, y) => y.budget - x.budget)) {
-    for (const c of strategiesAt(budget, cpuset)) {
-      for (const workload of ASKED[mode].filter((w) => !c.workloads || mode === 'full' || c.workloads.includes(w))) {
+    const entries = topologiesAt(apps, { budget, cpuset, mode });
+    for (const pair of pairsAt(entries, base)) {
+      const asked = askedAt(mode, budget);
+      const shared = workloadsOf(pair.a.app, asked).filter((w) => workloadsOf(pair.b.app, asked).includes(w));
+      for (const workload of shared) {
         const rounds = params.roundsByWorkload?.[workload];
         const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
-        const extra = { latencyRounds, budget, ...(rounds ? { rounds } : {}), ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}) };
-        const a = closedCell('verdicts', workload, c.a, extra);
-        const b = closedCell('verdicts', workload, c.b, extra);
+        const extra = { latencyRounds, budget, searchCapacity: params.capacitySteps > 0, ...(rounds ? { rounds } : {}), ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}) };
+        const a = closedCell('verdicts', workload, pair.a.t, extra);
+        const b = closedCell('verdicts', workload, pair.b.t, extra);
         if (!a || !b) continue;
         cells.set(a.id, a);
         cells.set(b.id, b);
-        const limit = limitOf(c.a, c.b, budget);
+        const limit = limitOf(pair.a.t, pair.b.t, budget);
+        const title = workloadSpec(pair.a.app, workload).title;
         for (const [metric, m] of Object.entries(METRICS)) {
           // p99 and CPU per request are asked where they are measured at a fixed rate (at saturation
           // the CPU per request is the inverse of the throughput, asked already).
           if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
+          if (metric === 'capacity' && !(params.capacitySteps > 0)) continue;
           const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
           questions.push({
-            id: `${workload}.${c.comparison}.${metric}`,
-            question: `${WORKLOADS[workload].title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${c.what}, behind nginx, ${budget} CPU each`,
-            workload, comparison: c.comparison, strategy: c.key, budget, column: c.key, metric, better: m.better,
+            id: `${workload}.b${budget}.${pair.key}.${metric}`,
+            question: `${title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${pair.what}, behind nginx, ${budget} CPU each`,
+            workload, comparison: `b${budget}.${pair.key}`, strategy: pair.a.strategy.key, budget, column: pair.key, metric, better: m.better,
             a: a.id, b: b.id,
-            ...(c.control ? { control: c.control } : {}),
             ...(atFixedRate ? { latencyAt: 'fixed rate' } : {}),
             limit: metric === 'throughput' ? limit : null,
           });
@@ -150,11 +113,10 @@ function verdicts({ mode, budgets, params }) {
   return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
 }
 
-function openloop({ budgets }) {
+function openloop({ budgets, apps, mode }) {
   const top = budgets.reduce((x, y) => (y.budget > x.budget ? y : x));
-  const qs = strategiesAt(top.budget, top.cpuset);
-  const wanted = [qs[0].b, ...qs.map((q) => q.a)];
-  const cells = wanted.map((t) => ({ ...closedCell('openloop', 'pi', t), kind: 'openloop', id: `openloop.pi:${t.id}` }));
+  const entries = topologiesAt(apps, { ...top, mode });
+  const cells = entries.map((e) => closedCell('openloop', 'pi', e.t)).filter(Boolean).map((c) => ({ ...c, kind: 'openloop', id: `openloop.${c.id}` }));
   return { cells, comparisons: [], checks: [] };
 }
 
@@ -175,34 +137,28 @@ function scalingOf(questions, cells) {
   return [...out.values()];
 }
 
-// The fault and rollout drills: the same K kills for every topology, one at a time, under a fixed
-// rate of GETs and POSTs; then a rolling restart per strategy under the same load.
-function drills({ mode, budget, n, params }) {
-  const kills = params.kills;
-  const cell = (kind, t, extra = {}) => ({ id: `${kind}:${t.id}`, scenario: 'drills', kind, workload: 'light', path: workloadPath(t.sample, 'light', {}), topology: t, connections: null, kills, rate: 100, postShare: 0.2, ...extra });
-  const replicas2 = topology({ sample: 'node-replicas', strategy: 'replicas', n: 2, budget, viaNginx: true });
-  const replicas4 = topology({ sample: 'node-replicas', strategy: 'replicas', n: 4, budget, viaNginx: true });
-  const cluster = topology({ sample: 'node-cluster', strategy: 'cluster', n, budget });
-  const clusterNginx = topology({ sample: 'node-cluster', strategy: 'cluster', n, budget, viaNginx: true });
-  const dotnet1 = topology({ sample: 'dotnet-api', strategy: 'one process', budget });
-  const dotnetN = topology({ sample: 'dotnet-api', strategy: 'replicas', n, budget, viaNginx: true });
-  return {
-    cells: [
-      cell('fault', replicas2, { how: 'instance' }),
-      // 4 replicas, and the cluster without nginx, in the full run: the default one keeps within its
-      // 10 minutes.
-      ...(mode === 'full' ? [cell('fault', replicas4, { how: 'instance' }), cell('fault', cluster, { how: 'worker' })] : []),
-      cell('fault', clusterNginx, { how: 'worker' }),
-      // One process has nothing to fail over to (the counter-example): in the full run.
-      ...(mode === 'full' ? [cell('fault', dotnet1, { how: 'instance' })] : []),
-      cell('fault', dotnetN, { how: 'instance' }),
-      // The rollouts run in the full run (the default one keeps within its 10 minutes); one process
-      // without a proxy can't be replaced without downtime: shown there too.
-      ...(mode === 'full' ? [cell('rollout', replicas2), cell('rollout', clusterNginx), cell('rollout', dotnetN), cell('rollout', dotnet1)] : []),
-    ],
-    comparisons: [],
-    checks: [],
-  };
+// The drills: for every strategy of every app with a POST to mix in, a crash drill and a rolling
+// restart (replicas: a graceful stop and a scale-down too) under a fixed rate of GETs and POSTs,
+// counting what the store kept (drills/cells.js). The lone process is the counter-example. The
+// full run drills on every engine it has (the processes engine and Docker): a deploy answer must
+// rest on both.
+function drills({ budget, n, params, apps, engines = ['processes'] }) {
+  const cells = [];
+  for (const app of apps.filter((x) => x.post || x.writes)) {
+    for (const s of strategiesFor(app)) {
+      const processes = s.multiProcess ? Math.max(2, n) : 1;
+      for (const engine of engines.filter((e) => app.engines.includes(e))) {
+        // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
+        // restarts take three times as long.
+        const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
+        for (const c of drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents })) {
+          // The run's own engine (the first) carries none; another one is named on the cell and in its id.
+          cells.push(engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine });
+        }
+      }
+    }
+  }
+  return { cells, comparisons: [], checks: [] };
 }
 
 export const SCENARIOS = {
@@ -220,11 +176,14 @@ export const SCENARIOS = {
     fullOnly: true,
     build: drills,
   },
+  // Capacity at the latency target is in every verdict cell now (run/capacity.js); this longer search
+  // of 5 s steps on one workload stays for a run that asks for it (SCENARIO=openloop).
   openloop: {
     title: 'Highest sustained fixed rate (CPU-bound pi)',
     description: 'Open loop with the paced generator (it sends on schedule whatever comes back, and times each request from its intended send: no coordinated omission); a step is sustained when the achieved rate is within 5% of the target, p99 < 500 ms and nothing failed; the search bisects between the last passing and the first failing rate.',
     interleaved: false,
     fullOnly: true,
+    onRequest: true,
     build: openloop,
   },
   ...EXPERIMENTS,
@@ -241,16 +200,17 @@ function paramsOf(mode, overrides) {
 /**
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
- * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object }} [options]
+ * apps: the app descriptions to plan over (default: every folder of this repository with an x-bench).
+ * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[], engines?: string[] }} [options]
  */
-export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {} } = {}) {
+export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {}, apps = listApps().map((a) => describeSample(a)), engines } = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);
   if (scenario && !SCENARIOS[scenario]) throw new Error(`unknown scenario "${scenario}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
-  const names = scenario ? [scenario] : Object.keys(SCENARIOS).filter((k) => full || !SCENARIOS[k].fullOnly);
+  const names = scenario ? [scenario] : Object.keys(SCENARIOS).filter((k) => !SCENARIOS[k].onRequest && (full || !SCENARIOS[k].fullOnly));
   const scenarios = names.map((name) => {
     const s = SCENARIOS[name];
-    const built = s.build({ mode, budget, budgets: budgets ?? [{ budget, cpuset: 'sut' }], n: processes, params });
+    const built = s.build({ mode, budget, budgets: budgets ?? [{ budget, cpuset: 'sut' }], n: processes, params, apps, engines });
     let cells = built.cells;
     if (sample) cells = cells.filter((c) => c.topology.sample === sample);
     const ids = new Set(cells.map((c) => c.id));
@@ -282,7 +242,7 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
     const name = s.name ?? `matrix-${si + 1}`;
     if (!Array.isArray(s.cells) || s.cells.length === 0) throw new Error(`--matrix: scenario ${name} has no cells`);
     const cells = s.cells.map((c, ci) => {
-      if (!WORKLOADS[c.workload]) throw new Error(`--matrix: ${name} cell ${ci}: unknown workload "${c.workload}"`);
+      workloadSpec(describeSample(c.topology.sample), c.workload); // unknown: one line naming the ones there are
       const t = topology({ budget, ...c.topology });
       const closed = (c.kind ?? 'closed') === 'closed';
       const cell = closedCell(name, c.workload, t, { kind: c.kind ?? 'closed', latencyRounds: closed ? (params.latencyRoundsByWorkload?.[c.workload] ?? params.latencyRounds ?? 0) : 0, ...(closed && params.closedSliceS ? { sliceS: params.closedSliceS } : {}), ...(c.connections ? { connections: c.connections } : {}) });
@@ -292,7 +252,7 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
     const comparisons = (s.compare ?? []).flatMap((q) => {
       const [a, b] = [cells[q.a], cells[q.b]];
       if (!a || !b) throw new Error(`--matrix: ${name}: compare names a cell that doesn't exist`);
-      const measured = (m) => m !== 'p99' || (a.latencyRounds && b.latencyRounds);
+      const measured = (m) => m !== 'capacity' && (m !== 'p99' || (a.latencyRounds && b.latencyRounds));
       return (q.metrics ?? Object.keys(METRICS)).filter(measured).map((metric) => ({
         id: `${a.workload}.${a.topology.id}-vs-${b.topology.id}.${metric}`, question: `${a.topology.label} vs ${b.topology.label}, ${METRICS[metric].title} (${a.workload})`,
         workload: a.workload, comparison: `${a.topology.id}-vs-${b.topology.id}`, column: q.column ?? b.topology.label, metric, better: METRICS[metric].better, a: a.id, b: b.id,

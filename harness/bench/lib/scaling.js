@@ -15,12 +15,15 @@ export function computeScaling(defs, cells, { floor = 0 } = {}) {
     const v = paired(c, b, 'rps');
     const r = withFloor(pairedRatio(v.a, v.b), floor);
     const suspect = breaksLimit(r, d.budget);
+    // The figure the tables show reproduces from the two medians beside it; its interval is the
+    // paired rounds' (widened to hold it).
+    const ratio = c.rps?.median && b.rps?.median ? c.rps.median / b.rps.median : r.ratio;
     return {
       ...def,
       rps: c.rps?.median ?? null,
       baseRps: b.rps?.median ?? null,
-      efficiency: r.ratio === null ? null : round(r.ratio / d.budget, 3),
-      ci95: r.ci95 ? r.ci95.map((x) => round(x / d.budget, 3)) : null,
+      efficiency: ratio === null ? null : round(ratio / d.budget, 3),
+      ci95: r.ci95 ? [Math.min(r.ci95[0], ratio), Math.max(r.ci95[1], ratio)].map((x) => round(x / d.budget, 3)) : null,
       suspect,
       ...(suspect ? { why: `×${round(r.ratio, 2)} of one process at budget 1 on ${d.budget} CPU: beyond the physical limit of ×${d.budget}` } : {}),
       measured: true,

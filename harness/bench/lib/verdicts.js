@@ -5,6 +5,7 @@
 import { pairedRatio, withFloor, decide, labelOf, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE } from './stats.js';
 import { quantileOf } from './histogram.js';
 import { heldOf } from './held.js';
+import { comparisonBound } from './bottleneck.js';
 
 const FIELD = {
   rps: (r) => r.rps,
@@ -15,7 +16,7 @@ const FIELD = {
   pacedP99: (r) => r.paced?.latencyMs?.p99,
   pacedCpu: (r) => r.paced?.cpuPerRequestUs,
 };
-const METRIC_FIELD = { throughput: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB', max: 'max' };
+const METRIC_FIELD = { throughput: 'rps', capacity: 'rps', p99: 'p99', cpu: 'cpuPerRequestUs', memory: 'memoryMiB', max: 'max' };
 // p99 and CPU per request of the windows at a fixed rate (latencyAt 'fixed rate'), else of the
 // closed-loop windows.
 const AT_FIXED_RATE = { p99: 'pacedP99', cpu: 'pacedCpu' };
@@ -52,6 +53,23 @@ function overSlices(a, b, of, stat) {
   const r = blockBootstrapRatio(keys.map((k) => sa.get(k)), keys.map((k) => sb.get(k)), stat);
   return { ...r, rounds: new Set(keys.map((k) => k.split(':')[0])).size, slices: keys.length };
 }
+// Capacity at the latency target: the saturated throughput's paired ratio times the ratio of the
+// fractions of it each side held at a fixed rate; its interval the paired one widened by both
+// sides' bisection brackets (run/capacity.js) — never narrower than what either measurement knows.
+function capacityRatio(a, b) {
+  const [ca, cb] = [a.capacity, b.capacity];
+  if (!ca?.fraction || !cb?.fraction) return null;
+  const v = paired(a, b, 'rps');
+  const r = pairedRatio(v.a, v.b);
+  if (r.ratio === null) return r;
+  const [fa, fb] = [ca.bracket, cb.bracket];
+  return { ratio: r.ratio * (fa[0] / fb[0]), ci95: r.ci95 ? [r.ci95[0] * (fa[0] / fb[1]), r.ci95[1] * (fa[1] / fb[0])] : null, n: r.n };
+}
+const capacityProblems = (cell) => (cell.capacity && !cell.capacity.fraction ? [`${cell.id} held no fixed rate under the ${cell.capacity.p99TargetMs} ms target: its capacity is below ${cell.capacity.range[0]} of its saturated throughput`] : []);
+
+// Throughput and capacity say something about a strategy only where it bounded the cells (bottleneck.js).
+const BOUND_METRICS = new Set(['throughput', 'capacity']);
+
 const SLICED = {
   p99: (a, b) => overSlices(a, b, histogramsOf, (hs) => median(hs.map((h) => quantileOf([h], 0.99)))),
   cpu: (a, b) => overSlices(a, b, costsOf, perRequest),
@@ -160,7 +178,8 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
     }
     const v = paired(a, b, fieldOf(q));
     if (q.latencyAt === 'fixed rate') reasons.push(...pacedProblems(a), ...pacedProblems(b));
-    const pooled = q.latencyAt === 'fixed rate' && SLICED[q.metric] ? SLICED[q.metric](a, b) : null;
+    const pooled = q.latencyAt === 'fixed rate' && SLICED[q.metric] ? SLICED[q.metric](a, b) : q.metric === 'capacity' ? capacityRatio(a, b) : null;
+    if (q.metric === 'capacity') reasons.push(...capacityProblems(a), ...capacityProblems(b));
     // At least as wide as the question's spread over repeated runs (repeatability.js), and for memory ±5%.
     const between = floorFor(q, floors);
     const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, between.floor);
@@ -169,19 +188,22 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
     for (const ch of failedChecks) if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
     if (!r.ci95) reasons.push(pooled ? `${r.n} paired slice(s): no interval` : `${r.n} paired round(s): no interval`);
     const side = decide(r, q.better);
-    const winner = side === 'a' ? base.a : side === 'b' ? base.b : null;
-    reasons.push(...generatorProblems([a, b], winner));
+    const won = side === 'a' ? base.a : side === 'b' ? base.b : null;
+    reasons.push(...generatorProblems([a, b], won));
+    // A comparison whose cells something other than the strategies bounded is labelled for that.
+    const bound = BOUND_METRICS.has(q.metric) ? comparisonBound(a, b, won, { metric: q.metric }) : null;
     return {
       ...base,
-      label: labelOf(side),
-      winner,
+      label: bound ? 'bounded' : labelOf(side),
+      ...(bound ? { bound, statLabel: labelOf(side), statWinner: won } : {}),
+      winner: bound ? null : won,
       ratio: round(r.ratio, 3),
       ci95: r.ci95 ? r.ci95.map((x) => round(x, 3)) : null,
       suspect: reasons.length > 0,
       measured: true,
       reasons,
-      rounds: pooled ? pooled.rounds : r.n,
-      ...(pooled ? { slices: pooled.slices } : {}),
+      rounds: pooled?.rounds ?? r.n,
+      ...(pooled?.slices ? { slices: pooled.slices } : {}),
       generator: generatorOf(a, b),
       floorKnown: between.known,
       ...(between.floor ? { betweenRuns: round(between.floor, 3) } : {}),

@@ -4,14 +4,21 @@ import { WORKLOADS } from './workloads.js';
 
 export class VerifyError extends Error {}
 
-export async function verify(url, workload, { timeoutMs = 10000, attempts = 3 } = {}) {
-  const w = WORKLOADS[workload];
-  if (!w) throw new VerifyError(`unknown workload "${workload}"`);
+// An app's own request (x-bench.requests): any 2xx, whatever its body.
+const ANY_2XX = { custom: true };
+
+/** @param {string} url @param {string} workload @param {{ timeoutMs?: number, attempts?: number, request?: { method: string, body?: string, headers?: Record<string, string> } | null }} [options] */
+export async function verify(url, workload, { timeoutMs = 10000, attempts = 3, request = null } = {}) {
+  const w = WORKLOADS[workload] ?? ANY_2XX;
   let lastError;
   for (let i = 0; i < attempts; i++) {
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), ...(request ?? {}) });
       const text = await res.text();
+      if (w.custom) {
+        if (res.status < 200 || res.status > 299) throw new VerifyError(`${request?.method ?? 'GET'} ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+        return text;
+      }
       if (res.status !== 200) throw new VerifyError(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
       let body;
       try { body = JSON.parse(text); } catch { throw new VerifyError(`GET ${url} did not answer JSON: ${text.slice(0, 200)}`); }
@@ -39,6 +46,8 @@ export async function everyProcessServes(url, processes, { timeoutMs = 30_000, m
   for (let i = 0; i < maxRequests && Date.now() < deadline; i += 1) {
     try {
       const body = await getFresh(url);
+      // An app that doesn't say its pid (a service of yours) can't be checked this way.
+      if (body?.pid === undefined) return 0;
       if (body?.pid) seen.add(body.pid);
       if (seen.size >= processes) return seen.size;
     } catch { /* a process between restarts: ask again */ }
@@ -54,7 +63,7 @@ function getFresh(url) {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => { text += d; });
-      res.on('end', () => { try { resolve(JSON.parse(text)); } catch (e) { reject(e); } });
+      res.on('end', () => { try { resolve(JSON.parse(text)); } catch { resolve({}); } });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);

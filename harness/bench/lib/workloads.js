@@ -32,7 +32,11 @@ export const WORKLOADS = {
   delay: {
     title: 'slow I/O (50 ms wait)',
     params: { ms: 50 },
-    connections: 256,
+    // Enough that the connections are not what bounds it: by Little's law a 50 ms wait caps n
+    // connections at n / 0.05 s req/s (256 capped every strategy at 5,120, so all came out equal).
+    connections: 2048,
+    // The shortest time a request can take: what the connection cap is computed from (bottleneck.js).
+    minLatencyMs: 50,
     latencyRatePerCpu: 1000,
     check: isObj,
     shape: 'a JSON object',
@@ -51,4 +55,29 @@ export function workload(name) {
   const w = WORKLOADS[name];
   if (!w) throw new Error(`unknown workload "${name}" (one of: ${Object.keys(WORKLOADS).join(', ')})`);
   return w;
+}
+
+/**
+ * What a cell sends other than a plain GET: { method, body (a string), headers } of an app's own
+ * request (x-bench.requests), or null.
+ * @param {{ requests?: { name: string, method?: string, body?: any, content_type?: string }[] } | null} app @param {string} name
+ */
+export function requestOf(app, name) {
+  const r = WORKLOADS[name] ? null : app?.requests?.find((x) => x.name === name);
+  if (!r || (r.method ?? 'GET') === 'GET') return null;
+  const body = r.body === undefined ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+  return { method: r.method, ...(body !== undefined ? { body } : {}), headers: { 'content-type': r.content_type ?? 'application/json' } };
+}
+
+/**
+ * A workload of a run: one of the bench's own (above), or one of the app's own requests
+ * (x-bench.requests, e.g. from `make bench APP=… PATHS=…`): any 2xx answer is right, and its
+ * rate for latency windows is the busiest built-in one's per CPU.
+ * @param {{ requests?: { name: string, path: string, method?: string, connections?: number }[] } | null} app @param {string} name
+ */
+export function workloadSpec(app, name) {
+  if (WORKLOADS[name]) return WORKLOADS[name];
+  const r = app?.requests?.find((x) => x.name === name);
+  if (!r) throw new Error(`unknown workload "${name}" (one of: ${[...Object.keys(WORKLOADS), ...(app?.requests ?? []).map((x) => x.name)].join(', ')})`);
+  return { title: `${r.method ?? 'GET'} ${r.path}`, params: {}, connections: r.connections ?? 64, latencyRatePerCpu: 200, check: () => true, shape: 'a 2xx answer', custom: true };
 }

@@ -5,7 +5,7 @@
 // removeRunGroups takes those away too.
 import fs from 'node:fs';
 import path from 'node:path';
-import * as cgroup from '../cgroup.js';
+import * as cgroup from '../common/cgroup.js';
 
 const ROOT = process.env.LAB_CGROUP_ROOT ?? '/sys/fs/cgroup';
 const GROUP = 'scaling-lab';
@@ -14,33 +14,40 @@ const OWNED = new Set(['cpu', 'cpuacct', 'cpu,cpuacct', 'cpuacct,cpu', 'cpuset',
 export const parentOf = (runId) => `/${GROUP}/${runId}`;
 
 /**
- * Creates the run's parent group; returns { cgroupParent, cpuLimits } saying what is enforced.
+ * What the engine enforces of a run's placement ({ cpuset, budget }) here: the run's cpuLimits.
  * layout: { driver, version, local } of the engine (connection.js).
  */
-export function createRunParent(runId, layout, { cpuset, budget, priority }) {
-  const pinningAsked = cpuset ? { enforced: true, cpus: cpuset, mechanism: 'docker cpuset' } : { enforced: false, cpus: null, reason: 'not asked' };
+export function limitsOf(runId, layout, { cpuset, budget }) {
+  const pinningAsked = cpuset
+    ? { enforced: true, cpus: cpuset, mechanism: 'docker cpuset' }
+    : { enforced: false, cpus: null, reason: 'not asked' };
   const perContainer = 'docker: each container\'s deploy.resources.limits (CFS quota, memory limit)';
   if (layout.driver !== 'cgroupfs' || !layout.local) {
     const why = layout.local ? `the engine's cgroup driver is ${layout.driver}` : 'the engine runs on another host';
     return {
-      cgroupParent: null,
-      cpuLimits: {
-        enforced: true, mechanism: perContainer, accounting: 'docker stats --no-stream (memory only)',
-        budget: budget ? { enforced: false, reason: `${why}: no run-wide budget` } : null, pinning: pinningAsked,
-      },
+      enforced: true, mechanism: perContainer, accounting: 'docker stats --no-stream (memory only)',
+      budget: budget ? { enforced: false, reason: `${why}: no run-wide budget` } : null, pinning: pinningAsked,
     };
   }
-  cgroup.createRunGroups(runId, { cpuset, budget, priority });
   return {
-    cgroupParent: parentOf(runId),
-    cpuLimits: {
-      enforced: true,
-      mechanism: `${perContainer}${budget ? `; the run's budget of ${budget} CPU on its cgroup_parent` : ''}`,
-      accounting: `cgroup v${layout.version} ${layout.version === 2 ? 'cpu.stat' : 'cpuacct.usage'} of each container (cgroup_parent ${parentOf(runId)})`,
-      budget: budget ? { enforced: true, cpus: budget } : null,
-      pinning: cpuset ? { ...pinningAsked, mechanism: 'docker cpuset, within the run\'s cpuset group' } : pinningAsked,
-    },
+    enforced: true,
+    mechanism: `${perContainer}${budget ? `; the run's budget of ${budget} CPU on its cgroup_parent` : ''}`,
+    accounting: `cgroup v${layout.version} ${layout.version === 2 ? 'cpu.stat' : 'cpuacct.usage'} of each ` +
+      `container (cgroup_parent ${parentOf(runId)})`,
+    budget: budget ? { enforced: true, cpus: budget } : null,
+    pinning: cpuset ? { ...pinningAsked, mechanism: "docker cpuset, within the run's cpuset group" } : pinningAsked,
   };
+}
+
+/**
+ * Creates the run's parent group where the engine puts containers' groups in this host's cgroup
+ * tree; returns { cgroupParent, cpuLimits } saying what is enforced.
+ */
+export function createRunParent(runId, layout, { cpuset, budget, priority }) {
+  const cpuLimits = limitsOf(runId, layout, { cpuset, budget });
+  if (layout.driver !== 'cgroupfs' || !layout.local) return { cgroupParent: null, cpuLimits };
+  cgroup.createRunGroups(runId, { cpuset, budget, priority });
+  return { cgroupParent: parentOf(runId), cpuLimits };
 }
 
 function removeTree(dir, left) {

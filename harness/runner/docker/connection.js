@@ -1,75 +1,81 @@
 // The Docker engine the docker backend talks to: one that already answers (DOCKER_HOST, or the
-// system socket), else the private daemon of the Docker tests (harness/docker: its own data root,
-// userland proxy off, published ports on 127.0.0.1), started on demand with the stand-in images.
+// system socket), else the engine of a provider (contract.js EngineProvider; runner/index.js
+// gives the private daemon of harness/test-engine), started on demand.
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { engineAnswers, EngineChoiceError } from '../engine.js';
-import { DOCKER_HOST as PRIVATE_HOST, engineUnavailable, startDaemon, stopDaemon } from '../../docker/daemon.js';
-import { buildStandIns } from '../../docker/engine.js';
+import { EngineChoiceError } from '../common/errors.js';
 
-let standInsChecked = false;
-let announced = false; // the line naming the engine: once per process
-// The stand-in base images in the private daemon: built once, then found cached (checked once per process).
-function standIns() {
-  if (standInsChecked) return;
-  buildStandIns();
-  standInsChecked = true;
-}
+const SYSTEM_SOCKET = '/var/run/docker.sock';
 
-const answers = (host) => spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], {
-  encoding: 'utf8', timeout: 5000, env: { ...process.env, DOCKER_HOST: host },
+const versionAt = (env) => spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], {
+  encoding: 'utf8', timeout: 5000, env,
 });
 
-/** The engine, if one runs: { host, private, version }, else null. */
-export function runningEngine() {
-  if (engineAnswers()) {
-    const res = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], { encoding: 'utf8', timeout: 5000 });
-    return { host: process.env.DOCKER_HOST ?? null, private: false, version: res.stdout.trim() };
-  }
-  const res = answers(PRIVATE_HOST);
-  return res.status === 0 ? { host: PRIVATE_HOST, private: true, version: res.stdout.trim() } : null;
+/** Whether a Docker engine other than a provider's answers here (DOCKER_HOST or the system socket). */
+export function engineAnswers(env = process.env) {
+  if (!env.DOCKER_HOST && !fs.existsSync(SYSTEM_SOCKET)) return false;
+  return versionAt(env).status === 0;
 }
 
 /**
- * An engine to run on, started when none runs (the private daemon, then the stand-in images,
- * cached after the first build). Throws EngineChoiceError (one line, exit 2) when none can start.
- * `log` gets the line saying which engine.
- * @param {{ log?: (line: string) => void }} [options]
+ * The engine, if one runs: { host, private, version }, else null.
+ * @param {import('../common/contract.js').EngineProvider} provider
+ * @returns {import('../common/contract.js').EngineInfo | null}
  */
-export async function ensureEngine({ log = () => {} } = {}) {
-  let engine = runningEngine();
-  if (engine) {
-    if (!announced) log(`engine: docker (Docker Engine ${engine.version}, ${engine.private ? 'the private daemon of harness/docker' : engine.host ?? 'the system daemon'})`);
-    announced = true;
-    if (engine.private) standIns(); // the images this daemon's data root lacks, if any
-    return engine;
+export function runningEngine(provider) {
+  if (engineAnswers()) {
+    return { host: process.env.DOCKER_HOST ?? null, private: false, version: versionAt(process.env).stdout.trim() };
   }
-  const reason = engineUnavailable();
-  if (reason) throw new EngineChoiceError(`ENGINE=docker: no Docker engine answers and none can be started here: ${reason}`);
-  log('engine: docker (starting the private daemon of harness/docker: userland proxy off, ports on 127.0.0.1)');
-  try {
-    await startDaemon();
-  } catch (err) {
-    throw new EngineChoiceError(`ENGINE=docker: ${err.message.split('\n')[0]}`);
-  }
-  try {
-    standIns();
-  } catch (err) {
-    await stopDaemon();
-    throw err;
-  }
-  engine = runningEngine();
-  if (!engine) throw new Error('the private Docker daemon started, then stopped answering');
-  log(`engine: docker (Docker Engine ${engine.version}, the private daemon, stand-in images)`);
-  announced = true;
-  return engine;
+  const host = provider.running();
+  if (!host) return null;
+  const res = versionAt({ ...process.env, DOCKER_HOST: host });
+  return res.status === 0 ? { host, private: true, version: res.stdout.trim() } : null;
 }
 
-/** Stops the private daemon (and whatever still runs on it); an engine we did not start is left alone. */
-export async function stopPrivateEngine() {
-  if (answers(PRIVATE_HOST).status !== 0) return false;
-  await stopDaemon();
-  return true;
+/**
+ * The connection to an engine: `ensure` finds one or starts the provider's (once per process it
+ * logs which, and prepares a provided one), `stop` stops the provider's.
+ * @param {import('../common/contract.js').EngineProvider} provider
+ */
+export function connection(provider) {
+  let announced = false;
+  let prepared = false;
+  const prepare = () => {
+    if (!prepared) provider.prepare();
+    prepared = true;
+  };
+  /** @param {{ log?: (line: string) => void }} [options] */
+  async function ensure({ log = () => {} } = {}) {
+    let engine = runningEngine(provider);
+    if (engine) {
+      const which = engine.private ? provider.name : engine.host ?? 'the system daemon';
+      if (!announced) log(`engine: docker (Docker Engine ${engine.version}, ${which})`);
+      announced = true;
+      if (engine.private) prepare();
+      return engine;
+    }
+    const reason = provider.unavailable();
+    if (reason) {
+      throw new EngineChoiceError(`ENGINE=docker: no Docker engine answers and none can be started here: ${reason}`);
+    }
+    try {
+      await provider.start({ log });
+    } catch (err) {
+      throw new EngineChoiceError(`ENGINE=docker: ${err.message.split('\n')[0]}`);
+    }
+    try {
+      prepare();
+    } catch (err) {
+      await provider.stop();
+      throw err;
+    }
+    engine = runningEngine(provider);
+    if (!engine) throw new Error('the private Docker daemon started, then stopped answering');
+    log(`engine: docker (Docker Engine ${engine.version}, the private daemon, stand-in images)`);
+    announced = true;
+    return engine;
+  }
+  return { ensure, running: () => runningEngine(provider), stop: () => provider.stop() };
 }
 
 /** The cgroup driver and version of an engine: where its containers' cgroups are. */

@@ -3,27 +3,30 @@
 // would (the restart policy then applies: `kill` is a crash); `killHeld` is `docker kill`, a stop
 // on purpose that no restart policy undoes, as the processes backend's killHeld.
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as cgroup from '../cgroup.js';
-import { DEFAULT_RUN_DIR } from '../state.js';
-import { containers, docker, findContainer, readRecord } from './project.js';
+import * as cgroup from '../common/cgroup.js';
+import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
+import { containers, docker, findContainer } from './project.js';
+import { readRecord, recordOf } from './record.js';
 
-/** The run's record, or one line saying nothing runs on Docker from runDir. */
-export function recordOf(runDir) {
-  const record = readRecord(runDir);
-  if (!record) throw new Error(`nothing running on Docker from ${runDir}`);
-  return record;
-}
-
-export const statusOf = (c) => (c.running ? (c.health ? `running (${c.health})` : 'running') : c.oneshot ? 'completed' : c.status);
+export const statusOf = (c) =>
+  c.running ? (c.health ? `running (${c.health})` : 'running') : c.oneshot ? 'completed' : c.status;
 
 /** One row per container: { service, index, name, pid, url, status, exit, restarts, children }. */
-export function ps({ runDir = DEFAULT_RUN_DIR } = {}) {
+export async function ps({ runDir = DEFAULT_RUN_DIR } = {}) {
   const record = readRecord(runDir);
   if (!record) return [];
   return containers(record).map((c) => ({
-    service: c.service, index: c.index, name: c.name, id: c.id.slice(0, 12), pid: c.running ? c.pid : '-', url: c.url ?? '-',
-    status: statusOf(c), exit: c.exit, restarts: c.restarts,
-    children: record.cgroupParent && c.running ? cgroup.instancePids(record.runId, c.id).filter((p) => p !== c.pid) : [],
+    service: c.service,
+    index: c.index,
+    name: c.name,
+    id: c.id.slice(0, 12),
+    pid: c.running ? c.pid : '-',
+    url: c.url ?? '-',
+    status: statusOf(c),
+    exit: c.exit,
+    restarts: c.restarts,
+    children:
+      record.cgroupParent && c.running ? cgroup.instancePids(record.runId, c.id).filter((p) => p !== c.pid) : [],
   }));
 }
 

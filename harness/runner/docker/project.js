@@ -1,12 +1,8 @@
-// A run on Docker: one Compose v2 project per run folder, its record (<runDir>/docker.json: the
-// project, the compose files, the knobs it was started with, the engine) and its containers as
-// the engine sees them now.
-import fs from 'node:fs';
+// A run on Docker: one Compose v2 project per run folder (its record: record.js), the docker and
+// docker compose commands against the run's engine, and its containers as the engine sees them now.
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { runIdOf, DEFAULT_RUN_DIR } from '../state.js';
-
-export const recordFile = (runDir) => path.join(path.resolve(runDir), 'docker.json');
+import { runIdOf } from '../common/run-dir.js';
 
 /** The file name of the override a run adds to the sample's compose files (override.js). */
 export const OVERRIDE = 'compose.engine.yaml';
@@ -14,23 +10,15 @@ export const OVERRIDE = 'compose.engine.yaml';
 /** The project name of a run folder (Compose: lower case, digits, - and _). */
 export const projectOf = (runDir) => `lab-${runIdOf(path.resolve(runDir))}`;
 
-/** The run's record, or undefined when nothing was started on Docker from runDir. */
-export function readRecord(runDir = DEFAULT_RUN_DIR) {
-  try { return JSON.parse(fs.readFileSync(recordFile(runDir), 'utf8')); } catch { return undefined; }
-}
+/** The environment docker commands of a run get: the run's knobs, its engine's host. */
+export const envOf = (record) => ({
+  ...process.env,
+  ...record.env,
+  ...(record.host ? { DOCKER_HOST: record.host } : {}),
+});
 
-export function writeRecord(record) {
-  fs.mkdirSync(record.runDir, { recursive: true });
-  const tmp = `${recordFile(record.runDir)}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
-  fs.renameSync(tmp, recordFile(record.runDir));
-}
-
-export const removeRecord = (runDir) => fs.rmSync(recordFile(runDir), { force: true });
-
-const envOf = (record) => ({ ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) });
-
-const why = (res) => (res.error ? res.error.message : (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | '));
+const why = (res) =>
+  res.error ? res.error.message : (res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ');
 
 /** `docker <args>` against the run's engine; throws one line unless check is false. */
 export function docker(record, args, { timeout = 120_000, check = true } = {}) {
@@ -39,10 +27,20 @@ export function docker(record, args, { timeout = 120_000, check = true } = {}) {
   return res;
 }
 
+/** The arguments of `docker` for `docker compose -p <project> -f … <args>`. */
+export const composeArgv = (record, args) => [
+  'compose',
+  '-p',
+  record.project,
+  ...record.files.flatMap((f) => ['-f', f]),
+  ...args,
+];
+
 /** `docker compose -p <project> -f … <args>` in the sample's folder, with the run's knobs. */
 export function compose(record, args, { timeout = 120_000, check = true } = {}) {
-  const full = ['compose', '-p', record.project, ...record.files.flatMap((f) => ['-f', f]), ...args];
-  const res = spawnSync('docker', full, { cwd: record.sampleDir, encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: envOf(record) });
+  const res = spawnSync('docker', composeArgv(record, args), {
+    cwd: record.sampleDir, encoding: 'utf8', timeout, maxBuffer: 64 << 20, env: envOf(record),
+  });
   if (check && res.status !== 0) throw new Error(`docker compose ${args.join(' ')}: ${why(res)}`);
   return res;
 }
@@ -88,7 +86,16 @@ const rowOf = (c) => ({
  * [{ service, index, name, id, pid, running, status, health, exit, restarts, restart, url }].
  */
 export function containers(record) {
-  const ids = docker(record, ['ps', '-aq', '--no-trunc', '--filter', `label=com.docker.compose.project=${record.project}`]).stdout.trim().split('\n').filter(Boolean);
+  const ids = docker(record, [
+    'ps',
+    '-aq',
+    '--no-trunc',
+    '--filter',
+    `label=com.docker.compose.project=${record.project}`,
+  ])
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean);
   if (!ids.length) return [];
   // A container removed between the two calls is simply not listed.
   const res = docker(record, ['inspect', ...ids], { check: false });
@@ -99,14 +106,31 @@ export function containers(record) {
 /** One container of a service, by its number; a one-line error naming what there is. */
 export function findContainer(record, service, index) {
   // By the name Compose gives it (<project>-<service>-<n>): one call to the engine, as the drills poll.
-  const res = docker(record, ['inspect', '--type', 'container', `${record.project}-${service}-${Number(index)}`], { check: false });
+  const res = docker(record, ['inspect', '--type', 'container', `${record.project}-${service}-${Number(index)}`], {
+    check: false,
+  });
   const [one] = res.status === 0 ? /** @type {any[]} */ (JSON.parse(res.stdout || '[]')) : [];
   const labels = one?.Config?.Labels ?? {};
-  if (labels['com.docker.compose.project'] === record.project && labels['com.docker.compose.service'] === service) return rowOf(one);
+  if (labels['com.docker.compose.project'] === record.project && labels['com.docker.compose.service'] === service)
+    return rowOf(one);
   const all = containers(record);
   const mine = all.filter((c) => c.service === service);
-  if (!mine.length) throw new Error(`no service '${service}' in ${record.sample} (there are: ${[...new Set(all.map((c) => c.service))].join(', ')})`);
+  if (!mine.length)
+    throw new Error(
+      `no service '${service}' in ${record.sample} (there are: ${[...new Set(all.map((c) => c.service))].join(', ')})`,
+    );
   const c = mine.find((x) => x.index === Number(index));
   if (!c) throw new Error(`${service} has no instance ${index} (there are: ${mine.map((x) => x.index).join(', ')})`);
   return c;
+}
+
+/** The record's services: { name: { restart, instances: [{ index, name, id, pid, url }] } } of these containers. */
+export function servicesOf(list) {
+  /** @type {Record<string, any>} */
+  const services = {};
+  for (const c of list) {
+    services[c.service] ??= { restart: { name: c.restart }, instances: [] };
+    services[c.service].instances.push({ index: c.index, name: c.name, id: c.id, pid: c.pid, url: c.url });
+  }
+  return services;
 }

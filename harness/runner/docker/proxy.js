@@ -4,10 +4,16 @@
 // check took out is tried again after fail_timeout, counted in whole seconds (+ 1 s).
 import fs from 'node:fs';
 import path from 'node:path';
+import { passiveCheckMs } from '../common/nginx-params.js';
 
 function templates(sampleDir) {
   const dir = path.join(sampleDir, 'nginx', 'templates');
-  return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n') : '';
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+        .join('\n')
+    : '';
 }
 
 /** The sample's nginx service (x-bench.proxy, else the one whose x-local says nginx), or undefined. */
@@ -28,8 +34,5 @@ export function reResolveMs(sampleDir) {
  */
 export function readmissionMs(sampleDir) {
   const server = /^\s*server\s+[^\s{;][^;{]*;/m.exec(templates(sampleDir).replace(/^\s*#.*$/gm, ''))?.[0] ?? '';
-  if (/max_fails=0\b/.test(server)) return reResolveMs(sampleDir);
-  const ft = /fail_timeout=(\d+)(ms|s|m)?\b/.exec(server);
-  const failTimeoutMs = ft ? Number(ft[1]) * { ms: 1, s: 1000, m: 60_000 }[ft[2] ?? 's'] : 10_000;
-  return Math.max(reResolveMs(sampleDir), Math.ceil(failTimeoutMs / 1000) * 1000 + 1000);
+  return Math.max(reResolveMs(sampleDir), passiveCheckMs(server));
 }

@@ -3,15 +3,13 @@
 // loopback port it publishes now (a container that restarted may have another), then, with the
 // sample's nginx in front, until nginx sends to it again (proxy.js).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkOnce } from '../health.js';
-import { parseHealthcheck } from '../compose.js';
-import { DEFAULT_RUN_DIR } from '../state.js';
+import { checkOnce } from '../common/health.js';
+import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
 import { containers, findContainer } from './project.js';
-import { recordOf, statusOf } from './instances.js';
-import { sampleFile } from './up.js';
+import { statusOf } from './instances.js';
+import { recordOf } from './record.js';
+import { healthcheckOf, sampleFile } from './sample.js';
 import { proxyOf, readmissionMs } from './proxy.js';
-
-const healthcheckOf = (record, service) => parseHealthcheck(sampleFile(record.sampleDir).services?.[service]?.healthcheck);
 
 async function answers(c, healthcheck) {
   if (!c.running || !c.url) return false;
@@ -50,7 +48,8 @@ export async function waitServing({ runDir = DEFAULT_RUN_DIR, service, index, no
       await sleep(behindProxy(record, service) ? readmissionMs(record.sampleDir) : 0);
       return { pid: c.pid, healthyAt, inRotationAt: Date.now() };
     }
-    if (Date.now() > deadline) throw new Error(`${c.name} did not serve again within ${timeoutMs / 1000} s (${statusOf(c)})`);
+    if (Date.now() > deadline)
+      throw new Error(`${c.name} did not serve again within ${timeoutMs / 1000} s (${statusOf(c)})`);
     await sleep(25);
   }
 }

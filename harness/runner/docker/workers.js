@@ -2,9 +2,9 @@
 // it replaced: the container's processes seen from this host by their host pids, and its log.
 import fs from 'node:fs';
 import { childPids } from '../../lib/processes.js';
-import { DEFAULT_RUN_DIR } from '../state.js';
+import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
 import { docker, findContainer } from './project.js';
-import { recordOf } from './instances.js';
+import { recordOf } from './record.js';
 
 // compose's `init: true` puts Docker's init (tini) first; the program is its one child.
 const INITS = new Set(['docker-init', 'tini', 'tini-static']);
@@ -18,18 +18,19 @@ function mainProcess(pid) {
 
 /**
  * The host pids of the processes a container's main program started (a cluster primary's workers).
- * @param {{ runDir?: string, service: string, index: number }} options @returns {number[]}
+ * @param {{ runDir?: string, service: string, index: number }} options @returns {Promise<number[]>}
  */
-export function workerPids({ runDir = DEFAULT_RUN_DIR, service, index }) {
+export async function workerPids({ runDir = DEFAULT_RUN_DIR, service, index }) {
   const c = findContainer(recordOf(runDir), service, index);
   return c.running ? childPids(mainProcess(c.pid)) : [];
 }
 
 /**
  * { read() }: what the container has logged (`docker logs`) since the reader was made.
- * @param {{ runDir?: string, service: string, index: number }} options @returns {{ read: () => Promise<string> }}
+ * @param {{ runDir?: string, service: string, index: number }} options @returns {Promise<{ read: () => Promise<string>
+ * }>}
  */
-export function logReader({ runDir = DEFAULT_RUN_DIR, service, index }) {
+export async function logReader({ runDir = DEFAULT_RUN_DIR, service, index }) {
   const record = recordOf(runDir);
   const { id } = findContainer(record, service, index);
   const since = (Date.now() / 1000).toFixed(3);

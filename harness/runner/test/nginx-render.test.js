@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../lib/repo-root.js';
-import { listSamples, loadTopology } from '../compose.js';
-import { renderNginx, testConfig } from '../nginx.js';
+import { listSamples, loadTopology } from '../common/compose.js';
+import { renderNginx, testConfig } from '../processes/nginx.js';
 import { tempRunDir, FIXTURE } from '../../test/helpers.js';
 
 for (const sample of [...listSamples(), path.relative(REPO_ROOT, FIXTURE)]) {
@@ -15,7 +15,9 @@ for (const sample of [...listSamples(), path.relative(REPO_ROOT, FIXTURE)]) {
     test(`${sample}: ${svc.name} config rendered for loopback passes nginx -t`, () => {
       const runDir = tempRunDir('nginx-t');
       let port = 20000;
-      const upstreamPorts = Object.fromEntries(Object.values(topology.services).map((s) => [s.name, Array.from({ length: s.replicas }, () => (port += 1))]));
+      const upstreamPorts = Object.fromEntries(
+        Object.values(topology.services).map((s) => [s.name, Array.from({ length: s.replicas }, () => (port += 1))]),
+      );
       const listenPorts = Object.fromEntries(svc.ports.map((p) => [p.container, (port += 1)]));
       const rendered = renderNginx({ svc, runDir, upstreamPorts, listenPorts });
       testConfig(rendered, runDir); // throws with nginx's message on failure

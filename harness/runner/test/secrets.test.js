@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { localSecrets } from '../secrets.js';
+import { localSecrets } from '../processes/secrets.js';
 import { tempRunDir } from '../../test/helpers.js';
 
 const root = tempRunDir('secrets');
@@ -47,7 +47,9 @@ test('a listed secret: its /run/secrets path becomes the local file, in any valu
 test('long syntax: the target names the mount, the source the file (interpolated like compose)', () => {
   const custom = path.join(root, 'custom.txt');
   fs.writeFileSync(custom, 'x');
-  const changed = localSecrets({ ...topology, vars: { DB_SECRET_FILE: custom } }, 'app', { DB_PASSWORD_FILE: '/run/secrets/dbpw' });
+  const changed = localSecrets({ ...topology, vars: { DB_SECRET_FILE: custom } }, 'app', {
+    DB_PASSWORD_FILE: '/run/secrets/dbpw',
+  });
   assert.deepEqual(changed, { DB_PASSWORD_FILE: custom });
 });
 
@@ -57,7 +59,9 @@ test('no /run/secrets in the environment: nothing to do, nothing read', () => {
 
 test('a missing secret file: one line naming the file and `make secrets`', () => {
   assert.throws(() => localSecrets(topology, 'app', { DB_PASSWORD_FILE: '/run/secrets/dbpw' }), {
-    message: "app: secret 'db_password' needs sample/secrets/db_password.txt, which does not exist: run `make secrets` (see sample/README.md)",
+    message:
+      "app: secret 'db_password' needs sample/secrets/db_password.txt, which does not exist: run `make secrets` " +
+        "(see sample/README.md)",
   });
 });
 

@@ -1,10 +1,10 @@
 // The runner's compose notations: interpolation, durations and sizes, nginx's envsubst, the knobs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { interpolateString } from '../interpolate.js';
-import { durationMs, sizeBytes } from '../units.js';
-import { envsubst } from '../nginx.js';
-import { validateKnobs } from '../options.js';
+import { interpolateString } from '../common/interpolate.js';
+import { durationMs, sizeBytes } from '../common/units.js';
+import { envsubst } from '../processes/nginx.js';
+import { validateKnobs } from '../common/options.js';
 
 test('compose interpolation follows the compose spec forms', () => {
   const vars = { SET: 'x', EMPTY: '' };

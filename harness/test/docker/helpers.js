@@ -5,8 +5,8 @@ import { after } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { prepareEngine, stopEngine } from '../../docker/engine.js';
-import { docker, DOCKER_HOST } from '../../docker/daemon.js';
+import { prepareEngine, stopEngine } from '../../test-engine/stand-ins.js';
+import { docker, DOCKER_HOST } from '../../test-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort } from '../../lib/ports.js';
 import { waitFor as poll } from '../../lib/poll.js';
@@ -49,7 +49,8 @@ export { freePort };
  * check that throws (a refused connection while a container starts) is tried again.
  * @type {typeof poll}
  */
-export const waitFor = (check, options = {}) => poll(check, { timeoutMs: 30_000, everyMs: 250, retryErrors: true, ...options });
+export const waitFor = (check, options = {}) =>
+  poll(check, { timeoutMs: 30_000, everyMs: 250, retryErrors: true, ...options });
 
 /**
  * A Compose v2 project of one sample, on its own name and loopback port. No files: Compose's own
@@ -79,7 +80,11 @@ export class Project {
     try {
       return await fn();
     } catch (err) {
-      throw new Error(`${this.sample}: service ${service}: ${step} failed: ${err.message}\n  last log line of ${service}: ${this.lastLogLine(service)}`, { cause: err });
+      throw new Error(
+        `${this.sample}: service ${service}: ${step} failed: ${err.message}\n  last log line of ${service}: ` +
+          `${this.lastLogLine(service)}`,
+        { cause: err },
+      );
     }
   }
 

@@ -13,8 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
 import { writesOf, bodyFor, account } from './writes.js';
-import { buildStandIns } from '../../docker/engine.js';
-import { DOCKER_HOST } from '../../docker/daemon.js';
+import { buildStandIns } from '../../test-engine/stand-ins.js';
+import { DOCKER_HOST } from '../../test-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();

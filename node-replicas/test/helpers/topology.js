@@ -3,9 +3,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { up, down, ps } from '../../../harness/runner/index.js';
+import { runnerFor } from '../../../harness/runner/index.js';
 import { waitFor } from '../../../harness/lib/poll.js';
 import { SAMPLE_DIR } from './child.js';
+
+const { up, down, ps } = runnerFor('processes');
 
 // `stop()` tears down early (e.g. to run another topology in the same test); t.after makes sure.
 // KEEP_RUN=1 keeps the run folder (nginx and replica logs) for a post-mortem.

@@ -39,6 +39,16 @@ public abstract class ApiContract(ApiFactory factory, DatabaseProvider expected)
     }
 
     [Fact]
+    public async Task Database_reports_its_provider_and_server_version()
+    {
+        var json = await _http.GetFromJsonAsync<JsonElement>("/api/database");
+        var provider = json.GetProperty("provider").GetString() ?? "";
+        Assert.Contains(expected switch { DatabaseProvider.Sqlite => "Sqlite", DatabaseProvider.Postgres => "Npgsql", _ => "SqlServer" }, provider);
+        // A version string from the server itself (e.g. PostgreSQL's "18.1"), not a constant of the app.
+        Assert.Matches(@"^\d+\.\d+", json.GetProperty("serverVersion").GetString() ?? "");
+    }
+
+    [Fact]
     public async Task Pi_estimates_pi()
     {
         var json = await _http.GetFromJsonAsync<JsonElement>("/pi?samples=200000");

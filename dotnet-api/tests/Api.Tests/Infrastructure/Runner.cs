@@ -2,7 +2,7 @@ using System.Text.Json;
 
 namespace Api.Tests.Infrastructure;
 
-// The repository's local runner (harness/bin/lab.js on Node 24): runs compose.yaml as processes,
+// The repository's local runner (harness/bin/lab.js on Node 26): runs compose.yaml as processes,
 // with Debian's nginx in front. Each use gets its own run folder. `env` reaches compose.yaml's
 // interpolation (DB=sqlite) and the processes it starts (their logging).
 public sealed class Runner(IDictionary<string, string>? env = null) : IAsyncDisposable
@@ -19,7 +19,7 @@ public sealed class Runner(IDictionary<string, string>? env = null) : IAsyncDisp
 
     public static async Task<Runner> UpAsync(IDictionary<string, string>? env, params string[] options)
     {
-        if (!File.Exists(Node)) throw new InvalidOperationException($"Node 24 not found at {Node}: run `make setup` (or npm ci in harness/).");
+        if (!File.Exists(Node)) throw new InvalidOperationException($"Node 26 not found at {Node}: run `make setup` (or npm ci in harness/).");
         var runner = new Runner(env);
         var (code, output) = runner.Lab_(["up", "dotnet-api", "--port", "0", .. options], 240);
         if (code != 0)

@@ -10,10 +10,8 @@
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
 // Each step goes through the runner of the engine the deployment runs on (`runner`: the processes
 // backend unless said otherwise), so the drill is the same on both.
-import * as processes from '../../../runner/index.js';
 import { nsPidOf } from '../../../lib/processes.js';
-import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
-import { median, round } from '../stats.js';
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord, spread } from './under-load.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,14 +20,18 @@ async function appOf({ runner, runDir, service }) {
   const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
   const entry = state.services[service];
-  if (!entry?.instances?.length) throw new Error(`${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`);
+  if (!entry?.instances?.length)
+    throw new Error(
+      `${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`,
+    );
   const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
   return rows.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index, name: r.name, pid: r.pid, url: r.url }));
 }
 
-// node-cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
+// A Node cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
 // its pid namespace's).
-const saidListening = (log, pid) => new RegExp(`"pid":${pid}\\b[^\\n]*listening|listening[^\\n]*"pid":${pid}\\b`).test(log);
+const saidListening = (log, pid) =>
+  new RegExp(`"pid":${pid}\\b[^\\n]*listening|listening[^\\n]*"pid":${pid}\\b`).test(log);
 
 // A cluster worker is back once the primary has as many workers as before the kill, none of them
 // the victim, the new one has said it listens, and the instance answers its health check.
@@ -42,14 +44,22 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
     // The cheap checks first: the log and the health check only once a new worker is there.
     if (workers.length >= before.length && !workers.includes(victim) && fresh.length) {
       const text = await log.read();
-      if (fresh.every((p) => saidListening(text, nsPidOf(p))) && await runner.isServing(at)) return { pid: fresh[0], at: Date.now() };
+      if (fresh.every((p) => saidListening(text, nsPidOf(p))) && (await runner.isServing(at)))
+        return { pid: fresh[0], at: Date.now() };
     }
-    if (Date.now() > deadline) throw new Error(`${name}: its killed worker ${victim} was not replaced within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${name}: its killed worker ${victim} was not replaced within ${timeoutMs / 1000} s`);
     await sleep(20);
   }
 }
 
-const originOf = (u) => { try { return new URL(u).origin; } catch { return null; } };
+const originOf = (u) => {
+  try {
+    return new URL(u).origin;
+  } catch {
+    return null;
+  }
+};
 
 // A container that restarts takes the first free port of its service's loopback range, its own
 // while its siblings hold theirs (runner/docker/override.js). Should it move all the same, a load
@@ -57,7 +67,10 @@ const originOf = (u) => { try { return new URL(u).origin; } catch { return null;
 async function checkSameAddress({ runner, runDir, service, inst, url }) {
   const now = (await appOf({ runner, runDir, service })).find((i) => i.index === inst.index);
   if (originOf(url) === originOf(inst.url) && originOf(now?.url) !== originOf(inst.url)) {
-    throw new Error(`${inst.name} came back on ${now?.url} instead of ${inst.url}, where the load goes: a drill straight at an instance can't follow a restart that moves its port (drill it through nginx)`);
+    throw new Error(
+      `${inst.name} came back on ${now?.url} instead of ${inst.url}, where the load goes: a drill straight at an ` +
+        "instance can't follow a restart that moves its port (drill it through nginx)",
+    );
   }
 }
 
@@ -69,7 +82,13 @@ async function killInstance({ runner, runDir, service, url, k, load }) {
   await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
   const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
   await checkSameAddress({ runner, runDir, service, inst, url });
-  return { target: inst.name, pid: inst.pid, killedAtMs: Math.round(killedAtMs), backAfterMs: back.healthyAt - epoch, inRotationAfterMs: back.inRotationAt - epoch };
+  return {
+    target: inst.name,
+    pid: inst.pid,
+    killedAtMs: Math.round(killedAtMs),
+    backAfterMs: back.healthyAt - epoch,
+    inRotationAfterMs: back.inRotationAt - epoch,
+  };
 }
 
 async function killWorker({ runner, runDir, service, load }) {
@@ -83,43 +102,70 @@ async function killWorker({ runner, runDir, service, load }) {
   const epoch = Date.now();
   process.kill(victim, 'SIGKILL');
   const back = await workerBack({ runner, ...at, name: inst.name, victim, before, log });
-  return { target: `${inst.name} worker`, pid: victim, killedAtMs: Math.round(killedAtMs), backAfterMs: back.at - epoch, inRotationAfterMs: back.at - epoch };
+  return {
+    target: `${inst.name} worker`,
+    pid: victim,
+    killedAtMs: Math.round(killedAtMs),
+    backAfterMs: back.at - epoch,
+    inRotationAfterMs: back.at - epoch,
+  };
 }
 
 /**
- * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, log }):
- * `runner`: the engine's runner module (runner/engine.js runnerFor), the processes backend by default;
+ * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, app, about, log }):
+ * `runner`: the engine's Runner (runner/index.js runnerFor), the processes backend by default;
  * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
- * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
- * Returns { how, kills: [{ target, pid, killedAtMs, backAfterMs, inRotationAfterMs, failed: { get, post } }],
- * get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max },
- * recoverMs: { median, max }, inRotationMs: { median, max }, durationS, rate, mix }.
+ * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }; `app` the app's
+ * x-bench description (default: read from the run), whose store, where it runs, counts the writes;
+ * `about` = { strategy, processes, budget, app } is copied into the record so it describes itself.
+ * Returns { kind: 'crash', ...about, engine, how, kills: [{ target, pid, killedAtMs, backAfterMs,
+ * inRotationAfterMs, outageMs, failed: { get, post } }], get: { requests, failed, retried, errors },
+ * post: {...}, latencyMs: { p50, p90, p99, max }, recoverMs: { median, max }, inRotationMs,
+ * backMs, outageMs: { median, max }, writes, durationS, rate, mix }.
  */
-/** @param {{ runner?: any, runDir: string, service?: string, url: string, how?: string, kills?: number, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number, gapMs?: number }} options */
-export async function faultDrill({ runner = processes, runDir, service = 'app', url, how = 'instance', kills = 3, rate = 100, mix, log = () => {}, settleMs = 1000, gapMs = 500 }) {
-  if (!['instance', 'worker'].includes(how)) throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
-  if (!Number.isInteger(kills) || kills < 1) throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);
+/** @param {import('./under-load.js').DrillOptions & { how?: string, kills?: number }} options */
+export async function faultDrill(options) {
+  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs, gapMs } = withDefaults(options);
+  const { how = 'instance', kills = 3 } = options;
+  if (!['instance', 'worker'].includes(how))
+    throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
+  if (!Number.isInteger(kills) || kills < 1)
+    throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);
   checkMix(mix);
   await appOf({ runner, runDir, service });
-  const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
-    const done = [];
-    for (let k = 0; k < kills; k += 1) {
-      if (k > 0) await sleep(gapMs);
-      const kill = how === 'worker' ? await killWorker({ runner, runDir, service, load }) : await killInstance({ runner, runDir, service, url, k, load });
-      log(`kill ${k + 1}/${kills}: ${kill.target} (pid ${kill.pid}) back in ${kill.backAfterMs} ms, serving again in ${kill.inRotationAfterMs} ms`);
-      done.push(kill);
-    }
-    return done;
+  const run = await drillUnderLoad(
+    { runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `crash-${about.strategy ?? how}` },
+    async (load) => {
+      const done = [];
+      for (let k = 0; k < kills; k += 1) {
+        if (k > 0) await sleep(gapMs);
+        const kill =
+          how === 'worker'
+            ? await killWorker({ runner, runDir, service, load })
+            : await killInstance({ runner, runDir, service, url, k, load });
+        log(
+          `kill ${k + 1}/${kills}: ${kill.target} (pid ${kill.pid}) back in ${kill.backAfterMs} ms, ` +
+            `serving again in ${kill.inRotationAfterMs} ms`,
+        );
+        done.push(kill);
+      }
+      return done;
+    },
+  );
+  const { events, ...rest } = eventsRecord(run, run.result, {
+    rate,
+    startOf: (k) => k.killedAtMs,
+    backOf: (k) => k.backAfterMs,
   });
-  // Each failure is put down to the last kill before it was answered.
-  const withFailures = result.map((kill, i) => ({ ...kill, failed: failuresBetween(records, kill.killedAtMs, result[i + 1]?.killedAtMs ?? Infinity) }));
-  const backs = result.map((k) => k.backAfterMs);
-  const inRotation = result.map((k) => k.inRotationAfterMs);
   return {
+    kind: 'crash',
+    ...about,
+    engine: runner.engine ?? null,
     how,
-    kills: withFailures,
-    ...traffic(records, { rate, mix, durationS }),
-    recoverMs: { median: round(median(backs), 0), max: Math.max(...backs) },
-    inRotationMs: { median: round(median(inRotation), 0), max: Math.max(...inRotation) },
+    kills: events,
+    ...rest,
+    recoverMs: spread(events.map((k) => k.backAfterMs)),
+    // After a kill behind nginx the runner also waits out nginx's passive check: a wait, not a measure.
+    inRotationMs: spread(events.map((k) => k.inRotationAfterMs)),
   };
 }

@@ -1,30 +1,82 @@
-// The rollout drill: `make reload` of the app under the same fixed rate of mixed traffic as the
-// fault drill, counting what the clients saw while every instance was replaced one at a time.
-import * as processes from '../../../runner/index.js';
-import { underLoad, checkMix, failuresBetween, traffic } from './under-load.js';
+// The rollout drill: the strategy's own rolling restart of the app under the same fixed rate of
+// mixed traffic as the fault drill, counting what the clients saw while every process was
+// replaced one at a time, and what the store kept. `roll`:
+//   reload   the runner's reload (make reload): start-first behind nginx for replicas, the
+//            process manager's own rolling restart (SIGHUP) where the app names a reload signal
+//   restart  each instance stopped and started again in place: a lone process's deploy, which
+//            nothing serves while it restarts (the counter-example)
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
+
+export const ROLLS = ['reload', 'restart'];
+
+async function restartInPlace({ runner, runDir, service, log }) {
+  const rows = (await runner.ps({ runDir }))
+    .filter((r) => r.service === service && Number.isInteger(r.index))
+    .sort((a, b) => a.index - b.index);
+  if (!rows.length) throw new Error(`no running instance of '${service}' to restart`);
+  const began = Date.now();
+  const steps = [];
+  for (const r of rows) {
+    const t = Date.now();
+    log(`${r.name}: stopped and started again in place`);
+    const now = await runner.restart({ runDir, service, index: r.index });
+    steps.push({ instance: r.name, from: { pid: r.pid }, to: { pid: now.pid }, startedAt: t, tookMs: Date.now() - t });
+  }
+  return { strategy: 'restart', zeroDowntime: false, steps, tookMs: Date.now() - began };
+}
 
 /**
- * rolloutDrill({ runner, runDir, sample, service = 'app', url, rate, mix, log }): `runner`'s reload
- * (the engine's runner module, the processes backend by default) under the load. Returns the fault
- * drill's shape without kills — { strategy, zeroDowntime, steps: [{ instance, from, to, startedAtMs,
- * tookMs, failed: { get, post } }], reloadMs, get, post, latencyMs, durationS, rate, mix }.
+ * rolloutDrill({ runner, runDir, sample, service = 'app', url, roll = 'reload', rate, mix, app, about, log }):
+ * the roll under the load (the runner: the engine's, the processes backend by default). Returns
+ * { kind: 'rollout', ...about, engine, roll, rolledBy (the runner's way: proxy | signal | restart),
+ * zeroDowntime, steps: [{ instance, from, to, startedAtMs, tookMs, outageMs, failed: { get, post } }],
+ * reloadMs, get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
  */
-/** @param {{ runner?: any, runDir: string, sample?: string, service?: string, url: string, rate?: number, mix: object, log?: (line: string) => void, settleMs?: number }} options */
-export async function rolloutDrill({ runner = processes, runDir, sample, service = 'app', url, rate = 100, mix, log = () => {}, settleMs = 1000 }) {
+/** @param {import('./under-load.js').DrillOptions & { sample?: string, roll?: string }} options */
+export async function rolloutDrill(options) {
+  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs } = withDefaults(options);
+  const { sample, roll = 'reload' } = options;
+  if (!ROLLS.includes(roll))
+    throw new Error(`roll must be ${ROLLS.map((r) => `'${r}'`).join(' or ')} (got ${JSON.stringify(roll)})`);
   checkMix(mix);
-  const { records, result, durationS } = await underLoad({ url, rate, mix, settleMs }, async (load) => {
-    const began = load.now();
-    const r = await runner.reload({ runDir, sample, service, log });
-    return { ...r, beganMs: began, startedAt: load.startedAt };
+  const run = await drillUnderLoad(
+    {
+      runner,
+      runDir,
+      url,
+      rate,
+      mix,
+      settleMs,
+      app,
+      name: about.app ?? sample,
+      tag: `rollout-${about.strategy ?? roll}`,
+    },
+    async (load) => {
+      const began = load.now();
+      const r =
+        roll === 'restart'
+          ? await restartInPlace({ runner, runDir, service, log })
+          : await runner.reload({ runDir, sample, service, log });
+      return { ...r, beganMs: began, startedAt: load.startedAt };
+    },
+  );
+  const { result } = run;
+  const timed = result.steps.map(({ startedAt, ...s }) => ({ ...s, startedAtMs: startedAt - result.startedAt }));
+  const { events: steps, ...rest } = eventsRecord(run, timed, {
+    rate,
+    startOf: (s) => s.startedAtMs,
+    backOf: (s) => s.tookMs,
   });
-  const steps = result.steps.map((s) => ({ ...s, startedAtMs: s.startedAt - result.startedAt }))
-    .map(({ startedAt, ...s }, i, all) => ({ ...s, failed: failuresBetween(records, s.startedAtMs, all[i + 1]?.startedAtMs ?? Infinity) }));
   return {
-    strategy: result.strategy,
+    kind: 'rollout',
+    ...about,
+    engine: runner.engine ?? null,
+    roll,
+    rolledBy: result.strategy,
     zeroDowntime: result.zeroDowntime,
     steps,
     reloadMs: result.tookMs,
-    ...traffic(records, { rate, mix, durationS }),
+    ...rest,
   };
 }

@@ -1,35 +1,70 @@
-// What both drills share: check the traffic mix against the topology once, then run an action
-// (kills, a rollout) under a fixed rate of that traffic, and sum up what the clients saw.
+// What every drill shares: check the traffic mix against the topology once, then run an action
+// (kills, a rollout, a stop, a scale-down) under a fixed rate of that traffic, sum up what the
+// clients saw and, where the app has a store that runs, what the store kept (writes.js).
 import { startLoad, summarise, failed } from './load.js';
+import { planWrites, readBack, accountWrites, newPrefix } from './writes.js';
+import { appOfRun } from './app.js';
+import { median, round } from '../stats.js';
+import { runnerFor } from '../../../runner/index.js';
+
+/**
+ * What every drill takes (each adds its own: how, kills, roll, kind, events).
+ * @typedef {object} DrillOptions
+ * @property {Partial<import('../../../runner/index.js').Runner>} [runner]  the engine's (default: processes)
+ * @property {string} runDir
+ * @property {string} [service]   default 'app'
+ * @property {string} url         where the clients go (the app's nginx)
+ * @property {number} [rate]      requests per second, open loop
+ * @property {any} mix            { get, post: { path, body, contentType }, postShare }
+ * @property {any} [app]          the app's description (default: read from the run)
+ * @property {any} [about]        { strategy, processes, budget, app, what }: copied into the record
+ * @property {(line: string) => void} [log]
+ * @property {number} [settleMs]  plain load before and after
+ * @property {number} [gapMs]     between two events
+ */
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Throws one line for a mix the drill can't use: { get: '/path', post: { path, body, contentType }, postShare }. */
 export function checkMix(mix) {
-  if (!mix || typeof mix.get !== 'string' || !mix.get.startsWith('/')) throw new Error(`mix.get must be a path such as "/" (got ${JSON.stringify(mix?.get)})`);
+  if (!mix || typeof mix.get !== 'string' || !mix.get.startsWith('/'))
+    throw new Error(`mix.get must be a path such as "/" (got ${JSON.stringify(mix?.get)})`);
   const share = mix.postShare ?? 0;
   if (!(share >= 0 && share <= 1)) throw new Error(`mix.postShare must be between 0 and 1 (got ${share})`);
   if (share > 0) {
-    if (typeof mix.post?.path !== 'string' || !mix.post.path.startsWith('/')) throw new Error('mix.post.path must be a path such as "/echo" when mix.postShare > 0');
+    if (typeof mix.post?.path !== 'string' || !mix.post.path.startsWith('/'))
+      throw new Error('mix.post.path must be a path such as "/echo" when mix.postShare > 0');
     if (typeof mix.post.body !== 'string') throw new Error('mix.post.body must be a string (the JSON to send)');
   }
 }
 
 // One request of each kind before the drill: a route that doesn't answer 2xx would count as
 // 100 % failures, which says nothing about a crash or a deploy.
-async function preflight(url, mix) {
+async function preflight(url, mix, idPrefix) {
   const tries = [['GET', mix.get]];
-  if ((mix.postShare ?? 0) > 0) tries.push(['POST', mix.post.path, mix.post.body, mix.post.contentType ?? 'application/json']);
+  // Its POST's id is outside the drill's prefix: the store's count is of the drill's own POSTs.
+  const body = idPrefix === undefined ? mix.post?.body : mix.post?.body.replaceAll('{id}', `pre-${idPrefix}0`);
+  if ((mix.postShare ?? 0) > 0) tries.push(['POST', mix.post.path, body, mix.post.contentType ?? 'application/json']);
   for (const [method, path, body, type] of tries) {
     let status;
     try {
-      const res = await fetch(new URL(path, url), { method, body, headers: type ? { 'content-type': type } : {}, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(new URL(path, url), {
+        method,
+        body,
+        headers: type ? { 'content-type': type } : {},
+        signal: AbortSignal.timeout(10_000),
+      });
       await res.arrayBuffer();
       ({ status } = res);
     } catch (err) {
-      throw new Error(`${method} ${new URL(path, url)} failed before the drill: ${err.cause?.code ?? err.message}`, { cause: err });
+      throw new Error(`${method} ${new URL(path, url)} failed before the drill: ${err.cause?.code ?? err.message}`, {
+        cause: err,
+      });
     }
-    if (status < 200 || status > 299) throw new Error(`${method} ${new URL(path, url)} answered ${status} before the drill: the drill needs routes that answer 2xx`);
+    if (status < 200 || status > 299)
+      throw new Error(
+        `${method} ${new URL(path, url)} answered ${status} before the drill: the drill needs routes that answer 2xx`,
+      );
   }
 }
 
@@ -37,11 +72,11 @@ async function preflight(url, mix) {
  * Runs `action(load)` under the load, with `settleMs` of plain load before and after it.
  * `load.now()` is the drill's clock (ms). Returns { records, result, durationS }.
  */
-export async function underLoad({ url, rate, mix, settleMs = 1000 }, action) {
+export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, action) {
   checkMix(mix);
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
-  await preflight(url, mix);
-  const load = startLoad({ url, rate, mix });
+  await preflight(url, mix, idPrefix);
+  const load = startLoad({ url, rate, mix, idPrefix });
   let result;
   let error;
   try {
@@ -57,13 +92,103 @@ export async function underLoad({ url, rate, mix, settleMs = 1000 }, action) {
   return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000 };
 }
 
+/**
+ * The options every drill shares, with their defaults: the processes engine's runner, service
+ * 'app', 100 requests/s, 1 s of plain load before and after, 0.5 s between events.
+ * @param {DrillOptions} options
+ * @returns {DrillOptions & { runner: any, service: string, rate: number, about: any, log: (line: string) => void,
+ *   settleMs: number, gapMs: number }}
+ */
+export function withDefaults(options) {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const base = { service: 'app', rate: 100, about: {}, log: () => {}, settleMs: 1000, gapMs: 500 };
+  return /** @type {any} */ ({ ...base, runner: runnerFor('processes'), ...given });
+}
+
+/**
+ * Runs `action(load)` under the load as underLoad does, for the app running in runDir (its x-bench
+ * description `app`, else read from the run's compose.yaml): where its store runs, the POSTs are
+ * its writes, each with an id, and the store is read back afterwards. Returns { records, result,
+ * durationS, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or
+ * { counted: false, why } }. A store that can't be read back throws one line naming it.
+ * @param {{ runner: any, runDir: string, url: string, rate: number, mix: any, settleMs?: number, app?: any,
+ *   name?: string, tag?: string }} options
+ * @param {(load: any) => Promise<any>} action
+ */
+export async function drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name, tag }, action) {
+  checkMix(mix);
+  const described = app ? { app, name: name ?? 'the app' } : await appOfRun(runner, runDir);
+  const plan = await planWrites({ runner, runDir, app: described.app, name: described.name });
+  const sent = plan.counted && (mix.postShare ?? 0) > 0 ? { ...mix, post: plan.post } : mix;
+  const prefix = plan.counted ? newPrefix(tag) : undefined;
+  const run = await underLoad({ url, rate, mix: sent, settleMs, idPrefix: prefix }, action);
+  if (!plan.counted) return { ...run, mix: sent, writes: { counted: false, why: plan.why } };
+  const stored = await readBack({ runner, runDir, writes: plan.writes, prefix });
+  return {
+    ...run,
+    mix: sent,
+    writes: { counted: true, store: plan.store, prefix, ...accountWrites(run.records, stored) },
+  };
+}
+
+const answeredAt = (r) => r.at + r.latencyMs;
+
 /** The failures of a window of the drill's clock, [fromMs, toMs), by when they were answered. */
 export function failuresBetween(records, fromMs, toMs) {
-  const bad = records.filter((r) => failed(r) && r.at + r.latencyMs >= fromMs && r.at + r.latencyMs < toMs);
+  const bad = records.filter((r) => failed(r) && answeredAt(r) >= fromMs && answeredAt(r) < toMs);
   return { get: bad.filter((r) => r.method === 'GET').length, post: bad.filter((r) => r.method === 'POST').length };
 }
 
-/** The parts of a drill's result every drill has. */
+/**
+ * How long the clients saw the service fail in a window of the drill's clock: from the send of the
+ * first request that failed to the answer of the last one (ms; 0 when none failed). Measured from
+ * the load, not a wait the drill chose.
+ */
+export function outageBetween(records, fromMs, toMs) {
+  const bad = records.filter((r) => failed(r) && answeredAt(r) >= fromMs && answeredAt(r) < toMs);
+  if (!bad.length) return 0;
+  return Math.round(Math.max(...bad.map(answeredAt)) - Math.min(...bad.map((r) => r.at)));
+}
+
+/** The parts of a drill's result every drill has (the mix without its body template). */
 export function traffic(records, { rate, mix, durationS }) {
-  return { ...summarise(records), durationS, rate, mix: { ...mix, postShare: mix.postShare ?? 0 } };
+  const post = mix.post ? { path: mix.post.path, contentType: mix.post.contentType ?? 'application/json' } : undefined;
+  return {
+    ...summarise(records),
+    durationS,
+    rate,
+    mix: { get: mix.get, ...(post ? { post } : {}), postShare: mix.postShare ?? 0 },
+  };
+}
+
+/** { median, max } of some ms, rounded. */
+export const spread = (xs) => ({ median: round(median(xs), 0), max: Math.max(...xs) });
+
+/**
+ * The parts of a drill's record its events decide, each event measured: `events` with, for each,
+ * what failed and how long the clients saw failures in its window — from its start (`startOf`) to
+ * the next one's: a failure is put down to the last event before it was answered — and over all
+ * of them backMs (`backOf`: until the new or remaining processes answered their health check, the
+ * runner's own polling) and outageMs (total: their sum); then the traffic and the writes.
+ * @param {{ records: any[], durationS: number, mix: any, writes: any }} run @param {any[]} events
+ * @param {{ rate: number, startOf: (e: any) => number, backOf: (e: any) => number }} how
+ */
+export function eventsRecord(run, events, { rate, startOf, backOf }) {
+  const { records } = run;
+  const windowed = events.map((e, i) => {
+    const window = [startOf(e), i + 1 < events.length ? startOf(events[i + 1]) : Infinity];
+    return {
+      ...e,
+      failed: failuresBetween(records, window[0], window[1]),
+      outageMs: outageBetween(records, window[0], window[1]),
+    };
+  });
+  const outages = windowed.map((e) => e.outageMs);
+  return {
+    events: windowed,
+    ...traffic(records, { rate, mix: run.mix, durationS: run.durationS }),
+    backMs: spread(windowed.map(backOf)),
+    outageMs: { ...spread(outages), total: outages.reduce((a, b) => a + b, 0) },
+    writes: run.writes,
+  };
 }

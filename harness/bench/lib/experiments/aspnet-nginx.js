@@ -1,6 +1,7 @@
 // "Escalando uma aplicação com Nginx e Docker Container" (ASP.NET, SQL Server): `wrk -t1 -c100
 // -d30s` on /api and `-c400` on /products, 5 runs each; 1 replica vs 4 behind nginx, no quotas.
 import { topology } from '../topologies.js';
+import { appWith } from '../samples.js';
 import { cell, compare } from './cells.js';
 
 const NAME = 'exp-aspnet-nginx';
@@ -25,13 +26,14 @@ export const experiment = {
   show: ['scheduling'],
 };
 
-export function build({ mode, budget, params }) {
+export function build({ mode, budget, params, apps }) {
+  const sample = appWith(apps, { runtime: 'dotnet' }, 'an ASP.NET Core app').sample;
   // 4 rounds in the full run (the article ran 5): eight variants, each warmed up for a minute, take
   // a quarter of its hour already; the article's 30 s windows would take 20 minutes alone.
   const rounds = mode === 'full' ? 4 : params.experimentRounds;
   const windowS = 5;
   const common = { tool: 'wrk', windowS, rounds };
-  const t = (o) => topology({ sample: 'dotnet-api', viaNginx: true, lb: 'round_robin', budget, ...o });
+  const t = (o) => topology({ sample, viaNginx: true, lb: 'round_robin', budget, ...o });
   const api = { ...common, workload: 'light', connections: 100 };
   const products = { ...common, workload: 'db', connections: 400 };
   const one = (key, extra, env = {}) => cell(NAME, key, t({ strategy: 'one process', env, id: key, label: `1 replica${env.DB ? ', SQLite' : ''}` }), extra);

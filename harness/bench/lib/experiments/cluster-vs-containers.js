@@ -1,6 +1,7 @@
 // "Node Clustering vs Container Load Balancing" (2021): autocannon, 10 connections, 10 s, through
 // nginx; 0.1 CPU × 1 or × 4 containers vs 0.4 CPU with 4 cluster workers or 1; mem_limit 128m.
 import { topology } from '../topologies.js';
+import { appWith } from '../samples.js';
 import { cell, compare } from './cells.js';
 
 const NAME = 'exp-cluster-vs-containers';
@@ -29,11 +30,12 @@ export const experiment = {
   show: ['throttling'],
 };
 
-export function build({ mode, params }) {
+export function build({ mode, params, apps }) {
+  const sample = appWith(apps, (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances, 'a Node app with both a cluster and replicas').sample;
   const rounds = params.experimentRounds;
   const windowS = mode === 'full' ? 10 : 5;
   const common = { workload: 'light', tool: 'autocannon', connections: 10, windowS, rounds };
-  const t = (strategy, n, cpus, id, label) => topology({ sample: 'node-cluster', strategy, n, cpus, viaNginx: true, env: { MEMORY: '128M' }, id, label });
+  const t = (strategy, n, cpus, id, label) => topology({ sample, strategy, n, cpus, viaNginx: true, env: { MEMORY: '128M' }, id, label });
   const x1 = cell(NAME, 'cpus-0.1-x1', t('one process', 1, 0.1, 'cpus-0.1-x1', '1 container × 0.1 CPU, 1 process'), common);
   const x4 = cell(NAME, 'cpus-0.1-x4', t('replicas', 4, 0.1, 'cpus-0.1-x4', '4 containers × 0.1 CPU, 1 process each'), common);
   const w4 = cell(NAME, 'cpus-0.4-4-workers', t('cluster', 4, 0.4, 'cpus-0.4-4-workers', '1 container × 0.4 CPU, 4 cluster workers'), common);
@@ -49,7 +51,7 @@ export function build({ mode, params }) {
     checks: [],
     deviations: [
       { what: 'duration', original: '10 s', ours: `${windowS} s × ${rounds} interleaved rounds`, why: mode === 'full' ? 'the same 10 s, repeated for an interval' : 'the default run is shorter; make bench FULL=1 runs 10 s windows' },
-      { what: 'app', original: 'a plain Node http server', ours: 'the node-cluster sample (Express), the one app here with both a cluster and replicas', why: 'one app for all four variants, as in the article; Express costs more CPU per request, so absolute rates are lower' },
+      { what: 'app', original: 'a plain Node http server', ours: 'the Express app, the one here with both a cluster and replicas', why: 'one app for all four variants, as in the article; Express costs more CPU per request, so absolute rates are lower' },
       { what: 'CPUs', original: '12 hardware threads: the four workers could run on four cores at once', ours: 'one CPU for every variant (the other runs the load generator)', why: 'this machine has two; four workers here take turns on one core instead of bursting in parallel' },
     ],
   };

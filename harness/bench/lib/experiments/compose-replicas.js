@@ -2,6 +2,7 @@
 // each draw a delay of 0, 500, 1000, 1500 or 2000 ms at start; 1 instance vs 10 replicas behind
 // nginx least_conn; `autocannon -c 500 -d 5`; about 900 → 7500 req/s.
 import { topology } from '../topologies.js';
+import { appWith } from '../samples.js';
 import { cell, compare } from './cells.js';
 import { summary } from '../stats.js';
 
@@ -26,11 +27,12 @@ export const experiment = {
   show: ['draw'],
 };
 
-export function build({ budget, params }) {
+export function build({ budget, params, apps }) {
+  const sample = appWith(apps, { framework: 'node:http' }, 'a plain node:http app').sample;
   const rounds = params.experimentRounds;
   const common = { workload: 'light', tool: 'autocannon', connections: 500, windowS: 5, rounds };
   // No quota per container, as in the article: each instance may use the whole budget.
-  const t = (o) => topology({ sample: 'node-replicas', budget, quota: 'each', ...o });
+  const t = (o) => topology({ sample, budget, quota: 'each', ...o });
   const c = (key, o, extra = {}) => cell(NAME, key, t(o), { ...common, ...extra });
   const singles = CHOICES.map((d) => c(`1-instance-${d}ms`, { strategy: 'one process', env: { DELAY_MS: String(d) }, id: `one-instance-${d}ms`, label: `1 instance, ${d} ms delay` }));
   const drawn = { DELAY_CHOICES_MS: CHOICES.join(','), DELAY_SEED: SEED };

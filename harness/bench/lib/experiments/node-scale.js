@@ -2,6 +2,7 @@
 // --rps 10000` against `/`, the welcome route (no database), without keep-alive ("Agent: none");
 // one process: 1853 effective rps, 43,446 errors, p99 1450 ms; the cluster: no error, p99 < 200 ms.
 import { topology } from '../topologies.js';
+import { appWith } from '../samples.js';
 import { cell } from './cells.js';
 
 const NAME = 'exp-node-scale';
@@ -24,10 +25,11 @@ export const experiment = {
   show: ['sockets'],
 };
 
-export function build({ mode, budget, n }) {
+export function build({ mode, budget, n, apps }) {
+  const sample = appWith(apps, (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances, 'a Node app with both a cluster and replicas').sample;
   const requests = mode === 'full' ? 120_000 : 60_000;
   const common = { workload: 'light', kind: 'fixedrate', tool: 'loadtest', rate: 10_000, requests, connections: 10, expectRps: 2500 };
-  const t = (strategy, keep) => topology({ sample: 'node-cluster', strategy, n, budget, id: `${strategy === 'cluster' ? `cluster-of-${n}` : 'one-process'}${keep ? '' : '-no-keepalive'}`, label: `Express ${strategy === 'cluster' ? `cluster of ${n}` : '1 process'}, ${keep ? 'keep-alive' : 'no keep-alive'} (${budget} CPU)` });
+  const t = (strategy, keep) => topology({ sample, strategy, n, budget, id: `${strategy === 'cluster' ? `cluster-of-${n}` : 'one-process'}${keep ? '' : '-no-keepalive'}`, label: `Express ${strategy === 'cluster' ? `cluster of ${n}` : '1 process'}, ${keep ? 'keep-alive' : 'no keep-alive'} (${budget} CPU)` });
   return {
     cells: [
       cell(NAME, '1-process-no-keepalive', t('one process', false), { ...common, keepAlive: false }),

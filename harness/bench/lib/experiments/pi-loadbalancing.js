@@ -2,6 +2,7 @@
 // request; 10 users × 5 requests; 1 server vs 3 behind a round-robin proxy; the slowest answer
 // "nearly three seconds" → "under one second"; a crashed server still gets every third request.
 import { topology } from '../topologies.js';
+import { appWith } from '../samples.js';
 import { availableCpus } from '../../../runner/index.js';
 import { cell, compare } from './cells.js';
 
@@ -28,13 +29,14 @@ export const experiment = {
   show: ['timeline', 'failures'],
 };
 
-export function build({ budget, params }) {
+export function build({ budget, params, apps }) {
+  const sample = appWith(apps, { framework: 'node:http' }, 'a plain node:http app').sample;
   const rounds = params.experimentRounds;
   const all = availableCpus().length;
   const common = { workload: 'pi', kind: 'count', tool: 'autocannon', connections: 10, amount: 50, rounds, expectS: 12, params: { samples: SAMPLES } };
   // The article's point is parallelism: its servers ran on a laptop's cores. 50 requests cost the
   // generator nothing measurable, so the servers get every CPU; the control pins three to one CPU.
-  const t = (o) => topology({ sample: 'node-replicas', quota: 'each', env: { PI_MAX_SAMPLES: String(SAMPLES) }, lb: 'round_robin', ...o });
+  const t = (o) => topology({ sample, quota: 'each', env: { PI_MAX_SAMPLES: String(SAMPLES) }, lb: 'round_robin', ...o });
   const one = cell(NAME, '1-server', t({ strategy: 'one process', budget: all, cpuset: 'all', id: '1-server', label: `1 pi server (${all} CPUs free)` }), common);
   const three = cell(NAME, '3-servers-naive', t({ strategy: 'replicas', n: 3, budget: all, cpuset: 'all', id: '3-servers-naive', label: `3 pi servers, naive round-robin (${all} CPUs)` }), { ...common, via: 'naive-rr' });
   const threeOne = cell(NAME, '3-servers-1-cpu-naive', t({ strategy: 'replicas', n: 3, budget, id: '3-servers-1-cpu-naive', label: `3 pi servers, naive round-robin, pinned to ${budget} CPU` }), { ...common, via: 'naive-rr' });

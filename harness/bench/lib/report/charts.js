@@ -2,14 +2,17 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
-import { labelOf, LABEL_TEXT, groupOf, budgetOf, budgetsOf, mainVerdicts } from './labels.js';
-import { sideName, GROUP_TITLE } from './verdict-table.js';
+import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
+import { shortName } from './leaf-text.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
 
 export async function toSvg(spec) {
-  const view = new vega.View(vega.parse(vl.compile(spec, { logger: quiet }).spec), { renderer: 'none', logLevel: vega.Error });
+  const view = new vega.View(vega.parse(vl.compile(spec, { logger: quiet }).spec), {
+    renderer: 'none',
+    logLevel: vega.Error,
+  });
   try {
     return await view.toSVG();
   } finally {
@@ -20,52 +23,133 @@ export async function toSvg(spec) {
 // Every chart's caption says when and where it was measured; axis labels are never cut.
 const caption = (doc) => {
   const m = doc?.meta?.machine;
-  return doc ? `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB · ${doc.meta.machine.os}` : '';
+  return doc
+    ? `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB · ` +
+        `${doc.meta.machine.os}`
+    : '';
 };
-const base = (title, values, doc) => ({ title: { text: title, subtitle: caption(doc), anchor: 'start' }, data: { values }, config: { font: 'sans-serif', view: { stroke: null }, axis: { labelLimit: 0 }, header: { labelLimit: 0 }, legend: { labelLimit: 0 } } });
+const base = (title, values, doc) => ({
+  title: { text: title, subtitle: caption(doc), anchor: 'start' },
+  data: { values },
+  config: {
+    font: 'sans-serif',
+    view: { stroke: null },
+    axis: { labelLimit: 0 },
+    header: { labelLimit: 0 },
+    legend: { labelLimit: 0 },
+  },
+});
 
-const OUTCOME = ['the compared side wins', 'the baseline wins', 'equal', "can't tell", 'suspect'];
-const OUTCOME_COLORS = { domain: OUTCOME, range: ['#2ca02c', '#d62728', '#7f7f7f', '#bcbd22', '#ff7f0e'] };
+const OUTCOME = ['the first side wins', 'the second side wins', 'equal', "can't tell", 'bounded', 'suspect'];
+const OUTCOME_COLORS = { domain: OUTCOME, range: ['#2ca02c', '#d62728', '#7f7f7f', '#bcbd22', '#9467bd', '#ff7f0e'] };
 const outcomeOf = (doc, v) => {
   if (v.suspect) return 'suspect';
   const l = labelOf(v, doc);
   if (l === 'wins') return v.winner === v.a ? OUTCOME[0] : OUTCOME[1];
-  return l === 'equal' ? 'equal' : "can't tell";
+  return l === 'equal' ? 'equal' : l === 'bounded' ? 'bounded' : "can't tell";
 };
 
-/** Every verdict: its ratio and 95% interval on a log scale, parity marked; one panel per question group, its baseline named. */
-export function verdictSpec(doc) {
-  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
-  const several = budgetsOf(doc).length > 1;
-  const values = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.ci95).map((v) => ({
-    group: `${GROUP_TITLE[groupOf(v)] ?? groupOf(v)}: ${sideName(topo(v.a))} ÷ ${sideName(topo(v.b))} (the baseline)${several ? `, ${budgetOf(v, doc)} CPU` : ''}`,
-    question: `${doc.workloads[v.workload]?.title ?? v.workload} · ${doc.metrics[v.metric]?.title ?? v.metric}`,
-    ratio: v.ratio, lo: v.ci95[0], hi: v.ci95[1], label: LABEL_TEXT[labelOf(v, doc)],
-    outcome: outcomeOf(doc, v),
-  }));
-  if (values.length === 0) return null;
-  const x = { type: 'quantitative', scale: { type: 'log' }, title: 'ratio to the baseline, 95% interval (1 = parity)' };
+/** The file of a budget's verdict chart. */
+export const verdictChartFile = (budget) => `verdicts-b${String(budget).replace('.', '_')}.svg`;
+
+// Linear where every interval of a panel lies within ×0.5–×2 (ratios near 1 read best there), else log.
+export const NEAR_ONE = [0.5, 2];
+export const scaleTypeOf = (values) =>
+  values.every((v) => v.lo >= NEAR_ONE[0] && v.hi <= NEAR_ONE[1]) ? 'linear' : 'log';
+export const VERDICT_CHART_NOTE =
+  "Each panel is one metric: a dot is a verdict's ratio (the first side ÷ the second), its line the 95% interval, " +
+  'the dashed line parity, the grey band the "equal" zone; a panel\'s scale is linear where every interval lies ' +
+  `within ×${NEAR_ONE[0]}–×${NEAR_ONE[1]}, logarithmic otherwise.`;
+
+// One verdict as a point of the chart: its row names the workload and the two sides.
+function verdictPoint(doc, v) {
+  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   return {
-    ...base('Verdicts: each question\'s ratio with its 95% interval, one panel per question', values, doc),
-    facet: { row: { field: 'group', type: 'nominal', title: null, sort: [...new Set(values.map((v) => v.group))], header: { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top', labelFontWeight: 'bold' } } },
-    resolve: { scale: { x: 'independent', y: 'independent' } },
-    spec: {
-      width: 380,
-      layer: [
-        { mark: { type: 'rule', color: '#999', strokeDash: [4, 3] }, encoding: { x: { datum: 1, ...x } } },
-        { mark: { type: 'rule' }, encoding: { y: { field: 'question', type: 'nominal', title: null, sort: null }, x: { field: 'lo', ...x }, x2: { field: 'hi' }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS, title: null, legend: { orient: 'bottom' } } } },
-        { mark: { type: 'point', filled: true, size: 50 }, encoding: { y: { field: 'question', type: 'nominal', sort: null }, x: { field: 'ratio', ...x }, color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS } } },
-      ],
-    },
+    question:
+      `${doc.workloads[v.workload]?.title ?? v.workload} · ` +
+      `${shortName(doc, topo(v.a))} ÷ ${shortName(doc, topo(v.b))}`,
+    metric: doc.metrics[v.metric]?.title ?? v.metric,
+    ratio: v.ratio,
+    lo: v.ci95[0],
+    hi: v.ci95[1],
+    label: LABEL_TEXT[labelOf(v, doc)],
+    outcome: outcomeOf(doc, v),
+  };
+}
+
+// One metric's panel: the equal band, parity, each interval and ratio; its own scale.
+function metricPanel(doc, metric, values, first) {
+  const mine = values.filter((v) => v.metric === metric);
+  const { down, up } = ruleOf(doc);
+  const x = { type: 'quantitative', scale: { type: scaleTypeOf(mine), zero: false }, title: `${metric} (×)` };
+  const y = { field: 'question', type: 'nominal', title: null, sort: null, ...(first ? {} : { axis: null }) };
+  return {
+    width: 170,
+    transform: [{ filter: { field: 'metric', equal: metric } }],
+    layer: [
+      { mark: { type: 'rect', color: '#eee' }, encoding: { x: { datum: down, ...x }, x2: { datum: up } } },
+      { mark: { type: 'rule', color: '#999', strokeDash: [4, 3] }, encoding: { x: { datum: 1, ...x } } },
+      {
+        mark: { type: 'rule' },
+        encoding: {
+          y,
+          x: { field: 'lo', ...x },
+          x2: { field: 'hi' },
+          color: {
+            field: 'outcome',
+            type: 'nominal',
+            scale: OUTCOME_COLORS,
+            title: null,
+            legend: { orient: 'bottom' },
+          },
+        },
+      },
+      {
+        mark: { type: 'point', filled: true, size: 40 },
+        encoding: {
+          y,
+          x: { field: 'ratio', ...x },
+          color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS },
+        },
+      },
+    ],
+  };
+}
+
+/** The verdicts of one budget: a panel per metric side by side, a row per question, each panel its own scale. */
+export function verdictSpec(doc, budget) {
+  const values = mainVerdicts(doc)
+    .filter((v) => budgetOf(v, doc) === budget && labelOf(v, doc) !== null && Array.isArray(v.ci95))
+    .map((v) => verdictPoint(doc, v));
+  if (values.length === 0) return null;
+  const metrics = [...new Set(values.map((v) => v.metric))];
+  return {
+    ...base(
+      `Verdicts at ${budget} CPU${budget === 1 ? '' : 's'}: ratio and 95% interval, a panel per metric`,
+      values,
+      doc,
+    ),
+    hconcat: metrics.map((m, i) => metricPanel(doc, m, values, i === 0)),
+    resolve: { scale: { y: 'shared', x: 'independent' } },
   };
 }
 
 /** A figure of each closed-loop cell of a scenario: median bar, min–max over rounds; one panel per workload. */
 export function cellSpec(doc, scenario, { title, pick, unit }) {
-  const values = doc.cells.filter((c) => c.scenario === scenario && c.status === 'ok' && c.kind === 'closed').map((c) => {
-    const s = pick(c);
-    return { topology: c.topology.label, runtime: c.topology.runtime, workload: doc.workloads[c.workload]?.title ?? c.workload, median: s?.median, min: s?.min, max: s?.max };
-  }).filter((v) => Number.isFinite(v.median));
+  const values = doc.cells
+    .filter((c) => c.scenario === scenario && c.status === 'ok' && c.kind === 'closed')
+    .map((c) => {
+      const s = pick(c);
+      return {
+        topology: c.topology.label,
+        runtime: c.topology.runtime,
+        workload: doc.workloads[c.workload]?.title ?? c.workload,
+        median: s?.median,
+        min: s?.min,
+        max: s?.max,
+      };
+    })
+    .filter((v) => Number.isFinite(v.median));
   if (values.length === 0) return null;
   return {
     ...base(title, values, doc),
@@ -75,8 +159,22 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
     spec: {
       width: 240,
       layer: [
-        { mark: { type: 'bar', tooltip: true }, encoding: { y: { field: 'topology', type: 'nominal', title: null, sort: null }, x: { field: 'median', type: 'quantitative', title: unit }, color: { field: 'runtime', type: 'nominal', title: null, legend: { orient: 'bottom' } } } },
-        { mark: { type: 'rule' }, encoding: { y: { field: 'topology', type: 'nominal', sort: null }, x: { field: 'min', type: 'quantitative' }, x2: { field: 'max' } } },
+        {
+          mark: { type: 'bar', tooltip: true },
+          encoding: {
+            y: { field: 'topology', type: 'nominal', title: null, sort: null },
+            x: { field: 'median', type: 'quantitative', title: unit },
+            color: { field: 'runtime', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+          },
+        },
+        {
+          mark: { type: 'rule' },
+          encoding: {
+            y: { field: 'topology', type: 'nominal', sort: null },
+            x: { field: 'min', type: 'quantitative' },
+            x2: { field: 'max' },
+          },
+        },
       ],
     },
   };
@@ -84,10 +182,16 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
 
 /** Highest sustained rate per topology, the closed-loop capacity beside it. */
 export function openloopSpec(doc) {
-  const values = doc.cells.filter((c) => c.kind === 'openloop' && c.status === 'ok').flatMap((c) => [
-    { topology: c.topology.label, what: c.suspect ? 'highest sustained fixed rate — suspect: above capacity' : 'highest sustained fixed rate', rate: c.maxRate },
-    { topology: c.topology.label, what: 'closed-loop capacity (probe)', rate: c.probeRps },
-  ]);
+  const values = doc.cells
+    .filter((c) => c.kind === 'openloop' && c.status === 'ok')
+    .flatMap((c) => [
+      {
+        topology: c.topology.label,
+        what: c.suspect ? 'highest sustained fixed rate — suspect: above capacity' : 'highest sustained fixed rate',
+        rate: c.maxRate,
+      },
+      { topology: c.topology.label, what: 'closed-loop capacity (probe)', rate: c.probeRps },
+    ]);
   if (values.length === 0) return null;
   return {
     ...base('Open loop: highest fixed rate sustained (p99 < 500 ms, rate met, no failure)', values, doc),
@@ -102,17 +206,40 @@ export function openloopSpec(doc) {
   };
 }
 
-/** An experiment's published figures beside ours, one panel per kind of figure; lines: ours over rounds, theirs over runs. */
+/** An experiment's published figures beside ours, a panel per kind of figure; lines: ranges over rounds or runs. */
 export function publishedSpec(doc, s) {
   const scale = (r, v) => (Number.isFinite(v) ? (r.pct ? 100 * v : v) : undefined);
-  const values = publishedRows(doc, s).filter((r) => typeof r.published === 'number' && Number.isFinite(r.ours)).flatMap((r) => [
-    { variant: r.label, figure: r.unit || r.what, source: 'published', value: scale(r, r.published), lo: scale(r, r.publishedMin), hi: scale(r, r.publishedMax) },
-    { variant: r.label, figure: r.unit || r.what, source: `ours (${doc.startedAt.slice(0, 10)})`, value: scale(r, r.ours), lo: scale(r, r.oursMin), hi: scale(r, r.oursMax) },
-  ]);
+  const values = publishedRows(doc, s)
+    .filter((r) => typeof r.published === 'number' && Number.isFinite(r.ours))
+    .flatMap((r) => [
+      {
+        variant: r.label,
+        figure: r.unit || r.what,
+        source: 'published',
+        value: scale(r, r.published),
+        lo: scale(r, r.publishedMin),
+        hi: scale(r, r.publishedMax),
+      },
+      {
+        variant: r.label,
+        figure: r.unit || r.what,
+        source: `ours (${doc.startedAt.slice(0, 10)})`,
+        value: scale(r, r.ours),
+        lo: scale(r, r.oursMin),
+        hi: scale(r, r.oursMax),
+      },
+    ]);
   if (values.length === 0) return null;
   return {
     ...base(`Published beside ours: ${s.experiment.title}`, values, doc),
-    facet: { row: { field: 'figure', type: 'nominal', title: null, header: { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top' } } },
+    facet: {
+      row: {
+        field: 'figure',
+        type: 'nominal',
+        title: null,
+        header: { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top' },
+      },
+    },
     resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {
       width: 420,
@@ -122,9 +249,28 @@ export function publishedSpec(doc, s) {
         color: { field: 'source', type: 'nominal', title: null, legend: { orient: 'bottom' } },
       },
       layer: [
-        { mark: { type: 'bar', tooltip: true }, encoding: { x: { field: 'value', type: 'quantitative', stack: null, title: 'median; line: range over rounds (ours) or runs (published)' } } },
-        { mark: { type: 'rule', color: '#333' }, encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } } },
-        { mark: { type: 'text', align: 'left', dx: 3, dy: -4, fontSize: 10 }, encoding: { x: { field: 'value', type: 'quantitative', stack: null }, text: { field: 'value', type: 'quantitative', format: ',.0f' } } },
+        {
+          mark: { type: 'bar', tooltip: true },
+          encoding: {
+            x: {
+              field: 'value',
+              type: 'quantitative',
+              stack: null,
+              title: 'median; line: range over rounds (ours) or runs (published)',
+            },
+          },
+        },
+        {
+          mark: { type: 'rule', color: '#333' },
+          encoding: { x: { field: 'lo', type: 'quantitative' }, x2: { field: 'hi' } },
+        },
+        {
+          mark: { type: 'text', align: 'left', dx: 3, dy: -4, fontSize: 10 },
+          encoding: {
+            x: { field: 'value', type: 'quantitative', stack: null },
+            text: { field: 'value', type: 'quantitative', format: ',.0f' },
+          },
+        },
       ],
     },
   };
@@ -132,8 +278,16 @@ export function publishedSpec(doc, s) {
 
 /** Response time against the order the answers came back, per variant (first round). */
 export function timelineSpec(doc, s) {
-  const values = doc.cells.filter((c) => c.scenario === s.name && c.status === 'ok' && c.rounds?.[0]?.timeline)
-    .flatMap((c) => c.rounds[0].timeline.map(([status, ms], i) => ({ variant: c.topology.label, answer: i + 1, ms, failed: status < 200 || status >= 300 })));
+  const values = doc.cells
+    .filter((c) => c.scenario === s.name && c.status === 'ok' && c.rounds?.[0]?.timeline)
+    .flatMap((c) =>
+      c.rounds[0].timeline.map(([status, ms], i) => ({
+        variant: c.topology.label,
+        answer: i + 1,
+        ms,
+        failed: status < 200 || status >= 300,
+      })),
+    );
   if (values.length === 0) return null;
   return {
     ...base('Response time of each request, in the order the answers came back (first round)', values, doc),
@@ -151,20 +305,61 @@ export function timelineSpec(doc, s) {
 /** {file: {spec, scenario}} for every chart the results can fill. */
 export function charts(doc) {
   const out = {};
-  const add = (file, scenario, spec) => { if (spec) out[file] = { spec, scenario }; };
+  const add = (file, scenario, spec) => {
+    if (spec) out[file] = { spec, scenario };
+  };
   const withVerdicts = doc.scenarios.find((s) => doc.verdicts.some((v) => s.cells.includes(v.cells?.[0])));
-  add('verdicts.svg', withVerdicts?.name, verdictSpec(doc));
+  for (const b of budgetsOf(doc)) add(verdictChartFile(b), withVerdicts?.name, verdictSpec(doc, b));
   for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     if (!doc.cells.some((c) => c.scenario === s.name && c.kind === 'closed' && c.status === 'ok')) continue;
     const prefix = s.name === 'verdicts' ? '' : `${s.name}-`;
-    add(`${prefix}throughput.svg`, s.name, cellSpec(doc, s.name, { title: 'Throughput (median req/s; line: min–max over rounds)', pick: (c) => c.rps, unit: 'req/s' }));
+    add(
+      `${prefix}throughput.svg`,
+      s.name,
+      cellSpec(doc, s.name, {
+        title: 'Throughput (median req/s; line: min–max over rounds)',
+        pick: (c) => c.rps,
+        unit: 'req/s',
+      }),
+    );
     const paced = doc.cells.find((c) => c.scenario === s.name && c.paced);
-    add(`${prefix}p99.svg`, s.name, paced
-      ? cellSpec(doc, s.name, { title: 'p99 latency at a fixed rate per workload (median ms; line: min–max over rounds)', pick: (c) => c.paced?.latencyMs?.p99, unit: 'ms' })
-      : cellSpec(doc, s.name, { title: 'p99 latency (median ms; line: min–max over rounds)', pick: (c) => c.latencyMs?.p99, unit: 'ms' }));
+    add(
+      `${prefix}p99.svg`,
+      s.name,
+      paced
+        ? cellSpec(doc, s.name, {
+            title: 'p99 latency at a fixed rate per workload (median ms; line: min–max over rounds)',
+            pick: (c) => c.paced?.latencyMs?.p99,
+            unit: 'ms',
+          })
+        : cellSpec(doc, s.name, {
+            title: 'p99 latency (median ms; line: min–max over rounds)',
+            pick: (c) => c.latencyMs?.p99,
+            unit: 'ms',
+          }),
+    );
     // CPU per request only as measured at a fixed rate below capacity: a saturated figure includes the queue's churn.
-    if (paced) add(`${prefix}cpu-per-request.svg`, s.name, cellSpec(doc, s.name, { title: 'CPU time per request at a fixed rate below capacity, whole topology (median µs; line: min–max over rounds)', pick: (c) => c.paced?.cpuPerRequestUs, unit: 'µs' }));
-    add(`${prefix}memory.svg`, s.name, cellSpec(doc, s.name, { title: doc.protocol.memory ? 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)' : 'Resident memory of the whole topology (PSS, MiB)', pick: (c) => c.memoryMiB, unit: 'MiB' }));
+    if (paced)
+      add(
+        `${prefix}cpu-per-request.svg`,
+        s.name,
+        cellSpec(doc, s.name, {
+          title:
+            'CPU time per request at a fixed rate below capacity, whole topology ' +
+            '(median µs; line: min–max over rounds)',
+          pick: (c) => c.paced?.cpuPerRequestUs,
+          unit: 'µs',
+        }),
+      );
+    add(
+      `${prefix}memory.svg`,
+      s.name,
+      cellSpec(doc, s.name, {
+        title: 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)',
+        pick: (c) => c.memoryMiB,
+        unit: 'MiB',
+      }),
+    );
   }
   add('openloop.svg', 'openloop', openloopSpec(doc));
   for (const s of experimentsOf(doc)) {

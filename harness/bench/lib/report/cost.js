@@ -1,27 +1,43 @@
-// What an operator pays per million requests, from the measured cells: CPU as core-seconds (the
-// CPU per request at a fixed rate below capacity — the only CPU-per-request figure shown), memory
-// as GiB held × the time a million requests take at the topology's measured capacity. Money only
-// where the reader gave prices: a price is the reader's, not a measurement.
+// What an operator pays per million requests, from the measured cells, at capacity: CPU as the
+// topology's CPU per request in its saturated windows (microseconds per request are core-seconds
+// per million), memory as GiB held × the time a million requests take at the topology's capacity at
+// the latency target. The low-rate CPU per request (at the block's fixed rate) only beside them,
+// labelled. Money only where the reader gave prices: a price is the reader's, not a measurement.
 import { fmt } from './format.js';
 import { sideName } from './verdict-table.js';
-import { isControlTopology } from './labels.js';
+import { lowerMedian } from '../stats.js';
+import { fill } from './template.js';
 
 const MILLION = 1e6;
 
-/** Core-seconds, GiB, GiB-hours (and money) per million requests of one closed-loop cell, or null. */
+/**
+ * The figures of one closed-loop cell, each from the fields it names: { coreSeconds
+ * (cpuPerRequestUs.median), capacityRps (capacity.rps), memoryMiB (memoryMiB.median), processes
+ * (rounds' processes), perProcessMiB, gibHours, money, lowRate: { rate, us } (paced) }, or null.
+ */
 export function costOf(cell, prices = null) {
-  const cpuUs = cell.paced?.cpuPerRequestUs?.median;
-  const mib = cell.memoryMiB?.median;
-  const rps = cell.rps?.median;
-  if (!Number.isFinite(cpuUs) && !Number.isFinite(mib)) return null;
-  // µs per request × 1e6 requests = core-seconds per million: the same number.
-  const coreSeconds = Number.isFinite(cpuUs) ? cpuUs : null;
-  const gib = Number.isFinite(mib) ? mib / 1024 : null;
-  const gibHours = gib !== null && rps > 0 ? (gib * MILLION) / rps / 3600 : null;
-  const money = prices && coreSeconds !== null && gibHours !== null
-    ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours
-    : null;
-  return { coreSeconds, gib, gibHours, money, perInstanceGib: gib !== null ? gib / (cell.topology.processes || 1) : null };
+  const coreSeconds = cell.cpuPerRequestUs?.median ?? null;
+  const memoryMiB = cell.memoryMiB?.median ?? null;
+  const capacityRps = cell.capacity?.rps ?? null;
+  if (!Number.isFinite(coreSeconds) && !Number.isFinite(memoryMiB)) return null;
+  const processes = lowerMedian((cell.rounds ?? []).map((r) => r.processes)) ?? null;
+  const gibHours =
+    Number.isFinite(memoryMiB) && capacityRps > 0 ? ((memoryMiB / 1024) * (MILLION / capacityRps)) / 3600 : null;
+  const money =
+    prices && Number.isFinite(coreSeconds) && gibHours !== null
+      ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours
+      : null;
+  const lowUs = cell.paced?.cpuPerRequestUs?.median;
+  return {
+    coreSeconds: Number.isFinite(coreSeconds) ? coreSeconds : null,
+    capacityRps,
+    memoryMiB: Number.isFinite(memoryMiB) ? memoryMiB : null,
+    processes,
+    perProcessMiB: Number.isFinite(memoryMiB) && processes > 0 ? memoryMiB / processes : null,
+    gibHours,
+    money,
+    lowRate: Number.isFinite(lowUs) ? { rate: cell.paced.rate, us: lowUs } : null,
+  };
 }
 
 /** Prices as the CLI takes them: both optional, no default. null where neither was given. */
@@ -39,20 +55,57 @@ export function withPrices(doc, prices) {
 
 // No currency sign: the prices are the reader's, in whatever currency they were given.
 const money = (x) => (x >= 0.01 ? fmt(x, 2) : fmt(x, 4));
+const or = (x, text) => (x === null || x === undefined ? 'n/a' : text);
 
-/** Markdown lines: the cost table of the main scenario's closed-loop cells, one block per workload. */
+/** The main scenario's ok closed-loop cells, by workload, budget and topology. */
+export function costCells(doc, scenario = 'verdicts') {
+  const order = Object.keys(doc.workloads ?? {});
+  const budget = (c) => c.topology.budgetCpus ?? c.budgetCpus ?? 0;
+  return doc.cells
+    .filter((c) => c.scenario === scenario && c.kind === 'closed' && c.status === 'ok')
+    .sort((a, b) => order.indexOf(a.workload) - order.indexOf(b.workload) || budget(a) - budget(b));
+}
+
+export const COST_HEAD = [
+  'workload',
+  'topology',
+  'CPUs',
+  'capacity req/s',
+  'core-seconds per 1M at capacity',
+  'memory MiB, whole topology (processes)',
+  'MiB per process',
+  'GiB-hours per 1M at capacity',
+];
+
+/** Markdown lines: the cost table of the main scenario's closed-loop cells. */
 export function costTable(doc, { scenario = 'verdicts' } = {}) {
   const prices = doc.prices ?? null;
-  const cells = doc.cells.filter((c) => c.scenario === scenario && c.kind === 'closed' && c.status === 'ok');
+  const cells = costCells(doc, scenario);
   if (!cells.length) return [];
-  const head = ['workload', 'topology', 'CPU budget', 'core-seconds per 1M requests', 'memory GiB (per process)', 'GiB-hours per 1M requests at capacity', ...(prices ? ['cost per 1M requests (your currency)'] : [])];
+  const head = [
+    ...COST_HEAD,
+    ...(prices ? ['cost per 1M at capacity (your currency)'] : []),
+    'low rate: CPU per request',
+  ];
   const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
   for (const c of cells) {
     const k = costOf(c, prices);
     if (!k) continue;
     const t = c.topology;
-    lines.push(`| ${[doc.workloads[c.workload]?.title ?? c.workload, `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}${isControlTopology(doc, t.id, t.budgetCpus ?? c.budgetCpus) ? ' (control)' : ''}`, t.budgetCpus ?? c.budgetCpus ?? '', k.coreSeconds === null ? 'not measured' : fmt(k.coreSeconds, 0),
-      k.gib === null ? 'n/a' : `${fmt(k.gib, 3)} (${fmt(k.perInstanceGib, 3)})`, k.gibHours === null ? 'n/a' : fmt(k.gibHours, 4), ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : [])].join(' | ')} |`);
+    lines.push(
+      `| ${[
+        doc.workloads[c.workload]?.title ?? c.workload,
+        `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}`,
+        t.budgetCpus ?? c.budgetCpus ?? '',
+        or(k.capacityRps, fmt(k.capacityRps)),
+        or(k.coreSeconds, fmt(k.coreSeconds, 1)),
+        or(k.memoryMiB, `${fmt(k.memoryMiB, 1)} (${k.processes ?? '?'})`),
+        or(k.perProcessMiB, fmt(k.perProcessMiB, 1)),
+        or(k.gibHours, fmt(k.gibHours, 4)),
+        ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : []),
+        k.lowRate ? `${fmt(k.lowRate.us, 1)} µs at ${fmt(k.lowRate.rate)} req/s` : 'not measured',
+      ].join(' | ')} |`,
+    );
   }
   return lines;
 }
@@ -60,6 +113,19 @@ export function costTable(doc, { scenario = 'verdicts' } = {}) {
 /** One sentence on where the money column comes from, or how to get one. */
 export function priceNote(doc) {
   const p = doc.prices;
-  if (!p) return 'No price is assumed. To see money, give yours: `make bench PRICE_VCPU_HOUR=0.04 PRICE_GIB_HOUR=0.005` (or add `--price-vcpu-hour` and `--price-gib-hour` to the re-render below).';
-  return `Cost at the prices given for this render: ${money(p.vcpuHour)} per vCPU-hour and ${money(p.gibHour)} per GiB-hour (the reader's prices, not measured).`;
+  if (!p)
+    return (
+      'No price is assumed. To see money, give yours: ' +
+      '`make report PRICE_VCPU_HOUR=0.04 PRICE_GIB_HOUR=0.005` renders this folder again with it.'
+    );
+  return (
+    `Cost at the prices given for this render: ${money(p.vcpuHour)} per vCPU-hour and ${money(p.gibHour)} ` +
+    "per GiB-hour (the reader's prices, not measured)."
+  );
+}
+
+/** The guide's cost section: what each column counts (template), the table, the prices. */
+export function costSection(doc) {
+  const table = costTable(doc);
+  return table.length ? [...fill('guide-cost'), '', priceNote(doc), '', ...table, ''] : [];
 }

@@ -20,7 +20,7 @@ export const fmtCi = (ci, digits = 2) => (Array.isArray(ci) ? `×${fmt(ci[0], di
 
 /** A topology's label, found by id among the results' cells. */
 export function labelOf(doc, topologyId) {
-  return doc.cells.find((c) => c.topology.id === topologyId)?.topology.label ?? topologyId;
+  return doc.cells.find((c) => c.topology?.id === topologyId)?.topology.label ?? topologyId;
 }
 
 /**

@@ -6,11 +6,13 @@ import { verdictTable } from './verdict-table.js';
 import { budgetsOf, shownVerdicts } from './labels.js';
 import { cleanText, shortReason } from './sanitize.js';
 import { extraSections } from './sections.js';
+import { VERDICT_CHART_NOTE } from './charts.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
 const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
-const range = (s, d = 0) => (s && Number.isFinite(s.median) ? `${fmt(s.median, d)} (${fmt(s.min, d)}–${fmt(s.max, d)})` : 'n/a');
+const range = (s, d = 0) =>
+  s && Number.isFinite(s.median) ? `${fmt(s.median, d)} (${fmt(s.min, d)}–${fmt(s.max, d)})` : 'n/a';
 
 function flags(c) {
   const f = [];
@@ -20,70 +22,183 @@ function flags(c) {
   return f.join(', ');
 }
 
-function closedTable(cells, doc) {
+// A cell's capacity at the latency target: the rate, the bracket it lies in, its share of saturation.
+function capacityCell(c) {
+  const k = c.capacity;
+  if (!k) return 'not searched';
+  if (!Number.isFinite(k.rps)) return `none held (below ×${k.range[0]} of saturation)`;
+  return `${fmt(k.rps)} (${fmt(k.rpsRange[0])}–${fmt(k.rpsRange[1])}; ×${fmt(k.fraction, 2)})`;
+}
+
+const pacedText = (c) => {
+  if (!c.paced) return '';
+  const cpu = c.paced.cpuPerRequestUs?.median != null ? `, ${fmt(c.paced.cpuPerRequestUs.median, 1)} µs` : '';
+  const p = ['p50', 'p99'].map((k) => fmt(c.paced.latencyMs[k]?.median, 2)).join(' / ');
+  return `${fmt(c.paced.rate)} req/s: ${p}${cpu} (${c.paced.rounds} rounds)${c.paced.held ? '' : ' ⚠ rate not held'}`;
+};
+
+function closedRow(c, paced) {
+  const pct = ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / ');
+  const bound = c.bound ? `${c.bound.by}: ${esc(c.bound.why)}` : '—';
+  return [
+    `\`${c.id}\``,
+    esc(c.topology.label),
+    c.connections,
+    `${c.rounds.length} × ${c.windowS} s`,
+    range(c.rps),
+    capacityCell(c),
+    bound,
+    pct,
+    ...(paced ? [pacedText(c)] : []),
+    range(c.memoryMiB),
+    flags(c),
+  ];
+}
+
+function closedTable(cells) {
   const paced = cells.some((c) => c.paced);
-  const pacedCpu = (c) => (c.paced.cpuPerRequestUs?.median != null ? `, ${fmt(c.paced.cpuPerRequestUs.median, 1)} µs` : '');
-  const pacedCol = (c) => (paced ? [c.paced ? `${fmt(c.paced.rate)} req/s: ${['p50', 'p99'].map((k) => fmt(c.paced.latencyMs[k]?.median, 2)).join(' / ')}${pacedCpu(c)} (${c.paced.rounds} rounds)${c.paced.held ? '' : ' ⚠ rate not held'}` : ''] : []);
-  return table(['cell', 'topology', 'conns', 'rounds', 'req/s median (min–max)', 'p50 / p90 / p99 / max ms', ...(paced ? ['at a fixed rate: p50 / p99 ms, CPU/request'] : []), doc.protocol?.memory ? 'memory MiB (own pages)' : 'memory MiB (PSS)', 'flags'],
-    cells.map((c) => (c.status === 'ok'
-      ? [`\`${c.id}\``, esc(c.topology.label), c.connections, `${c.rounds.length} × ${c.windowS} s`, range(c.rps), ['p50', 'p90', 'p99', 'max'].map((k) => fmt(c.latencyMs[k]?.median, 1)).join(' / '), ...pacedCol(c), range(c.memoryMiB), flags(c)]
-      : [`\`${c.id}\``, esc(c.topology.label), '', '', `**${c.status}**: ${esc(c.error)}`, '', ...(paced ? [''] : []), '', ''])));
+  const head = [
+    'cell',
+    'topology',
+    'conns',
+    'rounds',
+    'req/s median (min–max)',
+    'capacity at the p99 target, req/s',
+    'what bounded it',
+    'p50 / p90 / p99 / max ms',
+    ...(paced ? ['at a fixed rate: p50 / p99 ms, CPU/request'] : []),
+    'memory MiB (own pages)',
+    'flags',
+  ];
+  const failed = (c) => [
+    `\`${c.id}\``,
+    esc(c.topology.label),
+    '',
+    '',
+    `**${c.status}**: ${esc(c.error)}`,
+    ...head.slice(5).map(() => ''),
+  ];
+  return table(
+    head,
+    cells.map((c) => (c.status === 'ok' ? closedRow(c, paced) : failed(c))),
+  );
 }
 
 function openTable(cells) {
-  return table(['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate', 'steps (rate → p99 ms, sustained?)'],
-    cells.map((c) => (c.status === 'ok'
-      ? [`\`${c.id}\``, esc(c.topology.label), fmt(c.probeRps), `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`, c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', ')]
-      : [`\`${c.id}\``, esc(c.topology.label), '', `**${c.status}**: ${esc(c.error)}`, ''])));
+  return table(
+    ['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate', 'steps (rate → p99 ms, sustained?)'],
+    cells.map((c) =>
+      c.status === 'ok'
+        ? [
+            `\`${c.id}\``,
+            esc(c.topology.label),
+            fmt(c.probeRps),
+            `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`,
+            c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', '),
+          ]
+        : [`\`${c.id}\``, esc(c.topology.label), '', `**${c.status}**: ${esc(c.error)}`, ''],
+    ),
+  );
 }
 
 function roundsDetails(cells) {
   const ok = cells.filter((c) => c.status === 'ok' && c.kind === 'closed');
   if (!ok.length) return '';
   const n = Math.max(...ok.map((c) => c.rounds.length));
-  return ['<details><summary>req/s in each round (the order alternates: A B C, then C B A)</summary>', '',
-    table(['cell', ...Array.from({ length: n }, (_, i) => `round ${i + 1}`)], ok.map((c) => [`\`${c.id}\``, ...Array.from({ length: n }, (_, i) => fmt(c.rounds.find((r) => r.round === i + 1)?.rps))])),
-    '', '</details>'].join('\n');
+  return [
+    '<details><summary>req/s in each round (the order alternates: A B C, then C B A)</summary>',
+    '',
+    table(
+      ['cell', ...Array.from({ length: n }, (_, i) => `round ${i + 1}`)],
+      ok.map((c) => [
+        `\`${c.id}\``,
+        ...Array.from({ length: n }, (_, i) => fmt(c.rounds.find((r) => r.round === i + 1)?.rps)),
+      ]),
+    ),
+    '',
+    '</details>',
+  ].join('\n');
 }
 
 function verdictList(doc, verdicts) {
-  return table(['verdict', 'ratio', '95% interval', 'rounds', 'outcome'],
-    verdicts.map((v) => [`\`${v.id}\``, fmtX(v.ratio, 3), fmtCi(v.ci95, 3), v.rounds, esc(verdictSentence(doc, v))]));
+  return table(
+    ['verdict', 'ratio', '95% interval', 'rounds', 'outcome'],
+    verdicts.map((v) => [`\`${v.id}\``, fmtX(v.ratio, 3), fmtCi(v.ci95, 3), v.rounds, esc(verdictSentence(doc, v))]),
+  );
 }
 
-export function renderReport(doc, charts, { guideLink = '../decision-guide.md' } = {}) {
-  const out = ['# Benchmark results', '', `> **${doc.label}** — ${machineLine(doc)}`,
-    `> Generated by \`make bench${doc.mode === 'full' ? ' FULL=1' : ''}\`; do not edit by hand — run it again. The decision guide built from it: [decision-guide.md](${guideLink}).`, ''];
+export function renderReport(doc, charts, { guideLink = '../decision-guide.md', docsLink = '../' } = {}) {
+  const out = [
+    '# Benchmark results',
+    '',
+    `> **${doc.label}** — ${machineLine(doc)}`,
+    `> Generated by \`make bench${doc.mode === 'full' ? ' FULL=1' : ''}\`; do not edit by hand — run it again. ` +
+      `The decision guide built from it: [decision-guide.md](${guideLink}).`,
+    '',
+  ];
   if (!doc.isolation.pinned) out.push(`> ⚠ **Unpinned**: ${esc(doc.isolation.reason)}. Every figure is flagged.`, '');
   if (doc.box?.busy) out.push(`> ⚠ **Busy machine**: ${esc(doc.box.busyWhy)}.`, '');
   out.push('## How it was measured', '', ...methodLines(doc), '');
   for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     const cells = doc.cells.filter((c) => c.scenario === s.name);
     const verdicts = shownVerdicts(doc).filter((v) => v.cells?.some((id) => cells.some((c) => c.id === id)));
-    out.push(`## ${s.title}`, '', `Scenario \`${s.name}\` — run alone with \`make bench SCENARIO=${s.name}\`. ${s.description}`, '');
+    out.push(
+      `## ${s.title}`,
+      '',
+      `Scenario \`${s.name}\` — run alone with \`make bench SCENARIO=${s.name}\`. ${s.description}`,
+      '',
+    );
     // The charts first: a reader sees the picture before the tables.
-    for (const [file, c] of Object.entries(charts)) if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
+    for (const [file, c] of Object.entries(charts)) {
+      if (c.scenario !== s.name) continue;
+      out.push(
+        `![${c.title?.text ?? c.title}](${file})`,
+        '',
+        ...(file.startsWith('verdicts-') ? [VERDICT_CHART_NOTE, ''] : []),
+      );
+    }
     for (const budget of verdicts.length ? budgetsOf(doc) : []) {
       const grid = verdictTable(doc, { scenario: s.name, budget });
       if (grid.length) out.push(`**${budget} CPU budget**`, '', ...grid, '');
     }
     const closed = cells.filter((c) => c.kind === 'closed');
-    if (closed.length) out.push(closedTable(closed, doc), '', roundsDetails(closed), '');
+    if (closed.length) out.push(closedTable(closed), '', roundsDetails(closed), '');
     const open = cells.filter((c) => c.kind === 'openloop');
     if (open.length) out.push(openTable(open), '');
     if (verdicts.length) out.push('### Every verdict', '', verdictList(doc, verdicts), '');
     const checks = doc.checks.filter((ch) => cells.some((c) => c.id === ch.a));
     if (checks.length) {
-      out.push('### Checks on the measurement', '', table(['check', 'ratio', '95% interval', 'limit', 'ok?'],
-        checks.map((ch) => [esc(ch.what), fmtX(ch.ratio, 3), fmtCi(ch.ci95, 3), fmtX(ch.limit), ch.ok === null ? 'not measured' : ch.ok ? 'yes' : '**no — the cells involved are suspect**'])), '');
+      out.push(
+        '### Checks on the measurement',
+        '',
+        table(
+          ['check', 'ratio', '95% interval', 'limit', 'ok?'],
+          checks.map((ch) => [
+            esc(ch.what),
+            fmtX(ch.ratio, 3),
+            fmtCi(ch.ci95, 3),
+            fmtX(ch.limit),
+            ch.ok === null ? 'not measured' : ch.ok ? 'yes' : '**no — the cells involved are suspect**',
+          ]),
+        ),
+        '',
+      );
     }
   }
-  out.push(...extraSections(doc, 'report', charts));
+  out.push(...extraSections(doc, 'report', charts, { docsLink }));
   const bad = doc.cells.filter((c) => c.status !== 'ok');
   if (bad.length) {
     const byWhy = new Map();
-    for (const c of bad) { const why = `${c.status} — ${esc(shortReason(c.error))}`; byWhy.set(why, [...(byWhy.get(why) ?? []), c.id]); }
-    out.push('## Not measured in this run', '', ...[...byWhy].map(([why, ids]) => `- ${why}: ${ids.map((id) => `\`${id}\``).join(', ')}`), '');
+    for (const c of bad) {
+      const why = `${c.status} — ${esc(shortReason(c.error))}`;
+      byWhy.set(why, [...(byWhy.get(why) ?? []), c.id]);
+    }
+    out.push(
+      '## Not measured in this run',
+      '',
+      ...[...byWhy].map(([why, ids]) => `- ${why}: ${ids.map((id) => `\`${id}\``).join(', ')}`),
+      '',
+    );
   }
   out.push('Raw data, every round of every cell: [results.json](results.json).', '');
   return out.join('\n');

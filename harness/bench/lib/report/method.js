@@ -1,18 +1,29 @@
-// How a run was measured, in words, from results.json: machine, isolation, protocol, box.
+// How a run was measured, from results.json's structured protocol fields and the report-method
+// template: machine, isolation, engine, rounds, capacity, latency, statistics, generator, box.
 import { fmt } from './format.js';
 import { slicesBySpeed } from './core-speed.js';
 import { cleanText } from './sanitize.js';
 import { ruleOf, budgetsOf } from './labels.js';
+import { fill } from './template.js';
+import { engineText } from './guide-intro.js';
 
-/** The labels' rule in words, from the margin results.json names. */
+/** The labels' rule in words, its bounds the rule's own. */
 export function ruleText(doc) {
-  const m = `${fmt(ruleOf(doc).margin * 100)}%`;
-  return `A verdict **wins** when its whole interval lies beyond a ${m} difference, is **equal** when it lies within ±${m}, and **can't tell** when it crosses that line.`;
+  const { up, down } = ruleOf(doc);
+  return (
+    `A verdict **wins** when its whole interval lies above ×${fmt(up, 2)} or below ×${fmt(down, 3)}, ` +
+    `is **equal** when it lies within ×${fmt(down, 3)}–×${fmt(up, 2)}, and **can't tell** otherwise.`
+  );
 }
 
 export function machineLine(doc) {
   const m = doc.meta.machine;
-  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; ${doc.mode} mode, started ${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC; load average ${doc.box.loadBefore.join(' / ')} before, ${doc.box.loadAfter.join(' / ')} after${doc.box.stealPct !== null ? `, ${fmt(doc.box.stealPct, 1)}% CPU steal during the run` : ''}.`;
+  const steal = doc.box.stealPct !== null ? `, ${fmt(doc.box.stealPct, 1)}% CPU steal during the run` : '';
+  return (
+    `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; ${doc.mode} mode, started ` +
+    `${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC; load average ${doc.box.loadBefore.join(' / ')} before, ` +
+    `${doc.box.loadAfter.join(' / ')} after${steal}.`
+  );
 }
 
 /**
@@ -23,37 +34,122 @@ export function placementText(doc) {
   const iso = doc.isolation;
   if (!iso.pinned) return `unpinned (${cleanText(iso.reason)})`;
   const places = doc.protocol?.placements ?? iso.budgets ?? [{ budget: iso.budgetCpus, cpuset: 'sut' }];
-  const at = (p) => (p.cpuset === 'all'
-    ? `at ${p.budget} CPU${p.budget > 1 ? 's' : ''} on every CPU of the machine, shared with the generator, whose share of the machine is given beside each verdict`
-    : `at ${p.budget} CPU${p.budget > 1 ? 's' : ''} pinned to CPU ${iso.sutCpus}, apart from the generator`);
+  const cpus = (b) => `${b} CPU${b > 1 ? 's' : ''}`;
+  const shared =
+    'on every CPU of the machine, shared with the generator, whose share of the machine is given beside each verdict';
+  const at = (p) =>
+    p.cpuset === 'all'
+      ? `at ${cpus(p.budget)} ${shared}`
+      : `at ${cpus(p.budget)} pinned to CPU ${iso.sutCpus}, apart from the generator`;
   const sorted = [...places].sort((a, b) => a.budget - b.budget);
-  return `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism}); every topology — app, nginx, database — ${sorted.map(at).join('; ')}`;
+  const gen = `the load generator pinned to CPU ${iso.generatorCpus} (${iso.mechanism})`;
+  return `${gen}; every topology — app, nginx, database — ${sorted.map(at).join('; ')}`;
 }
+
+// One paragraph of a template as one line of the report's list.
+const inline = (name, vars) => fill(name, vars).join(' ');
+
+function capacityText(pr) {
+  const c = pr.capacity;
+  if (!c) return 'not searched in this run.';
+  const held = `${fmt(c.heldShare * 100)}%`;
+  return inline('report-capacity', {
+    target: fmt(c.p99TargetMs),
+    held,
+    lo: c.range[0],
+    hi: c.range[1],
+    steps: c.steps,
+    slice: c.sliceS,
+  });
+}
+
+function latencyText(pr) {
+  const l = pr.latency;
+  if (!l) return 'not taken in this run.';
+  return inline('report-latency', {
+    load: l.load,
+    rounds: l.rounds ?? 'per workload',
+    window: l.windowS,
+    slice: l.sliceS,
+  });
+}
+
+function generatorText(doc) {
+  const iso = doc.isolation;
+  const ceiling = Object.entries(doc.ceilings ?? {})
+    .map(([t, c]) => `${t} ${fmt(c.rps)} req/s`)
+    .join(', ');
+  return inline('report-generator', {
+    tool: doc.tool,
+    threads: `${iso.generatorThreads} thread${iso.generatorThreads > 1 ? 's' : ''}`,
+    paced: doc.pacedTool,
+    ceiling: ceiling || 'not measured',
+    bound: `${fmt(doc.protocol.generatorBoundAt * 100)}%`,
+  });
+}
+
+// The probe on the topologies' CPU (lib/core-speed.js), summed up: how often it read slow, and how
+// the saturated slices went with it. Its per-minute readings stay in results.json.
+function coreSpeedText(doc) {
+  const c = doc.box.coreSpeed;
+  if (!c) return '';
+  const title = (w) => doc.workloads?.[w.workload]?.title ?? w.workload;
+  const bySpeed = slicesBySpeed(doc)
+    .filter((w) => w.fast.rps !== null && w.slow.rps !== null)
+    .map((w) => `${title(w)} ×${fmt(w.fast.rps, 2)} at full speed, ×${fmt(w.slow.rps, 2)} slowed`);
+  return inline('report-probe', {
+    cpus: c.cpus,
+    fastUs: fmt(c.fastUs, 0),
+    slowBelow: `${Math.round(c.slowBelow * 100)}%`,
+    slowShare: `${fmt(c.slowShare * 100, 0)}%`,
+    probes: fmt(c.probes, 0),
+    slices: bySpeed.length ? ` (saturated slices against their cell's median: ${bySpeed.join('; ')})` : '',
+  });
+}
+
+function boxText(doc) {
+  const b = doc.box;
+  const steal = b.stealPct === null ? 'steal unknown' : `${fmt(b.stealPct, 1)}% of CPU time stolen by the hypervisor`;
+  const load = `load average ${b.loadBefore.join(' / ')} before and ${b.loadAfter.join(' / ')} after`;
+  return `${load}; ${steal}${coreSpeedText(doc)}${b.busy ? ` — **busy: ${cleanText(b.busyWhy)}**` : ''}.`;
+}
+
+function versionsText(doc) {
+  const m = doc.meta;
+  const versions = Object.entries(m.versions)
+    .map(([k, v]) => `${k} ${v ?? 'n/a'}`)
+    .join(', ');
+  const command = `node harness/bench/cli.js${doc.argv ? ` ${cleanText(doc.argv)}` : ''}`;
+  const dirty = m.git.dirty ? ' (with uncommitted changes)' : '';
+  return `${versions}; git ${m.git.commit.slice(0, 12)}${dirty}. Command: \`${command}\`.`;
+}
+
+const upperFirst = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function methodLines(doc) {
   const iso = doc.isolation;
   const pr = doc.protocol;
   const lim = iso.cpuLimits;
-  const ceil = Object.entries(doc.ceilings ?? {}).map(([t, c]) => `${t} ${fmt(c.rps)} req/s`).join(', ');
-  return [
-    `- **Isolation**: ${placementText(doc)}; the topologies run at the highest CPU weight and the generator at nice ${iso.generatorNice}, so other load on the machine yields to them; `
-      + `a budget of ${budgetsOf(doc).join(' or ')} CPU per topology (${lim?.enforced ? `${lim.mechanism}; replicas split it as per-instance quotas` : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`}).`,
-    `- **Windows and rounds**: ${pr.warmupS} s of warm-up per cell, then ${pr.rounds} rounds${Object.entries(pr.roundsByWorkload ?? {}).map(([w, n]) => ` (${w}: ${n})`).join('')}; in each round every cell gets a ${pr.windowS} s window, ${pr.order}${pr.slicing ? `; ${pr.slicing}, without a re-warm (every slice follows the same wait while the others take theirs); a cell measured whole gets ${pr.rewarmS} s of warm-up before its window` : ` after ${pr.rewarmS} s of warm-up`}.`,
-    ...(pr.latency ? [`- **Latency**: ${pr.latency.rule}; ${pr.latency.windowS ?? pr.windowS} s per window, ${pr.latency.sliceS ? 'after' : 'before'} that round's closed-loop window${pr.latency.interval ? `; interval: ${pr.latency.interval}` : ''}.`] : []),
-    `- **Statistics**: per cell, the median over rounds and the spread (min–max); per comparison, ${pr.interval} (${pr.confidence * 100}%)${pr.betweenRuns ? `; ${pr.betweenRuns.text}` : ''}. ${ruleText(doc)}`,
-    `- **Cost**: CPU time per request of the whole topology (${lim?.enforced ? 'cgroup CPU accounting' : 'the processes\' utime+stime'}, nginx included when the path goes through it) over each window${doc.verdicts?.some((v) => v.metric === 'cpu' && v.latencyAt) ? ' (the CPU verdicts: over the slices at a fixed rate, see Latency)' : ''}; ${pr.memory ?? 'resident memory as the proportional set size (PSS) of every process after each window'}.`,
-    `- **Generator**: ${doc.tool} (closed loop, ${iso.generatorThreads} thread${iso.generatorThreads > 1 ? 's' : ''}); ${doc.protocol.latency || doc.protocol.openLoop?.tool === 'paced' ? 'latency at a fixed rate and the open loop: the paced generator (open loop, each latency from the intended send time, so no coordinated omission); the experiments\' fixed counts and rates: ' : ''}${doc.pacedTool}${doc.protocol.latency ? ', as their articles' : ' for fixed rates (latency corrected for coordinated omission)'}. Ceiling against a bare nginx with the same pinning: ${ceil}; a cell above ${pr.generatorBoundAt * 100}% of it is flagged generator-bound.`,
-    `- **Box**: load average ${doc.box.loadBefore.join(' / ')} before and ${doc.box.loadAfter.join(' / ')} after; ${doc.box.stealPct === null ? 'steal unknown' : `${fmt(doc.box.stealPct, 1)}% of CPU time stolen by the hypervisor`}${coreSpeedText(doc)}${doc.box.busy ? ` — **busy: ${cleanText(doc.box.busyWhy)}**` : ''}.`,
-    `- **Versions**: ${Object.entries(doc.meta.versions).map(([k, v]) => `${k} ${v ?? 'n/a'}`).join(', ')}; git ${doc.meta.git.commit.slice(0, 12)}${doc.meta.git.dirty ? ' (with uncommitted changes)' : ''}. Command: \`node harness/bench/cli.js${doc.argv ? ` ${cleanText(doc.argv)}` : ''}\`.`,
-  ];
-}
-
-// The probe on the topologies' CPU (lib/core-speed.js): slowed time the guest counts as no steal,
-// and what it did to the saturated slices.
-function coreSpeedText(doc) {
-  const c = doc.box.coreSpeed;
-  if (!c) return '';
-  const bySpeed = slicesBySpeed(doc).filter((w) => w.fast.rps !== null && w.slow.rps !== null)
-    .map((w) => `${doc.workloads?.[w.workload]?.title ?? w.workload}: ×${fmt(w.fast.rps, 2)} of its cell's median in the ${w.fast.slices} slices at full speed, ×${fmt(w.slow.rps, 2)} in the ${w.slow.slices} slowed ones`);
-  return `; the topologies' CPU ${c.cpus}, timed every ${c.periodMs} ms on the same small JSON work (${fmt(c.probes, 0)} probes; ${fmt(c.fastUs, 0)} µs at full speed, the 10th percentile: the host's speed, to set beside another run's), ran below ${Math.round(c.slowBelow * 100)}% of its fast speed in ${fmt(c.slowShare * 100, 0)}% of them (per minute: ${c.slowShareByMinute.map((x) => (x === null ? '–' : `${Math.round(x * 100)}%`)).join(' ')}; at a fixed rate below capacity the CPU is mostly idle, and a probe that wakes it reads slow)${bySpeed.length ? `; saturated slices went with it — ${bySpeed.join('; ')}` : ''}`;
+  return fill('report-method', {
+    placement: placementText(doc),
+    nice: iso.generatorNice,
+    budgets: `${budgetsOf(doc).join(' or ')} CPU`,
+    quota: lim?.enforced
+      ? `${lim.mechanism}; replicas split it as per-instance quotas`
+      : `quotas NOT enforced: ${cleanText(lim?.reason ?? 'unknown')}`,
+    engine: engineText(doc),
+    warmup: pr.warmupS,
+    rounds: pr.rounds,
+    window: pr.windowS,
+    slice: pr.sliceS ?? pr.windowS,
+    capacity: capacityText(pr),
+    latency: latencyText(pr),
+    confidence: `${fmt(pr.confidence * 100)}%`,
+    spread: pr.betweenRuns ? `${upperFirst(cleanText(pr.betweenRuns.text))}.` : '',
+    rule: ruleText(doc),
+    spent: `${fmt((pr.bound?.spent ?? 0.9) * 100)}%`,
+    generator: generatorText(doc),
+    box: boxText(doc),
+    versions: versionsText(doc),
+  });
 }

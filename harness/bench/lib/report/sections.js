@@ -3,10 +3,14 @@
 import { experimentSections } from './experiments.js';
 import { renderDrills } from './drills.js';
 
-// The report lives in docs/results/, the guide in docs/: the tutorials are one folder up from the report.
-const drills = (doc, where) => (doc.cells.some((c) => c.kind === 'fault' || c.kind === 'rollout') ? renderDrills(doc, { docs: where === 'report' ? '../' : '' }) : []);
-const RENDERERS = [drills, experimentSections];
+const DRILL_KINDS = new Set(['fault', 'rollout', 'stop', 'scale-down']);
+// docsLink: the docs folder, relative to the page the section goes into.
+const drills = (doc, where, charts, { docsLink }) =>
+  doc.cells.some((c) => DRILL_KINDS.has(c.kind)) ? renderDrills(doc, { docs: docsLink }) : [];
+const experiments = (doc, where, charts) => experimentSections(doc, where, charts);
+const RENDERERS = [drills, experiments];
 
-export function extraSections(doc, where, charts = {}) {
-  return RENDERERS.flatMap((render) => render(doc, where, charts));
+/** @param {any} doc @param {string} where @param {object} [charts] @param {{ docsLink?: string }} [links] */
+export function extraSections(doc, where, charts = {}, { docsLink = where === 'report' ? '../' : '' } = {}) {
+  return RENDERERS.flatMap((render) => render(doc, where, charts, { docsLink }));
 }

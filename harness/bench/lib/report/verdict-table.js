@@ -2,38 +2,61 @@
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
 import { fmt, fmtX, fmtCi } from './format.js';
-import { labelOf, budgetOf, budgetsOf, groupOf, isControl, skippedOf, mainVerdicts } from './labels.js';
+import { labelOf, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
-const esc = (s) => String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+const esc = (s) =>
+  String(s ?? '')
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
 const row = (cells) => `| ${cells.join(' | ')} |`;
-const UNIT = { throughput: (v) => `${fmt(v)} req/s`, p99: (v) => `${fmt(v, 1)} ms`, cpu: (v) => `${fmt(v, 0)} µs`, memory: (v) => `${fmt(v)} MiB` };
+const UNIT = {
+  throughput: (v) => `${fmt(v)} req/s`,
+  capacity: (v) => `${fmt(v)} req/s`,
+  p99: (v) => `${fmt(v, 1)} ms`,
+  cpu: (v) => `${fmt(v, 0)} µs`,
+  memory: (v) => `${fmt(v)} MiB`,
+};
 // CPU per request only as measured at a fixed rate below capacity (cell.paced), never the saturated figure.
-const FIELD = { throughput: (c) => c.rps?.median, p99: (c) => (c.paced ?? c).latencyMs?.p99?.median, cpu: (c) => c.paced?.cpuPerRequestUs?.median, memory: (c) => c.memoryMiB?.median };
-export const GROUP_TITLE = { cluster: 'cluster', 'cluster-control': 'cluster of 2 on 1 CPU (control)', replicas: 'replicas behind nginx', reuseport: 'reusePort', pm2: 'PM2', dotnet: '.NET', 'dotnet-replicas': '.NET replicas', 'node-http': 'node:http' };
-/** "cluster", "cluster of 2 on 1 CPU (control)": what a verdict's strategy is called in headers and charts. */
-export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? `${v.column ?? groupOf(v)}${isControl(v) ? ' (control)' : ''}`;
-const topoOf = (doc, id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+const FIELD = {
+  throughput: (c) => c.rps?.median,
+  capacity: (c) => c.capacity?.rps,
+  p99: (c) => (c.paced ?? c).latencyMs?.p99?.median,
+  cpu: (c) => c.paced?.cpuPerRequestUs?.median,
+  memory: (c) => c.memoryMiB?.median,
+};
+export const GROUP_TITLE = {
+  cluster: 'cluster',
+  replicas: 'replicas behind nginx',
+  reuseport: 'reusePort',
+  pm2: 'PM2',
+};
+/** "cluster", "cluster-vs-replicas": what a verdict's question is called in headers. */
+export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
+const topoOf = (doc, id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
 /** "cluster: Express cluster of 2 ÷ Express 1 process": the strategy and the baseline it is judged against. */
 const columnTitle = (doc, v) => `${strategyTitle(v)}: ${sideName(topoOf(doc, v.a))} ÷ ${sideName(topoOf(doc, v.b))}`;
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
 const metricTitle = (doc, m, vs, cellById) => {
-  const rate = vs.find((v) => v?.latencyAt === 'fixed rate') ? vs.map((v) => v && cellById.get(v.cells?.[1])?.paced?.rate).find(Number.isFinite) : null;
+  const rate = vs.find((v) => v?.latencyAt === 'fixed rate')
+    ? vs.map((v) => v && cellById.get(v.cells?.[1])?.paced?.rate).find(Number.isFinite)
+    : null;
   return rate ? `${doc.metrics[m].title} at ${fmt(rate)} req/s` : doc.metrics[m].title;
 };
 
 const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Short names of the two sides of a verdict: "Express cluster of 2" vs "Express 1 process"; one of a kind reads as one. */
+/** Short names of a verdict's sides: "Express cluster of 2" vs "Express 1 process"; one of a kind reads as one. */
 export function sideName(t) {
   if (!t) return '?';
   const who = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' }[t.framework] ?? t.framework;
   const n = t.processes ?? Math.max(t.workers ?? 1, t.instances ?? 1);
-  const shape = {
-    cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
-    replicas: count(t.instances, 'replica'),
-    reuseport: count(n, 'reusePort process', 'reusePort processes'),
-    pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
-  }[t.strategy] ?? '1 process';
+  const shape =
+    {
+      cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
+      replicas: count(t.instances, 'replica'),
+      reuseport: count(n, 'reusePort process', 'reusePort processes'),
+      pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
+    }[t.strategy] ?? '1 process';
   return `${who} ${shape}`;
 }
 
@@ -41,9 +64,10 @@ export function verdictCell(doc, v) {
   if (!v) return '—';
   const label = labelOf(v, doc);
   if (label === null) return 'not measured';
-  const topo = (id) => doc.cells.find((c) => c.topology.id === id)?.topology;
+  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
   if (v.suspect) return `⚠ suspect ${interval}`;
+  if (label === 'bounded') return `bounded (${esc(v.bound?.by ?? '?')}) ${interval}`;
   if (label === 'wins') return `**${esc(sideName(topo(v.winner)))}** wins ${interval}`;
   return `${label === 'equal' ? 'equal' : "can't tell"} ${interval}`;
 }
@@ -51,28 +75,51 @@ export function verdictCell(doc, v) {
 /** The scenario the verdict table shows: `verdicts`, else the first one that has verdicts. */
 export function mainScenario(doc) {
   const has = (name) => doc.verdicts.some((v) => doc.cells.some((c) => c.scenario === name && v.cells?.includes(c.id)));
-  return has('verdicts') ? 'verdicts' : doc.scenarios.map((s) => s.name).find(has) ?? 'verdicts';
+  return has('verdicts') ? 'verdicts' : (doc.scenarios.map((s) => s.name).find(has) ?? 'verdicts');
 }
 
 /** Markdown lines of the verdict table of one scenario's verdicts at one budget (default: the smallest). */
 export function verdictTable(doc, { scenario = mainScenario(doc), budget = budgetsOf(doc)[0] } = {}) {
   // A strategy this machine could not run gets no column: the guide says once why.
-  const verdicts = mainVerdicts(doc).filter((v) => budgetOf(v, doc) === budget && !skippedOf(v, doc) && doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)));
+  const verdicts = mainVerdicts(doc).filter(
+    (v) =>
+      budgetOf(v, doc) === budget &&
+      !skippedOf(v, doc) &&
+      doc.cells.some((c) => c.scenario === scenario && v.cells?.includes(c.id)),
+  );
   if (verdicts.length === 0) return [];
   const columns = [...new Map(verdicts.map((v) => [v.comparison, columnTitle(doc, v)])).entries()];
   const workloads = [...new Set(verdicts.map((v) => v.workload))];
   const metrics = Object.keys(doc.metrics);
   const cellById = new Map(doc.cells.map((c) => [c.id, c]));
-  const lines = [row(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)]), row(['---', '---', '---', ...columns.map(() => '---')])];
+  const lines = [
+    row(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)]),
+    row(['---', '---', '---', ...columns.map(() => '---')]),
+  ];
   for (const w of workloads) {
     for (const m of metrics) {
-      const vs = columns.map(([comparison]) => verdicts.find((v) => v.workload === w && v.metric === m && v.comparison === comparison));
+      const vs = columns.map(([comparison]) =>
+        verdicts.find((v) => v.workload === w && v.metric === m && v.comparison === comparison),
+      );
       if (vs.every((v) => !v)) continue;
       // The single-process figure this row compares against (Express, direct, where measured).
-      const baseline = vs.map((v) => v && cellById.get(v.cells?.[1])).find((c) => c?.status === 'ok' && c.topology.strategy === 'one process' && !c.topology.viaNginx)
-        ?? vs.map((v) => v && cellById.get(v.cells?.[1])).find((c) => c?.status === 'ok');
-      const base = baseline ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}${baseline.topology.viaNginx ? ' + nginx' : ''})` : 'n/a';
-      lines.push(row([m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '', metricTitle(doc, m, vs, cellById), base, ...vs.map((v) => verdictCell(doc, v))]));
+      const baseline =
+        vs
+          .map((v) => v && cellById.get(v.cells?.[1]))
+          .find((c) => c?.status === 'ok' && c.topology.strategy === 'one process' && !c.topology.viaNginx) ??
+        vs.map((v) => v && cellById.get(v.cells?.[1])).find((c) => c?.status === 'ok');
+      const base = baseline
+        ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}` +
+          `${baseline.topology.viaNginx ? ' + nginx' : ''})`
+        : 'n/a';
+      lines.push(
+        row([
+          m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '',
+          metricTitle(doc, m, vs, cellById),
+          base,
+          ...vs.map((v) => verdictCell(doc, v)),
+        ]),
+      );
     }
   }
   return lines;

@@ -19,13 +19,14 @@ export function normalise(r) {
 // threads > 1 runs autocannon's worker threads, one per CPU the generator is pinned to; its rate
 // and amount are then per worker.
 // onResponse(statusCode, ms) is called for each answer, in the order they arrive (one worker only).
-export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, signal, threads = 1, keepAlive = true, onResponse }) {
+export async function run({ url, connections, durationS, amount, rate, timeoutS = 10, signal, threads = 1, keepAlive = true, onResponse, request = null }) {
   const workers = Math.max(1, Math.min(threads, connections));
   const opts = { url, connections, timeout: timeoutS, pipelining: 1 };
   if (workers > 1) opts.workers = workers;
   if (amount) opts.amount = Math.ceil(amount / workers); else opts.duration = durationS;
   if (rate) opts.overallRate = rate / workers;
   if (!keepAlive) opts.headers = { connection: 'close' };
+  if (request) Object.assign(opts, { method: request.method, body: request.body, headers: { ...opts.headers, ...request.headers } });
   const instance = autocannon(opts);
   if (onResponse && workers === 1) instance.on('response', (client, statusCode, bytes, ms) => onResponse(statusCode, ms));
   const onAbort = () => instance.stop();

@@ -3,99 +3,105 @@
 // of the server is charged to every request it delayed (no coordinated omission, as wrk2's -R).
 // Why not a packaged one: wrk2 isn't packaged here, autocannon's rate mode spends a per-second
 // budget as fast as it can (a burst at saturation at the top of every second), and loadtest
-// reports whole milliseconds.
-import http from 'node:http';
+// reports whole milliseconds. Why its own HTTP/1.1 client on `net` sockets rather than node:http or
+// undici: it costs a fraction of their CPU per request (harness/bench/README.md, "The paced generator").
 import { performance } from 'node:perf_hooks';
 import { GeneratorError } from './errors.js';
-
-// Node's timers fire up to a millisecond or more after their time, and from the intended send that
-// lateness counts as the server's: against a bare node:http server on its own CPU, 1,000 req/s
-// timed by setTimeout gave a p50 of 1.0–1.2 ms, polled with setImmediate 0.2–0.3 ms (hand run,
-// 2026-11-25). So within SPIN_MS of the next send the loop polls (I/O is still served between
-// polls); it spends its CPU, which is the generator's own.
-const SPIN_MS = 2;
+import { LocalAgent, ThreadAgent } from './paced-agent.js';
+import { requestShapes } from './http1-pool.js';
+import { pacedWindow } from './paced-window.js';
 
 const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
 
-/** Latency percentiles (ms, 0.01 ms resolution) of a list of latencies. */
+/** Latency percentiles (ms, 0.01 ms resolution) of a list of latencies (an array or a typed array). */
 export function latencySummary(latencies) {
-  const s = [...latencies].sort((a, b) => a - b);
+  const s = Float64Array.from(latencies).sort();
   const r = (x) => (x === null ? null : Math.round(x * 100) / 100);
-  return { p50: r(percentile(s, 0.5)), p90: r(percentile(s, 0.9)), p99: r(percentile(s, 0.99)), max: r(s.at(-1) ?? null) };
+  return { p50: r(percentile(s, 0.5)), p90: r(percentile(s, 0.9)), p99: r(percentile(s, 0.99)), max: r(s.length ? s[s.length - 1] : null) };
 }
 
-/** A keep-alive agent for run(): pass one to keep the sockets open from one window to the next. */
-export const keepAliveAgent = (connections = 64) => new http.Agent({ keepAlive: true, maxSockets: connections });
+/**
+ * Keeps connections open from one run() to the next: pass it as `agent` (and destroy() it after).
+ * With threads > 1, that many generator threads, each with its share of the connections.
+ */
+export const keepAliveAgent = (connections = 64, { threads = 1 } = {}) => (threads > 1 ? new ThreadAgent(connections, threads) : new LocalAgent(connections));
+
+function options({ url, rate, durationS, connections, threads, method, body, headers, requests }) {
+  if (!(rate > 0) || !(durationS > 0)) throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
+  if (!(Number.isInteger(connections) && connections > 0)) throw new GeneratorError(`paced: connections must be a positive whole number (got ${connections})`);
+  if (!(Number.isInteger(threads) && threads > 0)) throw new GeneratorError(`paced: threads must be a positive whole number (got ${threads})`);
+  let target;
+  try { target = new URL(url); } catch { throw new GeneratorError(`paced: not a URL: ${url}`); }
+  if (target.protocol !== 'http:') throw new GeneratorError(`paced: only http:// URLs (got ${target.protocol})`);
+  const list = requests ?? [{ method, body, headers }];
+  if (!Array.isArray(list) || list.length === 0) throw new GeneratorError('paced: requests must be a non-empty list of { method, path, body, headers }');
+  try { requestShapes(target, list); } catch (err) { throw new GeneratorError(`paced: ${err.message}`); }
+  return { target, list };
+}
 
 /**
- * GETs `url` at `rate` per second for durationS, over up to `connections` keep-alive sockets (or
- * the caller's `agent`, left open). Returns { tool, requests, durationS, rps, latencyMs, sendLagMs
- * (how late the sends left), non2xx, socketErrors, sent } and, with `raw`, the latencies and lags
- * themselves (ms) to pool with other windows.
+ * Sends `rate` requests per second to `url` for durationS over up to `connections` keep-alive
+ * connections (or the caller's `agent`, left open), from `threads` generator threads that each send
+ * rate / threads. Every request is a GET of the url, or `method` with `body` (a string, JSON by
+ * default) and `headers`; or request i is requests[i % requests.length], each
+ * { method, path, body, headers }. Returns { tool, requests, durationS, rps, latencyMs, sendLagMs
+ * (how late the sends left), non2xx, socketErrors, socketErrorDetail, sent, retried } and, with
+ * `raw`, the latencies and lags themselves (ms) to pool with other windows.
+ * @typedef {{ method?: string, path?: string, body?: string, headers?: Record<string, string> }} RequestSpec
+ * @param {{ url: string, rate: number, durationS: number, connections?: number, timeoutS?: number, agent?: LocalAgent | ThreadAgent | null,
+ *   raw?: boolean, threads?: number, method?: string, body?: string, headers?: Record<string, string>, requests?: RequestSpec[], keepAlive?: boolean }} options
  */
-export async function run({ url, rate, durationS, connections = 64, timeoutS = 5, agent: shared = null, raw = false }) {
-  if (!(rate > 0) || !(durationS > 0)) throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
-  const agent = shared ?? keepAliveAgent(connections);
-  const total = Math.round(rate * durationS);
-  const latencies = [];
-  const lags = []; // how late each request left against its intended time (ms): the generator's own delay
-  let non2xx = 0;
-  let socketErrors = 0;
-  let sent = 0;
-  let pending = 0;
-  let lastDone = 0;
-  let wake = null;
-  const start = performance.now();
-  const send = (intended) => {
-    lags.push(performance.now() - intended);
-    pending += 1;
-    let finished = false;
-    const done = (ok, status) => {
-      if (finished) return;
-      finished = true;
-      pending -= 1;
-      lastDone = performance.now();
-      if (ok) { latencies.push(lastDone - intended); if (status < 200 || status > 299) non2xx += 1; } else socketErrors += 1;
-      if (pending === 0 && sent === total) wake?.();
-    };
-    const req = http.get(url, { agent, timeout: timeoutS * 1000 }, (res) => {
-      res.on('error', () => done(false));
-      res.on('end', () => done(true, res.statusCode));
-      res.resume();
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => done(false));
-  };
+export async function run({ url, rate, durationS, connections = 64, timeoutS = 5, agent: shared = null, raw = false, threads = 1, method = 'GET', body, headers, requests, keepAlive = true }) {
+  const { target, list } = options({ url, rate, durationS, connections, threads, method, body, headers, requests });
+  const agent = shared ?? keepAliveAgent(connections, { threads });
+  const timeoutMs = timeoutS * 1000;
+  let parts;
   try {
-    await new Promise((resolve) => {
-      wake = resolve;
-      const tick = () => {
-        const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-        while (sent < due) { send(start + (sent * 1000) / rate); sent += 1; }
-        const wait = start + (sent * 1000) / rate - performance.now();
-        if (sent < total) { if (wait > SPIN_MS) setTimeout(tick, wait - SPIN_MS); else setImmediate(tick); } else if (pending === 0) resolve();
-      };
-      tick();
-    });
+    if (agent instanceof ThreadAgent) {
+      parts = await agent.window({ url: target.href, requests: list, keepAlive, timeoutMs, rate, durationS });
+    } else {
+      parts = [await pacedWindow({ pool: agent.poolFor(target, timeoutMs), shapes: requestShapes(target, list, keepAlive), rate, durationS, start: performance.now() })];
+    }
   } finally {
-    if (!shared) agent.destroy();
+    if (!shared) await agent.destroy();
   }
-  const elapsedS = (Math.max(lastDone, start + (total * 1000) / rate) - start) / 1000;
+  return merge(parts, raw);
+}
+
+/** One result from each thread's part of the window. */
+function merge(parts, raw) {
+  const sum = (k) => parts.reduce((s, p) => s + p[k], 0);
+  const joined = (k) => {
+    const out = new Float64Array(parts.reduce((n, p) => n + p[k].length, 0));
+    let at = 0;
+    for (const p of parts) { out.set(p[k], at); at += p[k].length; }
+    return out;
+  };
+  const latencies = joined('latencies');
+  const lags = joined('lags');
+  const requests = sum('requests');
+  const socketErrors = sum('socketErrors');
+  /** @type {Record<string, number>} */
+  const kinds = {};
+  for (const p of parts) for (const [k, n] of Object.entries(p.errorKinds)) kinds[k] = (kinds[k] ?? 0) + n;
+  const durationS = Math.max(...parts.map((p) => p.endMs)) / 1000;
   return {
     tool: 'paced',
-    requests: latencies.length,
-    durationS: elapsedS,
-    rps: latencies.length / elapsedS,
+    requests,
+    durationS,
+    rps: requests / durationS,
     latencyMs: latencySummary(latencies),
     sendLagMs: latencySummary(lags),
-    non2xx,
+    non2xx: sum('non2xx'),
     socketErrors,
-    socketErrorDetail: { errors: socketErrors },
-    sent,
-    ...(raw ? { latencies, lags } : {}),
+    socketErrorDetail: /** @type {Record<string, number>} */ ({ errors: socketErrors, ...kinds }),
+    sent: sum('sent'),
+    retried: sum('retried'),
+    threads: parts.length,
+    ...(raw ? { latencies: Array.from(latencies), lags: Array.from(lags) } : {}),
   };
 }
 
 export async function version() {
-  return `node ${process.versions.node}`;
+  return `paced (node ${process.versions.node}, HTTP/1.1 on net sockets)`;
 }

@@ -1,6 +1,9 @@
 // wrk (closed loop, C): the fastest generator here. Parses its text report (--latency).
 import { GeneratorError } from './errors.js';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000, h: 3600000 };
 
@@ -45,12 +48,29 @@ export function parseWrk(text) {
 
 export const bin = () => process.env.WRK_BIN || 'wrk';
 
+// A request other than a plain GET (an app's own POST): wrk takes it as a Lua script setting
+// wrk.method, wrk.body and wrk.headers; one file per distinct request, kept for the run.
+const scripts = new Map();
+function scriptFor(request) {
+  const key = JSON.stringify(request);
+  if (!scripts.has(key)) {
+    const file = path.join(os.tmpdir(), `bench-wrk-${process.pid}-${scripts.size}.lua`);
+    const lua = (v) => JSON.stringify(String(v)); // a JSON string literal is a Lua string literal here
+    const lines = [`wrk.method = ${lua(request.method)}`, ...(request.body !== undefined ? [`wrk.body = ${lua(request.body)}`] : []),
+      ...Object.entries(request.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`)];
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    scripts.set(key, file);
+    process.once('exit', () => fs.rmSync(file, { force: true }));
+  }
+  return scripts.get(key);
+}
+
 // threads: one per CPU the generator is pinned to (more would only fight each other).
-export function run({ url, connections, durationS, timeoutS = 10, signal, threads: cpus = 1 }) {
+export function run({ url, connections, durationS, timeoutS = 10, signal, threads: cpus = 1, request = null }) {
   const threads = Math.max(1, Math.min(cpus, connections));
   // wrk takes whole seconds only.
   const args = ['-t', String(threads), '-c', String(connections), '-d', `${Math.max(1, Math.round(durationS))}s`,
-    '--timeout', `${timeoutS}s`, '--latency', url];
+    '--timeout', `${timeoutS}s`, '--latency', ...(request ? ['-s', scriptFor(request)] : []), url];
   return new Promise((resolve, reject) => {
     execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL', signal },
       (err, stdout, stderr) => {

@@ -1,0 +1,164 @@
+// Before anything is measured, a generated app is started once through the runner of its engine
+// (one process, or one container, behind the repository's nginx), its health path must answer 2xx
+// and every request must answer below 400 through nginx; then it is stopped. What goes wrong is one
+// line naming it and how to fix it (AppInputError), and nothing is left running.
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runnerFor, runProcesses } from '../../../runner/index.js';
+import { track } from '../cleanup.js';
+import { AppInputError } from './errors.js';
+import { lastLogLine } from './last-log.js';
+import { requestText } from './requests.js';
+import { listeningPorts } from '../../wrap/listening.js';
+
+const REQUEST_TIMEOUT_MS = 10_000;
+const IN_USE = /EADDRINUSE\D*?(?:[\d.:[\]a-f]*:)?(\d{2,5})\b/;
+
+/** One request as the bench sends it: { status } or { error }. */
+export async function send(base, r, timeoutMs = REQUEST_TIMEOUT_MS) {
+  const hasBody = r.body !== undefined && r.body !== null;
+  try {
+    const res = await fetch(`${base}${r.path}`, {
+      method: r.method ?? 'GET',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(hasBody ? { body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body), headers: { 'content-type': r.content_type ?? 'application/json' } } : {}),
+    });
+    await res.arrayBuffer();
+    return { status: res.status };
+  } catch (e) {
+    return { error: e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : e.cause?.code ?? e.message };
+  }
+}
+
+const healthy = (res) => res.status >= 200 && res.status < 300;
+const outcome = (res) => (res.status ? `answered ${res.status}` : `failed (${res.error})`);
+
+/**
+ * While a local run starts: the ports its processes listen on, the PORT each was given, and the
+ * health path asked on that PORT. After `timeoutS` of no 2xx (the runner itself waits at least a
+ * minute) it calls giveUp(why): an app listening on a port of its own choosing, or answering its
+ * health path with an error, is said at once.
+ */
+function watchStart(runDir, health, timeoutS, giveUp) {
+  const seen = new Set();
+  const given = new Set();
+  const began = Date.now();
+  let last = null;
+  let busy = false;
+  const look = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const pid of runProcesses(runDir)) {
+        for (const p of listeningPorts(pid)) seen.add(p);
+        try { const m = /(?:^|\0)PORT=(\d+)\0/.exec(fs.readFileSync(`/proc/${pid}/environ`, 'latin1')); if (m) given.add(Number(m[1])); } catch { /* gone */ }
+      }
+      const port = [...given][0];
+      if (port) last = await send(`http://127.0.0.1:${port}`, { path: health }, 2000);
+      const others = [...seen].filter((p) => !given.has(p));
+      if (last && healthy(last)) return;
+      if (Date.now() - began < timeoutS * 1000) return;
+      if (!port) return;
+      if (others.length) giveUp(`never answered on PORT (${port}): it listens on ${others.join(', ')} instead. Make it listen on process.env.PORT`);
+      else if (last) giveUp(`never became healthy: GET ${health} on its PORT ${outcome(last)} for ${timeoutS} s`);
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(look, 500);
+  return () => clearInterval(timer);
+}
+
+async function startFailure(err, app, runDir, gaveUp) {
+  const msg = err.message;
+  const { name } = app;
+  // The runner's own message names the last line of whichever service failed (on Docker, maybe nginx).
+  const said = (await lastLogLine({ runDir, service: app.description.app, engine: app.engine }).catch(() => null))
+    ?? (app.engine === 'processes' ? /last log line: (.*)$/m.exec(msg)?.[1] : null);
+  const last = said ? `; it last said: ${said}` : '';
+  const inUse = IN_USE.exec(said ?? '') ?? IN_USE.exec(msg);
+  if (inUse) return `${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on process.env.PORT (the bench gives every process a free port), or stop what holds port ${inUse[1]} (\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`;
+  if (gaveUp) return `${name} ${gaveUp}${/listens on/.test(gaveUp) ? '' : `${last}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`}`;
+  if (/not healthy within|health (unhealthy|starting)|is unhealthy/.test(msg)) return `${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path`;
+  if (/exited before it was healthy|exit \d+/.test(msg)) return `${name} stopped at start (${/\((exit code \d+|killed by \w+|exited, exit \d+)/.exec(msg)?.[1] ?? 'it exited'})${last}. Run its start command by hand in ${app.source} to see why`;
+  if (/pull access denied|failed to resolve|manifest unknown|no such image/i.test(msg)) return `an image of ${name} is not on the Docker engine, and no registry is reachable here: build it (build: in compose.yaml) or \`docker load\` it first`;
+  return `${name} did not start: ${msg.split('\n')[0]}`;
+}
+
+async function waitHealthy(url, health, timeoutS) {
+  const deadline = Date.now() + timeoutS * 1000;
+  let last;
+  do {
+    last = await send(url, { path: health }, 5000);
+    if (healthy(last)) return null;
+    await sleep(500);
+  } while (Date.now() < deadline);
+  return outcome(last);
+}
+
+// An app that opted in to reusePort, run as two processes: the second must listen beside the first.
+async function checkReusePort(app, runner, log) {
+  const runDir = path.join(app.out, 'check-reuseport');
+  const untrack = track(() => runner.down({ runDir }));
+  try {
+    await runner.up({ sample: app.dir, runDir, env: { ...app.description.defaults, HTTP_PORT: '0', PROCESS_MANAGER: 'reuseport', WORKERS: '2' }, services: [app.description.app], noDeps: true, log });
+    const logs = path.join(runDir, 'logs');
+    for (let i = 0; i < 60; i += 1) {
+      const text = fs.readdirSync(logs).filter((f) => f.includes(`-${app.description.app}-`)).map((f) => fs.readFileSync(path.join(logs, f), 'utf8')).join('\n');
+      if (/EADDRINUSE/.test(text)) throw new AppInputError(`REUSE_PORT=1, but a second process of ${app.name} could not listen on the same port (EADDRINUSE): the app must listen with server.listen({ port, reusePort: true }) (Node >= 22.12), or leave REUSE_PORT out`);
+      if (/reusePort ready/.test(text)) return;
+      await sleep(250);
+    }
+    throw new AppInputError(`REUSE_PORT=1, but two processes of ${app.name} did not both listen within 15 s: see ${logs}`);
+  } finally {
+    await runner.down({ runDir }).catch(() => {});
+    untrack();
+  }
+}
+
+/**
+ * Starts `app` (prepare.js) once, checks its health path and every request, stops it.
+ * @param {{ name: string, engine: string, dir: string, out: string, source: string, description: any }} app
+ * @param {{ log?: (line: string) => void, healthTimeoutS?: number }} [options]
+ */
+export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}) {
+  const runner = runnerFor(app.engine);
+  const runDir = path.join(app.out, 'check');
+  const x = app.description;
+  const one = { ...x.defaults, HTTP_PORT: '0', [x.knobs.instances]: '1', ...(x.knobs.clustering ? { [x.knobs.clustering]: 'false' } : {}) };
+  const untrack = track(() => runner.down({ runDir }));
+  let gaveUp = null;
+  const stopWatch = app.engine === 'processes'
+    ? watchStart(runDir, x.health, healthTimeoutS, (why) => { gaveUp ??= why; runner.down({ runDir }).catch(() => {}); })
+    : () => {};
+  try {
+    let state;
+    log(`checking ${app.name}: one ${app.engine === 'docker' ? 'container' : 'process'} behind nginx, GET ${x.health}, then ${x.requests.map(requestText).join(', ')}`);
+    try {
+      state = await runner.up({ sample: app.dir, runDir, env: one, log });
+    } catch (err) {
+      stopWatch();
+      throw new AppInputError(await startFailure(err, app, runDir, gaveUp));
+    }
+    stopWatch();
+    const unhealthy = await waitHealthy(state.services[x.app]?.instances?.[0]?.url ?? state.url, x.health, healthTimeoutS);
+    if (unhealthy) {
+      const said = await lastLogLine({ runDir, service: x.app, engine: app.engine });
+      throw new AppInputError(`${app.name} never became healthy: GET ${x.health} ${unhealthy} for ${healthTimeoutS} s${said ? `; it last said: ${said}` : ''}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`);
+    }
+    for (const r of x.requests) {
+      const res = await send(state.url, r);
+      if (res.status !== undefined && res.status < 400) continue;
+      const said = res.status >= 500 || res.error ? await lastLogLine({ runDir, service: x.app, engine: app.engine }) : null;
+      throw new AppInputError(`${requestText(r)} ${outcome(res)} through nginx${said ? `; the app last said: ${said}` : ''}: every path must answer 2xx or 3xx before it is measured; fix the path (PATHS=…) or the app`);
+    }
+    if (x.process_managers?.includes('reuseport')) await checkReusePort(app, runner, log);
+    log(`${app.name}: healthy, and every request answered below 400`);
+  } finally {
+    stopWatch();
+    await runner.down({ runDir }).catch(() => {});
+    untrack();
+  }
+}

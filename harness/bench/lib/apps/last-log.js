@@ -1,0 +1,66 @@
+// The last line a service of a run logged: what a failed cell records when the app crashed mid-run,
+// and what a failed app check names. The launchers' own lines ([bench-wrap …]) are passed over when
+// the app said anything after them, so a worker's crash reads as the app's error, not as "exited".
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { runnerFor } from '../../../runner/index.js';
+
+/**
+ * The line that says most of what happened last: the last error line (`Error: listen EADDRINUSE …`)
+ * where there is one, else the last line; null when only the launchers ([bench-wrap …]) spoke. Node's
+ * crash output puts its stack, the error's own fields and "Node.js v24…" below the error.
+ */
+export function lastMeaningfulLine(text) {
+  const noise = (l) => /^(at\s|\^+$|Node\.js v\d|[{}[\]]+$|\w+: ('.*'|-?\d+|true|false|null|undefined),?$|Emitted '\w+' event|\[bench-wrap \d+\])/.test(l);
+  const lines = String(text).split('\n').map((l) => l.trim()).filter(Boolean);
+  const said = lines.filter((l) => !noise(l));
+  const error = said.filter((l) => /^(\w+)?(Error|Exception)\b[^:]*:/.test(l)).at(-1);
+  return (error ?? said.at(-1))?.slice(0, 400) ?? null;
+}
+
+function tail(file, bytes = 16_384) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(size, bytes));
+    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+    return buf.toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+// Processes: the runner keeps each instance's output in <runDir>/logs/<sample>-<service>-<n>.log,
+// also after the run is down. The instance that wrote last is the one that said the last thing.
+function fromLogFiles(runDir, service) {
+  const dir = path.join(runDir, 'logs');
+  let files;
+  try { files = fs.readdirSync(dir).filter((f) => new RegExp(`-${service}-\\d+\\.log$`).test(f)).map((f) => path.join(dir, f)); } catch { return null; }
+  files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  for (const f of files) {
+    const line = lastMeaningfulLine(tail(f));
+    if (line) return line;
+  }
+  return null;
+}
+
+// Docker: the containers' own logs, through the run's record (while the project exists).
+function fromContainers(record, service) {
+  const args = ['compose', '-p', record.project, ...record.files.flatMap((f) => ['-f', f]), 'logs', '--no-log-prefix', '--tail', '50', service];
+  const res = spawnSync('docker', args, { cwd: record.sampleDir, encoding: 'utf8', timeout: 30_000,
+    env: { ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) } });
+  return res.status === 0 ? lastMeaningfulLine(`${res.stdout}\n${res.stderr}`) : null;
+}
+
+/**
+ * What `service` of the run in `runDir` logged last, or null.
+ * @param {{ runDir: string, service: string, engine?: string }} options
+ */
+export async function lastLogLine({ runDir, service, engine = 'processes' }) {
+  if (engine === 'docker') {
+    const record = await runnerFor('docker').readState(path.resolve(runDir));
+    return record ? fromContainers(record, service) : null;
+  }
+  return fromLogFiles(path.resolve(runDir), service);
+}

@@ -1,0 +1,106 @@
+// A Node service given as a folder (package.json and a start command) → a generated app folder the
+// bench measures like a sample: compose.yaml whose app service runs harness/bench/wrap/start.js on
+// the user's own start command (one process, the cluster module, PM2 or reusePort, by the knobs the
+// strategies turn), the repository's nginx in front, launch.json (the command resolved), and an
+// x-bench field (docs: docs/benchmark-your-own-service.md).
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { REPO_ROOT } from '../../../lib/repo-root.js';
+import { AppInputError } from './errors.js';
+import { resolveStart } from './start-command.js';
+import { copyProxyConfig, nginxService } from './nginx.js';
+
+const START_JS = path.join(REPO_ROOT, 'harness', 'bench', 'wrap', 'start.js');
+// The port the app is told in compose (PORT); locally the runner gives each process a free one.
+const PORT = 3000;
+// The frameworks a label can name, by the dependency that brings them (the first found wins).
+const FRAMEWORKS = [['@nestjs/core', 'NestJS'], ['fastify', 'Fastify'], ['koa', 'Koa'], ['@hapi/hapi', 'hapi'], ['hono', 'Hono'],
+  ['restify', 'restify'], ['json-server', 'json-server'], ['express', 'Express']];
+
+function readPackage(dir) {
+  const file = path.join(dir, 'package.json');
+  if (!fs.existsSync(file)) return null;
+  try { return JSON.parse(fs.readFileSync(file, 'utf8')); } catch (e) { throw new AppInputError(`${file} is not valid JSON (${e.message}): fix it, or give START='node <file>'`); }
+}
+
+/** Whether `dir` is a Node folder this adapter takes: a package.json, or a START command. */
+export const isNodeFolder = (dir, start) => Boolean(start) || fs.existsSync(path.join(dir, 'package.json'));
+
+/**
+ * Writes the generated folder `genDir` for the Node folder `dir`; returns its x-bench description.
+ * @param {{ dir: string, genDir: string, name: string, start?: string, health: string, requests: object[], reusePort?: boolean, healthTimeoutS?: number }} o
+ */
+export function nodeFolderApp({ dir, genDir, name, start, health, requests, reusePort = false, healthTimeoutS = 60 }) {
+  const pkg = readPackage(dir) ?? {};
+  const text = start ?? pkg.scripts?.start;
+  if (!text) throw new AppInputError(`${dir} has no start command: add a "start" script to its package.json, or give START='node server.js'`);
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+  if (Object.keys(pkg.dependencies ?? {}).length && !fs.existsSync(path.join(dir, 'node_modules'))) {
+    throw new AppInputError(`${dir} has dependencies but no node_modules: run \`npm ci\` (or npm install) in it first`);
+  }
+  const said = start ? 'START' : 'package.json\'s "start" script';
+  const launch = { name, dir, ...resolveStart({ dir, text, said, scripts: pkg.scripts }) };
+  const forks = Boolean(launch.node);
+  const managers = forks ? ['cluster', 'pm2', ...(reusePort ? ['reuseport'] : [])] : [];
+  const notes = [];
+  if (!forks) notes.push(`cluster, PM2 and reusePort skipped: \`${text}\` is not \`node <file>\` nor a package's Node program, so there is no entry to fork; give START='node <file>'`);
+  else if (!reusePort) notes.push('reusePort skipped: the app has not opted in; once it listens with server.listen({ port, reusePort: true }) (Node >= 22.12), add REUSE_PORT=1');
+
+  fs.mkdirSync(genDir, { recursive: true });
+  fs.writeFileSync(path.join(genDir, 'launch.json'), `${JSON.stringify(launch, null, 2)}\n`);
+  copyProxyConfig(genDir);
+  const framework = FRAMEWORKS.find(([dep]) => deps[dep])?.[1] ?? 'node';
+  const xbench = {
+    app: 'app',
+    proxy: 'nginx',
+    runtime: 'node',
+    framework,
+    name,
+    health,
+    knobs: { instances: 'REPLICAS', cpus: 'CPUS', clustering: 'CLUSTERING_ENABLED', lb: 'LB', ...(forks ? { workers: 'WORKERS', process_manager: 'PROCESS_MANAGER' } : {}) },
+    ...(forks ? { process_managers: managers } : {}),
+    strategies: ['one-process', ...managers, 'replicas'],
+    baseline: true,
+    defaults: { LB: 'least_conn', WORKERS: '', CLUSTERING_ENABLED: forks ? 'true' : 'false', REPLICAS: '1', PROCESS_MANAGER: 'cluster' },
+    // V8 optimises each process on its own: seconds of load per process sharing a CPU before its
+    // rate is steady (the samples' figure for an Express process).
+    warmup_min_s: { process_per_cpu: 10 },
+    workloads: {},
+    requests,
+    post: null,
+    writes: null,
+    engines: ['processes'],
+  };
+  const compose = {
+    services: {
+      app: {
+        environment: {
+          PORT: String(PORT),
+          BENCH_LAUNCH: path.join(genDir, 'launch.json'),
+          BENCH_WORKERS: '${WORKERS:-}',
+          BENCH_CLUSTERING: `\${CLUSTERING_ENABLED:-${xbench.defaults.CLUSTERING_ENABLED}}`,
+          BENCH_PROCESS_MANAGER: '${PROCESS_MANAGER:-cluster}',
+          BENCH_DRAIN_MS: '10000',
+        },
+        deploy: { replicas: '${REPLICAS:-1}', resources: { limits: { cpus: '${CPUS:-1}' } } },
+        healthcheck: { test: ['CMD', 'wget', '-q', '-O', '/dev/null', `http://127.0.0.1:${PORT}${health}`], interval: '1s', timeout: '2s', retries: healthTimeoutS },
+        // Above the launchers' 10 s drain, so the runner doesn't SIGKILL mid-drain.
+        stop_grace_period: '15s',
+        restart: 'on-failure',
+        'x-local': {
+          command: ['node', START_JS],
+          port_env: 'PORT',
+          // The cluster primary's, PM2's and the reusePort launcher's rolling restart.
+          reload_signal: 'SIGHUP',
+          environment: { PM2_HOME: '{data}/pm2' },
+        },
+      },
+      nginx: nginxService({ app: 'app', port: PORT, healthy: true }),
+    },
+    'x-bench': xbench,
+  };
+  const header = `# Generated by \`make bench APP=${dir}\` (harness/bench/lib/apps/node-folder.js) from ${said}:\n#   ${text}\n# Run by the local runner; the app's code is not changed or copied (launch.json).\n`;
+  fs.writeFileSync(path.join(genDir, 'compose.yaml'), header + YAML.stringify(compose, { lineWidth: 0 }));
+  return { xbench, notes, launch };
+}

@@ -1,0 +1,133 @@
+// A measuring run from its context (context.js): open the engine, pin the generator, measure the
+// generator's ceiling and the plan, then build results.json and write the results folder.
+import path from 'node:path';
+import { measureCeilings } from './ceiling.js';
+import { runPlan, stopAll, estimateSeconds } from './run/index.js';
+import { PACED_CEILING_S } from './run/estimate.js';
+import { collectMeta, boxSnapshot, boxReport, busyShare } from './meta.js';
+import { startCoreProbe, summariseCoreSpeed } from './core-speed.js';
+import { buildResults } from './results.js';
+import { loadSpread } from './repeatability.js';
+import { writeOutputs } from './output.js';
+import { summaryTable } from './report/table.js';
+import { withPrices } from './report/cost.js';
+import { sanitizeDoc } from './report/sanitize.js';
+import { progress } from './progress.js';
+import { pinGenerator } from './isolation.js';
+import { openEngine } from './engine.js';
+import { baselineOf } from './questions.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
+
+// The engines the plan's cells name (cell.engine; the run's own where they name none).
+const enginesOf = (plan) => [...new Set(plan.scenarios.flatMap((s) => s.cells).map((c) => c.engine).filter(Boolean))];
+
+// The load generators the plan's cells use (the drills bring their own client): each gets its ceiling,
+// the paced one too where cells search a capacity or take latency windows at a fixed rate.
+function toolsOf(plan, tool, paced) {
+  const cells = plan.scenarios.flatMap((s) => s.cells);
+  const used = cells.map((c) => (c.kind === 'closed' ? c.tool ?? tool : ['count', 'fixedrate'].includes(c.kind) ? c.tool ?? paced : null));
+  const open = cells.some((c) => c.searchCapacity || c.latencyRounds || c.kind === 'openloop');
+  return [...new Set([...used.filter(Boolean), ...(open ? ['paced'] : [])])];
+}
+
+// A busy machine skews everything: wait a little for it to calm down, then go on and say so. The
+// CPU in use now, not the load average: that one lags a minute behind (e.g. after a previous run).
+async function waitForQuiet(ui, { maxS = 30 } = {}) {
+  for (let waited = 0; waited < maxS; waited += 5) {
+    const busy = await busyShare(1000);
+    if (busy === null || busy < 0.5) return;
+    ui.phase(`the machine is busy (${Math.round(busy * 100)}% of its CPU in use): waiting for it to calm down`);
+    await new Promise((r) => setTimeout(r, 4000));
+  }
+}
+
+// Ctrl-C or SIGTERM: stop what was started (topologies, the private daemon, the generator's cgroup).
+function onStopSignals(ui, releaseAll) {
+  let interrupted = false;
+  const onSignal = (sig) => {
+    if (interrupted) return;
+    interrupted = true;
+    ui.stop();
+    process.stderr.write(`\nbench: ${sig}: stopping what was started…\n`);
+    stopAll().finally(() => releaseAll().finally(() => process.exit(130)));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+// The figures of a finished run, measured around it: the box, the core speed, the versions.
+async function measuredAround(ctx, run) {
+  const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
+  // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
+  const probe = ctx.isolation.shared ? null : startCoreProbe(ctx.isolation.sutCpus);
+  const result = await run();
+  const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: ctx.isolation.sutCpus, withReadings: true });
+  return { result, box: boxReport(before, boxSnapshot(), undefined, coreSpeed), meta: await collectMeta() };
+}
+
+/**
+ * Measures the plan and writes the results folder. Returns the exit code: 1 when a measurement
+ * failed (the run is written all the same), else 0.
+ * @param {import('./context.js').RunPlanContext} ctx @param {{ label?: string, argv: string, prices: object | null }} how
+ */
+export async function runBench(ctx, { label, argv, prices }) {
+  const ui = progress(estimateSeconds(ctx.plan, { moves: ctx.moves }));
+  const engine = await openEngine(ctx.engineChoice, { log: (line) => ui.log(line) });
+  // Cells of another engine (the drills run on both): opened now, before the generator is pinned
+  // (a private Docker daemon started later would inherit the generator's CPUs).
+  const others = new Map();
+  const unavailable = {}; // engine -> why it could not be opened: its cells are skipped, the run goes on
+  for (const name of enginesOf(ctx.plan).filter((x) => x !== engine.record.name)) {
+    try {
+      others.set(name, await openEngine({ engine: name, why: 'the plan\'s cells on it' }, { log: (line) => ui.log(line) }));
+    } catch (e) {
+      unavailable[name] = e.message.split('\n')[0];
+      ui.log(`engine ${name}: not here (${unavailable[name]}); its cells are skipped`);
+    }
+  }
+  const releaseAll = async () => { for (const e of [engine, ...others.values()]) await e.release(); };
+  let unpin = () => {};
+  onStopSignals(ui, async () => { unpin(); await releaseAll(); });
+  if (engine.record.name === 'processes') ui.log(`engine: processes (${engine.record.chosen})`);
+  if (ctx.whole) await waitForQuiet(ui);
+  const startedAt = new Date().toISOString();
+  const { result: { cells, ceilings, isolation }, box, meta } = await measuredAround(ctx, async () => {
+    const pinned = pinGenerator(ctx.isolation);
+    unpin = pinned.release;
+    const iso = pinned.record;
+    if (!iso.pinned) ui.log(`NOT pinned: ${'reason' in iso ? iso.reason : 'unknown'}; every result is flagged`);
+    const p = ctx.plan.params;
+    try {
+      const ceilings = await measureCeilings(toolsOf(ctx.plan, ctx.tool, ctx.pacedTool), { runner: engine.runner, runDir: path.join(ctx.runBase, 'ceiling'), isolation: iso, durationS: Math.max(1, Math.min(p.ceilingS, p.windowS)), onStep: ui.phase });
+      ui.tick(2 * p.ceilingS + 2 + PACED_CEILING_S);
+      const runners = { [engine.record.name]: engine.runner, ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])) };
+      const run = { runner: engine.runner, runners, unavailable, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
+      return { cells: await runPlan(ctx.plan, run), ceilings, isolation: iso };
+    } finally {
+      ui.stop();
+      unpin();
+      await releaseAll();
+    }
+  });
+  const partial = ctx.whole ? '' : ' (partial run)';
+  const doc = buildResults({
+    plan: ctx.plan, cells, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, isolation, box, meta, startedAt, spread: loadSpread(),
+    label: label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${ctx.plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
+    argv,
+  });
+  doc.protocol.engine = engine.record; // docker | processes, how it was chosen (results.js knows nothing of it)
+  if (others.size) doc.protocol.otherEngines = [...others.values()].map((e) => e.record);
+  doc.protocol.budgetChoice = ctx.budgets;
+  doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (generator-heap.js)
+  const base = baselineOf(ctx.apps);
+  doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, baseline: a === base, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));
+  withPrices(sanitizeDoc(doc), prices);
+  const files = await writeOutputs(doc, { outDir: ctx.outDir, guidePath: ctx.guidePath, repo: REPO_ROOT, quoteDocs: ctx.reference });
+  console.log(summaryTable(doc));
+  console.log(`\nwrote ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
+  const failed = doc.cells.filter((c) => c.status === 'failed');
+  if (!failed.length) return 0;
+  console.error(`\nbench: ${failed.length} of ${doc.cells.length} measurements failed:`);
+  for (const c of failed) console.error(`  - ${c.id}: ${c.error}`);
+  return 1;
+}

@@ -1,0 +1,48 @@
+// The drills' front door for the bench's plan: a drill cell — of drillCells (cells.js), or any
+// cell of kind fault, rollout, stop or scale-down with a topology — run against its deployment
+// through the Runner of the deployment's engine.
+import { faultDrill } from './fault.js';
+import { rolloutDrill } from './rollout.js';
+import { lifecycleDrill } from './lifecycle.js';
+import { drillOf, drillText } from './strategies.js';
+import { describeSample } from '../samples.js';
+
+export { drillCells, whyNotDrillable, DRILL_DEFAULTS } from './cells.js';
+export { drillOf, drillText, STRATEGY_KEYS, strategyKey } from './strategies.js';
+export { accountWrites, keptEverything } from './writes.js';
+
+export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
+
+// A plan cell that names only its topology: its mix from the app's description.
+function mixOf(cell, app) {
+  const post = app.post ? { path: app.post, body: '{"drill":true}', contentType: 'application/json' } : undefined;
+  return { get: cell.path, ...(post ? { post } : {}), postShare: post ? (cell.postShare ?? 0.2) : 0 };
+}
+
+/**
+ * runDrillCell({ cell, runner, runDir, url, app, name, service, log }) -> the drill's record: it
+ * names its kind, strategy, engine, processes, budget, app and what was done (`what`). `app`: the
+ * app's description (default: describeSample of the cell's topology's sample, else of the run).
+ * @param {{ cell: any, runner: any, runDir: string, url: string, app?: any, name?: string, service?: string,
+ *   log?: (line: string) => void }} options
+ */
+export async function runDrillCell({ cell, runner, runDir, url, app, name, service = 'app', log = () => {} }) {
+  if (!DRILL_KINDS.includes(cell.kind)) throw new Error(`not a drill cell: kind ${JSON.stringify(cell.kind)}`);
+  const t = cell.topology ?? {};
+  const sample = t.sample;
+  const described = app ?? (sample ? describeSample(sample) : undefined);
+  const d = drillOf(cell.strategy ?? t.strategy);
+  const about = {
+    strategy: d.slug,
+    processes: cell.processes ?? t.processes,
+    budget: cell.budget ?? t.budgetCpus ?? null,
+    app: name ?? cell.app ?? described?.folder ?? sample ?? null,
+    what: drillText(d.slug, cell.kind),
+  };
+  const mix = cell.mix ?? mixOf(cell, described ?? {});
+  const common = { runner, runDir, service, url, rate: cell.rate, mix, app: described, about, log };
+  if (cell.kind === 'fault') return faultDrill({ ...common, how: cell.how ?? d.crash, kills: cell.kills });
+  if (cell.kind === 'rollout')
+    return rolloutDrill({ ...common, sample: described?.folder ?? sample, roll: cell.roll ?? d.roll });
+  return lifecycleDrill({ ...common, kind: cell.kind, events: cell.events ?? 2 });
+}

@@ -1,0 +1,104 @@
+// The stop and scale-down drills, for a service of 2 or more instances behind nginx, under the
+// same fixed rate of mixed traffic as the other drills:
+//   stop        one instance gets its stop signal (SIGTERM: it drains and exits, as `docker stop`
+//               does), then is started again once it is gone; each instance in turn
+//   scale-down  the service is scaled from n to n-1 instances (the runner removes the highest,
+//               nginx stops sending to it first where it can), then back to n
+// What is counted: what the clients saw in each event's window and what the store kept.
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const LIFECYCLE = ['stop', 'scale-down'];
+
+async function instancesOf(runner, runDir, service) {
+  const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
+  return rows.sort((a, b) => a.index - b.index);
+}
+
+// Until the instance's process `pid` is gone (it drained and exited), bounded.
+async function exited({ runner, runDir, service, index, pid, name, timeoutMs = 60_000 }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = (await instancesOf(runner, runDir, service)).find((r) => r.index === index);
+    if (!row || row.pid !== pid || !String(row.status).startsWith('running')) return;
+    if (Date.now() > deadline) throw new Error(`${name} did not exit within ${timeoutMs / 1000} s of its stop signal`);
+    await sleep(50);
+  }
+}
+
+async function stopOne({ runner, runDir, service, k, load, log }) {
+  const rows = await instancesOf(runner, runDir, service);
+  const inst = rows[k % rows.length];
+  const atMs = load.now();
+  const t = Date.now();
+  await runner.signal({ runDir, service, index: inst.index, signal: 'SIGTERM' });
+  await exited({ runner, runDir, service, index: inst.index, pid: inst.pid, name: inst.name });
+  const stoppedMs = Date.now() - t;
+  const now = await runner.restart({ runDir, service, index: inst.index });
+  const backMs = Date.now() - t;
+  // Before the next event, nginx takes it back (its passive check skipped the refusing instance
+  // for fail_timeout): two instances out at once would be the drill's doing, not the strategy's.
+  await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
+  log(`stop ${k + 1}: ${inst.name} drained and exited in ${stoppedMs} ms, healthy again after ${backMs} ms`);
+  return { target: inst.name, pid: inst.pid, newPid: now?.pid ?? null, atMs: Math.round(atMs), stoppedMs, backMs };
+}
+
+async function scaleDownOne({ runner, runDir, service, k, load, log }) {
+  const n = (await instancesOf(runner, runDir, service)).length;
+  const atMs = load.now();
+  const down = await runner.scale({ runDir, service, replicas: n - 1, log });
+  const up = await runner.scale({ runDir, service, replicas: n, log });
+  log(
+    `scale-down ${k + 1}: ${n} -> ${n - 1} in ${down.tookMs} ms (${down.removed.join(', ')}), ` +
+      `back to ${n} in ${up.tookMs} ms`,
+  );
+  return {
+    target: down.removed.join(', '),
+    from: n,
+    to: n - 1,
+    atMs: Math.round(atMs),
+    downMs: down.tookMs,
+    backMs: up.tookMs,
+  };
+}
+
+/**
+ * lifecycleDrill({ runner, runDir, service = 'app', url, kind: 'stop' | 'scale-down', events, rate, mix, app,
+ * about, log }):
+ * Returns { kind, ...about, engine, events: [{ target, atMs, backMs, outageMs, failed: { get, post }, ... }],
+ * get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
+ */
+/** @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
+export async function lifecycleDrill(options) {
+  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs, gapMs } = withDefaults(options);
+  const { kind, events = 2 } = options;
+  if (!LIFECYCLE.includes(kind))
+    throw new Error(`kind must be ${LIFECYCLE.map((x) => `'${x}'`).join(' or ')} (got ${JSON.stringify(kind)})`);
+  if (!Number.isInteger(events) || events < 1)
+    throw new Error(`events must be a whole number of at least 1 (got ${events})`);
+  checkMix(mix);
+  const n = (await instancesOf(runner, runDir, service)).length;
+  if (n < 2)
+    throw new Error(
+      `a ${kind} drill needs 2 or more instances of '${service}' (it has ${n}): with one, nothing serves meanwhile`,
+    );
+  const run = await drillUnderLoad(
+    { runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `${kind}-${about.strategy ?? ''}` },
+    async (load) => {
+      const done = [];
+      for (let k = 0; k < events; k += 1) {
+        if (k > 0) await sleep(gapMs);
+        const step = { runner, runDir, service, k, load, log };
+        done.push(kind === 'stop' ? await stopOne(step) : await scaleDownOne(step));
+      }
+      return done;
+    },
+  );
+  return {
+    kind,
+    ...about,
+    engine: runner.engine ?? null,
+    ...eventsRecord(run, run.result, { rate, startOf: (e) => e.atMs, backOf: (e) => e.backMs }),
+  };
+}

@@ -1,0 +1,49 @@
+// What bounded a comparison, in the guide's words: a verdict labelled 'bounded' says what bounded
+// its cells (bottleneck.js) and how to get a machine where the strategies would be the bottleneck.
+
+/**
+ * The fewest cores on which a budget of B CPUs is the topology's own: the bench gives the load
+ * generator a quarter of the CPUs, at least one (isolation.js), and the rest to the topologies.
+ */
+export function coresFor(budget) {
+  let n = Math.ceil(budget) + 1;
+  while (n - Math.max(1, Math.floor(n / 4)) < budget) n += 1;
+  return n;
+}
+
+const WHO = {
+  machine: 'machine-bound here',
+  generator: 'generator-bound here',
+  proxy: 'nginx-bound here',
+  connections: 'connection-bound here',
+  unknown: 'bounded here',
+};
+
+/**
+ * { short, long } for a bounded verdict: short for a chart's leaf, long for the table under it.
+ * @param {any} doc @param {{ bound?: { by: string, why: string }, budget?: number }} v
+ */
+export function boundText(doc, v) {
+  const by = v.bound?.by ?? 'unknown';
+  const why = v.bound?.why ?? 'no reason recorded';
+  const cores = doc.meta?.machine?.cores;
+  const need = coresFor(v.budget ?? 1);
+  if (by === 'machine' || by === 'generator') {
+    const sharing = `the load generator, nginx and the kernel share these ${cores ?? 'few'} cores with it`;
+    return {
+      short: `${WHO[by]}: measure on ≥ ${need} cores`,
+      long: `${WHO[by]}: ${sharing} — measure on a machine with at least ${need} cores (${why})`,
+    };
+  }
+  if (by === 'proxy')
+    return {
+      short: WHO.proxy,
+      long: `${WHO.proxy}: nginx's one worker was the bottleneck, not the strategies (${why})`,
+    };
+  if (by === 'connections')
+    return {
+      short: WHO.connections,
+      long: `${WHO.connections}: the load's connections capped it, not the strategies (${why})`,
+    };
+  return { short: WHO.unknown, long: `${WHO.unknown}: something other than the strategies bounded it (${why})` };
+}

@@ -1,0 +1,101 @@
+// The guide's "Decide" section: one small Mermaid chart per workload (its CPU budgets two to a
+// chart, so no chart passes 15 nodes), each leaf a few words with the verdict's label and ratio,
+// and the details in a table under it. From results.json alone.
+import { fmtX, fmtCi } from './format.js';
+import { labelOf, LABEL_TEXT, budgetOf, mainVerdicts, anchorOf } from './labels.js';
+import { strategyOptions } from './options.js';
+import { leavesAt } from './leaves.js';
+
+// Two budgets to a chart: 1 question + 2 budgets + 2 × 5 answers = 13 nodes.
+const BUDGETS_PER_CHART = 2;
+
+const mdEsc = (s) =>
+  String(s ?? '')
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
+// Inside a Markdown string of a Mermaid label: no backtick, no double quote.
+const labelEsc = (s) => String(s).replaceAll('`', "'").replaceAll('"', "'");
+const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
+
+/** The budgets at which a workload's verdicts were asked, smallest first. */
+function budgetsOfWorkload(doc, workload) {
+  return [
+    ...new Set(
+      mainVerdicts(doc)
+        .filter((v) => v.workload === workload)
+        .map((v) => budgetOf(v, doc)),
+    ),
+  ].sort((a, b) => a - b);
+}
+
+/** [{ workload, title, budgets: [{ budget, leaves }] }], a workload's budgets in chunks of two. */
+export function decisions(doc) {
+  const out = [];
+  for (const [workload, w] of Object.entries(doc.workloads ?? {})) {
+    const budgets = budgetsOfWorkload(doc, workload)
+      .map((budget) => {
+        const options = strategyOptions(doc, workload, budget);
+        return options.length ? { budget, leaves: leavesAt(doc, { workload, budget, options }) } : null;
+      })
+      .filter(Boolean);
+    for (let i = 0; i < budgets.length; i += BUDGETS_PER_CHART) {
+      out.push({ workload, title: w.title ?? workload, budgets: budgets.slice(i, i + BUDGETS_PER_CHART) });
+    }
+  }
+  return out;
+}
+
+/** The Mermaid source of one chart (without its fence). */
+export function chartSource(chart) {
+  const root = chart.workload.replace(/\W+/g, '_');
+  const single = chart.budgets.length === 1;
+  const question = single
+    ? `${chart.title} at ${cpus(chart.budgets[0].budget)}: what matters most?`
+    : `${chart.title}: how many CPUs, what matters most?`;
+  const lines = ['flowchart LR', `  ${root}(["${labelEsc(question)}"])`];
+  for (const { budget, leaves } of chart.budgets) {
+    const from = single ? root : `${root}_b${budget}`;
+    if (!single) lines.push(`  ${root} --> ${from}{"${cpus(budget)}"}`);
+    for (const leaf of leaves) {
+      lines.push(`  ${from} -->|${leaf.title}| ${from}_${leaf.key}["\`${leaf.lines.map(labelEsc).join('\n')}\`"]`);
+    }
+  }
+  return lines.join('\n');
+}
+
+const cited = (doc, v) =>
+  `[\`${v.id}\`](#${anchorOf(v.id)}): ${LABEL_TEXT[labelOf(v, doc)] ?? 'not measured'} ` +
+  `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
+
+/** The table under a chart: each leaf's answer, the verdicts it rests on, and why. */
+export function chartTable(doc, chart) {
+  const out = [
+    '| CPUs | what matters | answer | rests on | why, and what else decides |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const { budget, leaves } of chart.budgets) {
+    for (const l of leaves) {
+      const rests = l.cites.length
+        ? l.cites.map((v) => cited(doc, v)).join('<br>')
+        : l.key === 'deploy'
+          ? 'the drills (below)'
+          : '—';
+      out.push(`| ${budget} | ${l.title} | ${mdEsc(l.answer)} | ${rests} | ${mdEsc(l.note)} |`);
+    }
+  }
+  return out;
+}
+
+/** Markdown lines: every chart with its table. */
+export function decideSection(doc) {
+  const out = [];
+  for (const chart of decisions(doc)) {
+    const span = chart.budgets.map((b) => b.budget).join(' and ');
+    out.push(
+      `### ${chart.title}, ${span} CPU${chart.budgets.length > 1 || chart.budgets[0].budget > 1 ? 's' : ''}`,
+      '',
+    );
+    out.push('```mermaid', chartSource(chart), '```', '', ...chartTable(doc, chart), '');
+  }
+  return out;
+}

@@ -1,0 +1,130 @@
+// What the drills of a run say of a strategy: judged from the counts in results.json alone.
+// The pass line, for every strategy that runs 2 or more processes:
+//   - nothing the store acknowledged is missing and nothing is stored twice (0 lost, 0 duplicated),
+//     wherever the app's writes are counted;
+//   - a crash fails no GET (a POST in flight on the killed process may fail: counted and stated);
+//   - a rollout, a graceful stop and a scale-down fail no request at all.
+// A single process is the counter-example: it is never judged against the line, only said what it
+// loses. A drill whose writes could not be counted says why, and the verdict repeats it.
+// Everything here comes from results.json (the report imports nothing from the bench).
+
+/** A strategy's slug from its key or slug: 'one process' -> 'one-process'. */
+const strategyKey = (name) => String(name).trim().toLowerCase().replace(/\s+/g, '-');
+
+export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
+const KIND_NAME = { fault: 'crash', rollout: 'rollout', stop: 'graceful stop', 'scale-down': 'scale-down' };
+export const kindName = (kind) => KIND_NAME[kind] ?? kind;
+
+const num = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+
+/** A drill cell's who and where, from its record or (older runs) its topology. */
+export function aboutCell(cell, doc = {}) {
+  const d = cell.drill ?? {};
+  const t = cell.topology ?? {};
+  const strategy = d.strategy ?? cell.strategy ?? t.strategy;
+  return {
+    kind: cell.kind,
+    strategy: strategy ? strategyKey(strategy) : null,
+    app: d.app ?? cell.app ?? t.sample ?? null,
+    label: t.label ?? null,
+    processes: d.processes ?? cell.processes ?? t.processes ?? (t.instances ?? 1) * Math.max(1, t.workers ?? 1),
+    budget: d.budget ?? cell.budget ?? t.budgetCpus ?? null,
+    engine: d.engine ?? cell.engine ?? doc.protocol?.engine?.name ?? 'processes',
+  };
+}
+
+export const measured = (c) => c.status === 'ok' && Boolean(c.drill);
+export const drillCellsOf = (doc) => (doc.cells ?? []).filter((c) => DRILL_KINDS.includes(c.kind));
+
+/** { requestsOk, writes: 'kept' | 'lost' | 'not counted', lostNothing } for one measured drill. */
+export function judgeDrill(cell) {
+  const d = cell.drill;
+  const requestsOk = cell.kind === 'fault' ? d.get.failed === 0 : d.get.failed === 0 && d.post.failed === 0;
+  const w = d.writes;
+  const writes = !w?.counted ? 'not counted' : w.lost === 0 && w.duplicated === 0 ? 'kept' : 'lost';
+  return { requestsOk, writes, lostNothing: requestsOk && writes !== 'lost' };
+}
+
+/** What one drill lost, in words ('' when nothing). */
+export function lossText(cell) {
+  const d = cell.drill;
+  const parts = [];
+  const failed = (part, what) => (part.failed ? `${num(part.failed)} of ${num(part.requests)} ${what} failed` : '');
+  parts.push(failed(d.get, 'GETs'), failed(d.post, 'POSTs'));
+  const w = d.writes;
+  if (w?.counted && w.lost)
+    parts.push(`${num(w.lost)} acknowledged write${w.lost === 1 ? '' : 's'} missing from the store`);
+  if (w?.counted && w.duplicated) parts.push(`${num(w.duplicated)} write${w.duplicated === 1 ? '' : 's'} stored twice`);
+  return parts.filter(Boolean).join(', ');
+}
+
+const sameBudget = (a, b) => b === undefined || b === null || (Number.isFinite(a) && Math.abs(a - b) < 1e-9);
+
+/**
+ * drillVerdict(doc, strategyKey, budget, { app, engine }) -> { drilled, lostNothing, text }: whether
+ * the strategy's crash and rollout drills ran at that budget (of every app, or of `app`; on every
+ * engine of the run, or `engine`), whether they lost nothing against the pass line, and a sentence
+ * a deploy leaf can quote — what was lost where it lost something.
+ * @param {any} doc @param {string} strategy @param {number} [budget] @param {{ app?: string, engine?: string }} [where]
+ */
+export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
+  const key = strategyKey(strategy);
+  const mine = drillCellsOf(doc).filter((c) => {
+    const a = aboutCell(c, doc);
+    return (
+      a.strategy === key && sameBudget(a.budget, budget) && (!app || a.app === app) && (!engine || a.engine === engine)
+    );
+  });
+  const ok = mine.filter(measured);
+  const at = `${budget ? ` at ${budget} CPU` : ''}${engine ? ` on ${engine}` : ''}`;
+  const missing = ['fault', 'rollout'].filter((k) => !ok.some((c) => c.kind === k));
+  if (!ok.length || missing.length) {
+    const why = mine
+      .filter((c) => !measured(c))
+      .map((c) => `${kindName(c.kind)} ${c.status}${c.error ? `: ${c.error}` : ''}`);
+    return {
+      drilled: false,
+      lostNothing: false,
+      text:
+        `${key} has no ${missing.map(kindName).join(' or ')} drill${at} in this run` +
+        `${why.length ? ` (${why.join('; ')})` : ''}, so nothing says what a deploy of it costs.`,
+    };
+  }
+  const judged = ok.map((c) => ({ c, a: aboutCell(c, doc), j: judgeDrill(c) }));
+  const single = judged.every((x) => x.a.processes < 2);
+  const lostNothing = !single && judged.every((x) => x.j.lostNothing);
+  const where = (x) => `${kindName(x.c.kind)}${x.a.app ? ` of ${x.a.app}` : ''}${engine ? '' : ` (${x.a.engine})`}`;
+  const losses = judged.filter((x) => !x.j.lostNothing).map((x) => `${where(x)}: ${lossText(x.c)}`);
+  const counted = judged.filter((x) => x.c.drill.writes?.counted);
+  const acked = counted.reduce((n, x) => n + x.c.drill.writes.acknowledged, 0);
+  const notCounted = [
+    ...new Set(
+      judged
+        .filter((x) => !x.c.drill.writes?.counted)
+        .map((x) => x.c.drill.writes?.why ?? 'the drill did not count writes'),
+    ),
+  ];
+  const inFlight = judged.filter((x) => x.c.kind === 'fault').reduce((n, x) => n + x.c.drill.post.failed, 0);
+  const kinds = [...new Set(judged.map((x) => kindName(x.c.kind)))].join(', ');
+  const sentences = [];
+  if (lostNothing) {
+    sentences.push(
+      `${key} lost nothing in its drills${at} (${kinds}): no GET failed, no request failed while it was rolled out` +
+        `${counted.length ? `, and the store kept every one of ${num(acked)} acknowledged writes, none twice` : ''}.`,
+    );
+    if (inFlight)
+      sentences.push(
+        `A crash failed ${num(inFlight)} POST${inFlight === 1 ? '' : 's'} in flight on the killed process ` +
+          '(the client was told).',
+      );
+  } else if (single) {
+    sentences.push(
+      `${key} has nothing to fail over to${at}: ` +
+        `${losses.length ? losses.join('; ') : 'its drills happened to lose nothing this time'}.`,
+    );
+  } else {
+    sentences.push(`${key} lost something in its drills${at}: ${losses.join('; ')}.`);
+  }
+  if (notCounted.length) sentences.push(`Writes not counted: ${notCounted.join('; ')}.`);
+  return { drilled: true, lostNothing, text: sentences.join(' ') };
+}

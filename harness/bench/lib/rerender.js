@@ -1,0 +1,35 @@
+// `make report`: the verdicts judged again by today's rule from a results file's measured cells,
+// and its folder's report, charts and guide written again (with the reader's prices, if given);
+// nothing is measured.
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { judge, SCHEMA } from './judge.js';
+import { describeSpread, loadSpread } from './repeatability.js';
+import { writeOutputs } from './output.js';
+import { withPrices } from './report/cost.js';
+import { sanitizeDoc } from './report/sanitize.js';
+import { REFERENCE_OUT, REFERENCE_GUIDE } from './context.js';
+import { REPO_ROOT } from '../../lib/repo-root.js';
+
+/** A usage error of the re-render: one line, exit 2. */
+export class RerenderError extends Error {}
+
+/**
+ * @param {{ from: string, out?: string, guide?: string, label?: string }} opts
+ * @param {object | null} prices
+ */
+export async function rerender(opts, prices) {
+  let doc;
+  try { doc = JSON.parse(await readFile(opts.from, 'utf8')); } catch (e) { throw new RerenderError(`--from ${opts.from}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`); }
+  if (!Array.isArray(doc?.cells) || !Number.isInteger(doc?.schema)) throw new RerenderError(`--from ${opts.from}: not a results file of this benchmark`);
+  if (doc.schema !== SCHEMA) throw new RerenderError(`--from ${opts.from}: results schema ${doc.schema}; the re-render needs schema ${SCHEMA} (measure again with make bench)`);
+  if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
+  // From the measured cells, by the current rule and the current spreads over repeated runs.
+  doc.protocol.betweenRuns = describeSpread(loadSpread());
+  doc = judge(doc);
+  withPrices(sanitizeDoc(doc), prices); // no machine paths or log lines in the docs; prices are the reader's
+  const outDir = path.resolve(opts.out ?? path.dirname(opts.from));
+  const reference = outDir === REFERENCE_OUT;
+  const guidePath = path.resolve(opts.guide ?? (reference ? REFERENCE_GUIDE : path.join(outDir, 'decision-guide.md')));
+  return writeOutputs(doc, { outDir, guidePath, repo: REPO_ROOT, quoteDocs: reference });
+}

@@ -1,0 +1,99 @@
+// Capacity at a latency target: the highest fixed (open-loop) rate a cell holds with its p99 under
+// the target, nothing failed and at least 95% of the rate achieved. Searched as a fraction of the
+// cell's saturated (closed-loop) throughput, by bisection over [range[0], range[1]] in `steps`
+// one-slice steps; every cell of the block takes its step k in turn with the others (a fresh order
+// every step), so a stall of the machine lands on every cell alike. A step at a rate beyond what
+// the cell serves shows as a missed rate (the requests it could not answer in the slice) or as a
+// p99 past the target (the queue they formed).
+import * as paced from '../tools/paced.js';
+import { sliceOrder, sliceSeed } from '../measure.js';
+import { heldOf } from '../held.js';
+import { histogram } from '../histogram.js';
+import { median, round } from '../stats.js';
+import { guarded } from './record.js';
+
+/**
+ * Connections the paced generator may open for a step: 60 ms of the rate in flight (a 50 ms wait
+ * and its margin), at least 64, at most 2,048. Past them requests wait for a connection, and that
+ * wait counts in their latency from the intended send: an overloaded step still shows as one.
+ */
+export const socketsFor = (rate) => Math.max(64, Math.min(2048, Math.ceil(rate * 0.06)));
+
+/**
+ * One step's outcome from one paced slice: held (rate achieved, no failure) and under the p99 target.
+ * @param {{ rate: number, sliceS: number, p99TargetMs: number }} step @param {any} r paced.run's raw result
+ */
+export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
+  const latencyMs = paced.latencySummary(r.latencies);
+  const rec = { rate, requests: r.requests, rps: r.rps, errors: r.non2xx + r.socketErrors, slices: 1, sliceS, sliceHistograms: [histogram(r.latencies)], latencyMs };
+  const h = heldOf(rec);
+  const why = [h.why, latencyMs.p99 > p99TargetMs ? `p99 ${round(latencyMs.p99, 0)} ms over ${p99TargetMs} ms` : null].filter(Boolean).join(', ') || null;
+  return { rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99, errors: rec.errors, requests: r.requests, sendLagP99Ms: paced.latencySummary(r.lags).p99 };
+}
+
+/**
+ * The bisection over fractions of the reference rate: the next fraction to try, and the bracket after
+ * a step. Starts at the middle of `range`; a held step raises the floor, a missed one lowers the ceiling.
+ */
+export const nextFraction = ({ lo, hi }) => (lo + hi) / 2;
+export const afterStep = ({ lo, hi }, f, held) => (held ? { lo: f, hi } : { lo, hi: f });
+
+/** A cell's capacity from its steps: the highest fraction held, the bracket, and the rate. */
+export function capacityOf({ reference, range, steps, p99TargetMs, sliceS }) {
+  let bracket = { lo: range[0], hi: range[1] };
+  for (const s of steps) bracket = afterStep(bracket, s.fraction, s.held);
+  const anyHeld = steps.some((s) => s.held);
+  return {
+    p99TargetMs, sliceS, reference: round(reference, 1), range, steps,
+    bracket: [round(bracket.lo, 4), round(bracket.hi, 4)],
+    // None held: the capacity is below the range's floor, which was never shown to hold.
+    fraction: anyHeld ? round(bracket.lo, 4) : null,
+    rps: anyHeld ? round(bracket.lo * reference, 1) : null,
+    rpsRange: [round(bracket.lo * reference, 1), round(bracket.hi * reference, 1)],
+  };
+}
+
+/**
+ * Searches every cell's capacity in turn, step by step (run: the scenario's run, interleave.js).
+ * The reference of each cell: the median of its saturated rounds so far.
+ */
+export async function capacityBlock(run, cells) {
+  const { records, params: p, ctx } = run;
+  const steps = p.capacitySteps ?? 0;
+  const live = () => cells.filter((c) => records.get(c.id).status !== 'failed' && records.get(c.id).rounds.length);
+  if (!steps || !live().length) return;
+  const sliceS = p.capacitySliceS ?? 1;
+  const range = p.capacityRange ?? [0.5, 1.1];
+  const p99TargetMs = p.sloP99Ms;
+  const state = new Map(live().map((c) => [c.id, {
+    reference: median(records.get(c.id).rounds.map((r) => r.rps)), bracket: { lo: range[0], hi: range[1] }, steps: [],
+  }]));
+  for (let k = 0; k < steps; k += 1) {
+    for (const c of sliceOrder(live(), sliceSeed(900 + k, 0))) {
+      const st = state.get(c.id);
+      const rec = records.get(c.id);
+      ctx.hooks.phase?.(`capacity ${k + 1}/${steps} ${c.id}`);
+      await guarded(rec, async () => {
+        const fraction = nextFraction(st.bracket);
+        const rate = Math.max(1, Math.round(fraction * st.reference));
+        // Its own connections for the step, closed after it: seven cells' idle sockets held
+        // through a block ran the bench out of file descriptors.
+        const agent = paced.keepAliveAgent(socketsFor(rate));
+        const usage = run.usageOf(c);
+        const before = await usage();
+        let r;
+        try {
+          r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) });
+        } finally {
+          agent.destroy();
+        }
+        const after = await usage();
+        const step = { fraction: round(fraction, 4), ...stepOutcome({ rate, sliceS, p99TargetMs }, r), cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1) };
+        st.steps.push(step);
+        st.bracket = afterStep(st.bracket, fraction, step.held);
+      });
+      ctx.hooks.tick?.(sliceS + 0.05);
+    }
+  }
+  for (const [id, st] of state) records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });
+}

@@ -1,0 +1,112 @@
+// The cells of an interleaved scenario, block by block (blocks.js: the cells its questions pair):
+// each block warmed up, then measured in its rounds — A B C, then C B A, … — so drift of the
+// machine lands on every topology alike and no cell sits idle long between windows; then each
+// cell's capacity at the latency target, and the block's latency windows at one fixed rate.
+import { blocksOf, warmUpOrder } from '../blocks.js';
+import { closedWindow, combineWindows, sliceOrder, sliceSeed, fixedCount } from '../measure.js';
+import { getTool } from '../tools/index.js';
+import { guarded, finish } from './record.js';
+import { warmUp, warmupFloor } from './warmup.js';
+import { roundsOf, windowOf, slicesOf, closedCost } from './estimate.js';
+import { capacityBlock } from './capacity.js';
+import { latencyWindows } from './latency.js';
+import { placeBlock } from './families.js';
+
+/** Measures the interleaved cells of a scenario (run: scenario.js's run) and finishes their records. */
+export async function interleave(run, cells, comparisons) {
+  const warmedProcesses = new Set(); // deployments whose runtime got its once-per-process warm-up
+  for (const block of blocksOf(cells, comparisons)) {
+    await placeBlock(run, block);
+    await warmBlock(run, block, warmedProcesses);
+    await roundsOfBlock(run, block);
+    await capacityBlock(run, block.filter((c) => c.searchCapacity));
+    await latencyWindows(run, block);
+  }
+  for (const c of cells) finish(run.records.get(c.id), { tool: run.toolOf(c), windowS: c.kind === 'count' ? null : windowOf(c, run.params), warmupS: run.params.warmupS, rewarmS: c.sliceS ? 0 : run.params.rewarmS, ceiling: run.ctx.ceilings?.[run.toolOf(c)] });
+}
+
+// Every cell of the block is warmed up to a steady rate before the first round, all of them first:
+// a runtime's background compiler (V8's optimising tiers, .NET's tier-1 JIT with dynamic PGO) gets
+// little of a saturated CPU quota, and finishes its queue only while the cell sits idle — here,
+// while the others warm up. Measured right after its own warm-up, a cell's first window came out
+// up to 2.7× below its later ones. The longest warm-ups first (a deployment's first one, a minute
+// per .NET process): a Node cell warmed before them sat idle through them past the ~100 s after
+// which V8's memory reducer shrinks an idle heap (blocks.js), and came out ×0.5–×0.6 of its later
+// rounds in its first (light JSON at 2 CPUs, default run, 2026-11-26).
+async function warmBlock(run, cells, warmedProcesses) {
+  const { records, params: p, ctx, threads, toolOf } = run;
+  const floorOf = (c) => warmupFloor(c, !warmedProcesses.has(run.deploymentOf(c)));
+  for (const c of warmUpOrder(cells, floorOf)) {
+    const rec = records.get(c.id);
+    if (c.kind === 'count' || rec.status === 'failed') continue;
+    ctx.hooks.phase?.(`warm-up ${c.id}`);
+    await guarded(rec, async () => {
+      const floor = floorOf(c);
+      warmedProcesses.add(run.deploymentOf(c));
+      rec.warmup = await warmUp(getTool(toolOf(c)), { url: rec.url, connections: c.connections, threads, request: c.request }, { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) });
+    });
+    ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
+  }
+}
+
+async function roundsOfBlock(run, cells) {
+  const { records, params: p, ctx, threads, toolOf } = run;
+  const rounds = Math.max(...cells.map((c) => roundsOf(c, p)), 0);
+  for (let r = 1; r <= rounds; r += 1) {
+    const order = r % 2 ? cells : [...cells].reverse();
+    for (const c of order) {
+      const rec = records.get(c.id);
+      if (rec.status === 'failed' || r > roundsOf(c, p) || c.sliceS) continue;
+      ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
+      const usage = run.usageOf(c);
+      await guarded(rec, async () => {
+        if (c.kind === 'count') {
+          const w = await fixedCount({ url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, usage, timeline: true });
+          rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
+          return;
+        }
+        // A short re-warm before every window: the cell sat idle while the others were measured.
+        if (p.rewarmS > 0) await getTool(toolOf(c)).run({ url: rec.url, connections: c.connections, durationS: p.rewarmS, threads, ...(c.request ? { request: c.request } : {}) });
+        const w = await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage, request: c.request });
+        rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
+      });
+      ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
+    }
+    await slicedRound(run, r, rounds, cells.filter((c) => c.sliceS && r <= roundsOf(c, p) && records.get(c.id).status !== 'failed'));
+  }
+}
+
+// The round's saturated windows of the cells that take them in slices (cell.sliceS): each cell's
+// window as slices of sliceS, in turn with the other cells (in a fresh order every slice), so that
+// the machine's changes of state — a neighbour's burst, steal — land on every cell of the round
+// alike instead of on whichever one held a 5 s window then. The slices add up to the round's window.
+// No re-warm first: every slice, the first too, follows the same wait while the others take theirs.
+async function slicedRound(run, r, rounds, cells) {
+  if (!cells.length) return;
+  const { records, params: p, ctx, threads, toolOf } = run;
+  const live = () => cells.filter((c) => records.get(c.id).status !== 'failed');
+  const windows = new Map(cells.map((c) => [c.id, []]));
+  const started = new Map(); // a cell's round begins with its first slice
+  const n = Math.max(...cells.map((c) => slicesOf(c, p)));
+  for (let s = 0; s < n; s += 1) {
+    for (const c of sliceOrder(live(), sliceSeed(r, s))) {
+      if (s >= slicesOf(c, p)) continue;
+      const rec = records.get(c.id);
+      if (s === 0) {
+        ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
+        started.set(c.id, new Date().toISOString());
+      }
+      const usage = run.usageOf(c);
+      await guarded(rec, async () => {
+        const at = Date.now();
+        const durationS = windowOf(c, p) / slicesOf(c, p);
+        windows.get(c.id).push({ ...await closedWindow({ url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request }), at });
+      });
+    }
+  }
+  for (const c of live()) {
+    const ws = windows.get(c.id);
+    if (ws.length) records.get(c.id).rounds.push({ round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps), sliceCpuMs: ws.map((w) => w.cpuMs), sliceAt: ws.map((w) => w.at) });
+    ctx.hooks.tick?.(closedCost(c, p));
+  }
+}

@@ -1,0 +1,193 @@
+// One scenario of a plan: start every deployment its cells need (all up at once, each pinned to the
+// CPUs of the system under test under its budget), verify each cell's answer, measure (interleaved
+// or one by one), then stop what was started. A cell that fails is recorded and the run goes on.
+import path from 'node:path';
+import { rm } from 'node:fs/promises';
+import { deploymentKey } from '../topologies.js';
+import { startDeployment } from './deployments.js';
+import { verify, everyProcessServes } from '../verify.js';
+import { startNaiveBalancer } from '../naive-balancer.js';
+import { describeSample } from '../samples.js';
+import { availableCpus, formatCpuList } from '../../../runner/index.js';
+import { strategyOf } from '../strategies/index.js';
+import { guarded } from './record.js';
+import { startupSeconds } from './estimate.js';
+import { interleave } from './interleave.js';
+import { oneByOne } from './one-by-one.js';
+import { familyKey, canPlace, cellPlacement } from './families.js';
+
+// What a process that would not start said last (the runner's error carries it after the exit),
+// without the run folder's paths: one line for the output and results.json.
+export function whatItSaid(message) {
+  const last = String(message).split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? String(message);
+  const m = /exited before it was healthy \(([^)]*)\)(?:: (.*))?$/.exec(last);
+  return m ? (m[2] ? `${m[2]} (${m[1]})` : m[1]) : last.replace(/\/\S+\//g, '');
+}
+
+// Where a deployment runs: on the CPUs left to the system under test (pinned, under its budget), or
+// on every CPU (cpuset 'all'): a verdict budget larger than what is left after the generator's
+// CPUs, the generator then sharing them, or an experiment whose generator does next to nothing.
+function placement(d, iso) {
+  if (!iso.pinned) return { cpuset: undefined, budget: d.budget ?? iso.budgetCpus };
+  if (d.cpuset === 'all') return { cpuset: formatCpuList(availableCpus()), budget: d.budget };
+  return { cpuset: iso.sutCpus, budget: d.budget ?? iso.budgetCpus };
+}
+
+// A deployment is one start of a topology on one engine (the drills run the same ones on both).
+const depKey = (c) => `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
+
+// The deployments a scenario's cells run on: one per distinct topology start (keyOf: depKey, or
+// familyKey where a deployment is moved between budgets).
+function deploymentsOf(scenario, runBase, counter, keyOf) {
+  const deps = new Map();
+  for (const c of scenario.cells) {
+    const key = keyOf(c);
+    if (!deps.has(key)) {
+      counter.n += 1;
+      deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, budget: c.budget, engine: c.engine ?? null, cells: [], runDir: path.join(runBase, `d${counter.n}`) });
+    }
+    deps.get(key).cells.push(c);
+  }
+  return deps;
+}
+
+// Starts one deployment and verifies its cells; a strategy the machine can't run (reusePort before
+// Node 22.12 or off Linux, PM2 not installed) is skipped with its one line, the rest goes on.
+async function start(run, d, { build, noDatabase }) {
+  const { ctx, records } = run;
+  if (d.engine && !ctx.runners?.[d.engine]) {
+    const why = `the ${d.engine} engine is not here: ${ctx.unavailable?.[d.engine] ?? 'not opened'}`;
+    for (const c of d.cells) Object.assign(records.get(c.id), { status: 'skipped', error: why });
+    return;
+  }
+  ctx.hooks.phase?.(`starting ${describeSample(d.sample).folder} (${d.cells[0].topology.label})`);
+  try {
+    d.handle = await startDeployment(d.engine ? ctx.runners[d.engine] : ctx.runner, d, {
+      runDir: d.runDir, ...placement(d, ctx.isolation),
+      build, needsDb: d.cells.some((c) => c.needsDb), knownDatabaseError: noDatabase.get(d.sample) ?? null, log: ctx.hooks.log,
+    });
+    if (d.handle.databaseError) noDatabase.set(d.sample, d.handle.databaseError);
+    d.placed = cellPlacement(d.cells[0], ctx.isolation);
+  } catch (e) {
+    const optional = Boolean(strategyOf(d.cells[0].topology.strategy).optional);
+    const why = optional ? `${d.cells[0].topology.strategy} skipped: ${whatItSaid(e.message)}` : e.message;
+    for (const c of d.cells) Object.assign(records.get(c.id), { status: optional ? 'skipped' : 'failed', error: why, ...(optional ? {} : { lastLog: whatItSaid(e.message) }) });
+    ctx.hooks.log?.(optional ? why : `failed: ${e.message}`);
+    return;
+  }
+  for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, run.balancers);
+}
+
+// The store a database-bound cell talked to, as the app says (x-bench.database_info), or why not known.
+async function databaseOf(handle, c) {
+  const path = describeSample(c.topology.sample).databaseInfo;
+  if (!path) return { known: false, why: 'the app has no x-bench.database_info path' };
+  try {
+    const res = await fetch(`${handle.url(c.topology)}${path}`, { signal: AbortSignal.timeout(10_000) });
+    const body = /** @type {{ provider?: string, serverVersion?: string }} */ (await res.json());
+    return res.ok ? { known: true, provider: body.provider, serverVersion: body.serverVersion } : { known: false, why: `GET ${path} answered ${res.status}` };
+  } catch (e) {
+    return { known: false, why: `GET ${path}: ${e.message}` };
+  }
+}
+
+const readyProcesses = new WeakSet(); // deployments whose every process has answered
+
+// Verify a cell's answer, and record what an experiment needs to know of the started deployment.
+async function prepare(c, r, handle, balancers) {
+  r.cpuLimits = handle.state.cpuLimits;
+  if (c.needsDb && !handle.withDatabase) {
+    Object.assign(r, { status: 'skipped', error: `no database here: ${handle.databaseError ?? 'the sample started without it'}` });
+    return;
+  }
+  await guarded(r, async () => {
+    if (c.via === 'naive-rr') {
+      const b = await startNaiveBalancer(handle.instanceUrls());
+      balancers.push(b);
+      r.url = `${b.url}${c.path}`;
+    } else {
+      r.url = `${handle.url(c.topology)}${c.path}`;
+    }
+    // Several processes behind one port: each must serve before any load goes through nginx.
+    if (c.topology.workers > 1 && !readyProcesses.has(handle)) {
+      await everyProcessServes(`${handle.url({ ...c.topology, viaNginx: false })}/`, c.topology.workers);
+      readyProcesses.add(handle);
+    }
+    await verify(`${handle.url(c.topology)}${c.path}`, c.workload, { request: c.request ?? null });
+    if (c.recordDraw) r.draw = await handle.describeInstances();
+    if (c.needsDb) r.database = await databaseOf(handle, c);
+  });
+}
+
+// A cell every comparison of which lost its other side (e.g. the Node side of a database question
+// where MongoDB can't run) measures nothing anyone reads: skip it and save its time.
+function skipOrphans(scenario, records) {
+  if (!scenario.comparisons.length) return;
+  const alive = (id) => ['pending', 'ok'].includes(records.get(id)?.status);
+  for (const c of scenario.cells) {
+    const qs = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id);
+    if (!qs.length || !alive(c.id) || c.keep) continue;
+    const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
+    if (partners.every((id) => !alive(id))) {
+      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ')})` });
+    }
+  }
+}
+
+// How a cell is loaded, kept with it (results describe themselves): the closed-loop tool with its
+// threads and connections; the paced generator's connections for capacity and latency windows.
+function loadOf(c, ctx) {
+  const closed = c.kind === 'closed' ? { tool: c.tool ?? ctx.tool, threads: ctx.isolation.generatorThreads, connections: c.connections } : null;
+  const paced = c.searchCapacity || c.latencyRounds ? { tool: 'paced', threads: 1, connections: 'as many as the rate keeps in flight for 100 ms, at least 64' } : null;
+  return { ...(closed ? { closed } : {}), ...(paced ? { paced } : {}) };
+}
+
+/**
+ * Runs one scenario: returns its cells' records. ctx: the run's context (context.js); built: the
+ * apps already built in this run (a build step runs once); counter: numbers the run folders.
+ */
+export async function runScenario(scenario, params, ctx, { built, counter }) {
+  const keyOf = canPlace(scenario, ctx.runner, ctx.isolation) ? familyKey : depKey;
+  const deps = deploymentsOf(scenario, ctx.runBase, counter, keyOf);
+  const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]));
+  const deploymentOf = (c) => deps.get(keyOf(c));
+  const depOf = (c) => deploymentOf(c).handle;
+  const run = {
+    records, params, ctx, depOf, deploymentOf, balancers: [],
+    threads: ctx.isolation.generatorThreads,
+    toolOf: (c) => c.tool ?? ctx.tool,
+    // CPU time and memory of the services the cell's topology covers, read around each window.
+    usageOf: (c) => () => depOf(c).usage(c.topology, c.workload),
+  };
+  try {
+    // One deployment per app first (it builds, if the app has a build step), then the rest at once:
+    // starting is mostly waiting for health checks.
+    const all = [...deps.values()];
+    const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
+    const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);
+    const builds = first.some((d) => describeSample(d.sample).builds && !built.has(d.sample));
+    for (const d of first) { await start(run, d, { build: !built.has(d.sample), noDatabase }); built.add(d.sample); }
+    await Promise.all(all.filter((d) => !first.includes(d)).map((d) => start(run, d, { build: false, noDatabase })));
+    ctx.hooks.tick?.(startupSeconds(all.length, builds));
+    skipOrphans(scenario, records);
+    const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
+    // Instances an experiment kills go down after every answer was verified, before anything is
+    // measured; killed as `docker kill` does, so the app's restart policy does not bring them back.
+    for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
+    const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
+    if (scenario.interleaved) await interleave(run, rounded, scenario.comparisons ?? []);
+    await oneByOne(run, live.filter((c) => !scenario.interleaved || !rounded.includes(c)));
+    for (const extra of scenario.derive?.(records) ?? []) records.set(extra.id, extra);
+  } finally {
+    ctx.hooks.phase?.(`stopping ${scenario.name}`);
+    for (const b of run.balancers) await b.stop();
+    for (const d of deps.values()) {
+      if (!d.handle) continue;
+      const failed = d.cells.some((c) => records.get(c.id).status === 'failed');
+      await d.handle.stop().catch((e) => ctx.hooks.log?.(`stopping ${d.sample}: ${e.message}`));
+      // Logs are kept only where something went wrong.
+      if (!failed) await rm(d.runDir, { recursive: true, force: true });
+    }
+  }
+  return [...records.values()];
+}

@@ -1,0 +1,38 @@
+// Warming a cell up until it is steady, and the least time that takes: a runtime's own floor on a
+// deployment's first warm-up (x-bench.warmup_min_s), and its workload's on every cell.
+import { describeSample } from '../samples.js';
+import { round } from '../stats.js';
+
+// The seconds of load a started deployment needs before it is steady (x-bench.warmup_min_s):
+// `process` once per deployment, or `process_per_cpu` for each process that shares a CPU (V8
+// optimises each process on its own: a cluster of 2 on one CPU needs twice the wall time).
+export function processWarmupFloor(t) {
+  const floors = describeSample(t.sample).warmupMinS;
+  const perCpu = floors.process_per_cpu ? floors.process_per_cpu * Math.max(1, Math.ceil(t.processes / (t.budgetCpus || 1))) : 0;
+  return Math.max(floors.process ?? 0, perCpu);
+}
+
+/** The least seconds a cell's warm-up takes: its workload's floor, and on the deployment's first warm-up the runtime's. */
+export function warmupFloor(cell, firstOnDeployment) {
+  return Math.max(describeSample(cell.topology.sample).warmupMinS[cell.workload] ?? 0, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
+}
+
+/**
+ * Warm a cell up until it is steady: chunks of warmupChunkS until two in a row agree within
+ * `steady` (JIT tiers, connection and database pools, caches settle at different speeds: a Node
+ * process in seconds, .NET's tiered compilation and a database pool in tens of seconds), at least
+ * warmupS and at most warmupMaxS. Returns { seconds, steady, rps: [per chunk] }.
+ */
+export async function warmUp(tool, { url, connections, threads, request = null }, p, steady = 0.03) {
+  const chunk = p.warmupChunkS ?? 2;
+  const rps = [];
+  let spent = 0;
+  while (spent < (p.warmupMaxS ?? p.warmupS)) {
+    const r = await tool.run({ url, connections, durationS: chunk, threads, ...(request ? { request } : {}) });
+    rps.push(round(r.rps));
+    spent += chunk;
+    const [prev, last] = rps.slice(-2);
+    if (spent >= p.warmupS && rps.length >= 2 && Math.abs(last - prev) <= steady * Math.max(last, prev)) return { seconds: spent, steady: true, rps };
+  }
+  return { seconds: spent, steady: false, rps };
+}
