@@ -104,24 +104,31 @@ function documentedCombinations(dir) {
   const stack = new Set();
   const compose = new Set();
   for (const line of texts.join('\n').split('\n')) {
-    const files = (flag) => [...line.matchAll(new RegExp(`${flag}\\s+(compose[\\w.-]*\\.ya?ml)`, 'g'))].map((m) => m[1]);
+    const files = (flag) =>
+      [...line.matchAll(new RegExp(`${flag}\\s+(compose[\\w.-]*\\.ya?ml)`, 'g'))].map((m) => m[1]);
     if (/docker stack (deploy|config)\b/.test(line) && files('-c').length) stack.add(files('-c').join(' '));
     if (/docker compose\b/.test(line) && files('-f').length) compose.add(files('-f').join(' '));
   }
   return { stack: [...stack], compose: [...compose] };
 }
 
+/** `docker <args>` run in a sample's folder. @param {string} dir @param {string[]} args */
+const dockerIn = (dir, args) => spawnSync('docker', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+
 for (const sample of listSamples()) {
   const dir = path.join(REPO_ROOT, sample);
-  test(`${sample}: every documented combination of compose files loads (docker stack config, docker compose config)`, () => {
+  const title =
+    `${sample}: every documented combination of compose files loads ` +
+    '(docker stack config, docker compose config)';
+  test(title, () => {
     const { stack, compose } = documentedCombinations(dir);
     assert.ok(stack.length > 0, 'the sample documents how to deploy it on Swarm');
     for (const combo of stack) {
-      const res = spawnSync('docker', ['stack', 'config', ...combo.split(' ').flatMap((f) => ['-c', f])], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      const res = dockerIn(dir, ['stack', 'config', ...combo.split(' ').flatMap((f) => ['-c', f])]);
       assert.equal(res.status, 0, `docker stack config -c ${combo.split(' ').join(' -c ')}: ${res.stderr}`);
     }
     for (const combo of compose) {
-      const res = spawnSync('docker', ['compose', ...combo.split(' ').flatMap((f) => ['-f', f]), 'config', '-q'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      const res = dockerIn(dir, ['compose', ...combo.split(' ').flatMap((f) => ['-f', f]), 'config', '-q']);
       assert.equal(res.status, 0, `docker compose -f ${combo.split(' ').join(' -f ')} config: ${res.stderr}`);
     }
   });
@@ -140,26 +147,36 @@ function dockerfileUser(dir, build) {
   return users.at(-1);
 }
 
+/** One service of a sample's merged Compose config, held to the hardening above. */
+function assertHardened({ sample, dir, name, svc, proxy }) {
+  const where = `${sample}: service ${name}`;
+  if (!(WRITABLE_ROOT[sample] ?? []).includes(name)) assert.equal(svc.read_only, true, `${where}: read_only: true`);
+  assert.deepEqual(svc.cap_drop, ['ALL'], `${where}: cap_drop: [ALL]`);
+  assert.equal(svc.cap_add, undefined, `${where}: adds no capability back`);
+  assert.ok(
+    (svc.security_opt ?? []).includes('no-new-privileges:true'),
+    `${where}: security_opt no-new-privileges:true`,
+  );
+  const user = svc.user ?? (svc.build ? dockerfileUser(dir, svc.build) : undefined);
+  assert.ok(
+    user && !/^(root|0)(:|$)/.test(user),
+    `${where}: runs as a user other than root (got ${user ?? 'the image default'})`,
+  );
+  if (name !== proxy) assert.deepEqual(svc.ports ?? [], [], `${where}: publishes no port (only ${proxy} does)`);
+}
+
 for (const sample of listSamples()) {
   const dir = path.join(REPO_ROOT, sample);
   const combos = [[]];
   if (fs.existsSync(path.join(dir, 'compose.postgres.yaml'))) combos.push(['compose.yaml', 'compose.postgres.yaml']);
   for (const files of combos) {
-    test(`${sample}${files.length ? ` (${files.join(' + ')})` : ''}: every service hardened, only the proxy publishes a port`, () => {
-      const res = spawnSync('docker', ['compose', ...files.flatMap((f) => ['-f', f]), 'config', '--format', 'json'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    const label = `${sample}${files.length ? ` (${files.join(' + ')})` : ''}`;
+    test(`${label}: every service hardened, only the proxy publishes a port`, () => {
+      const res = dockerIn(dir, ['compose', ...files.flatMap((f) => ['-f', f]), 'config', '--format', 'json']);
       assert.equal(res.status, 0, res.stderr);
       const doc = JSON.parse(res.stdout);
       const proxy = doc['x-bench']?.proxy;
-      for (const [name, svc] of Object.entries(doc.services)) {
-        const where = `${sample}: service ${name}`;
-        if (!(WRITABLE_ROOT[sample] ?? []).includes(name)) assert.equal(svc.read_only, true, `${where}: read_only: true`);
-        assert.deepEqual(svc.cap_drop, ['ALL'], `${where}: cap_drop: [ALL]`);
-        assert.equal(svc.cap_add, undefined, `${where}: adds no capability back`);
-        assert.ok((svc.security_opt ?? []).includes('no-new-privileges:true'), `${where}: security_opt no-new-privileges:true`);
-        const user = svc.user ?? (svc.build ? dockerfileUser(dir, svc.build) : undefined);
-        assert.ok(user && !/^(root|0)(:|$)/.test(user), `${where}: runs as a user other than root (got ${user ?? 'the image default'})`);
-        if (name !== proxy) assert.deepEqual(svc.ports ?? [], [], `${where}: publishes no port (only ${proxy} does)`);
-      }
+      for (const [name, svc] of Object.entries(doc.services)) assertHardened({ sample, dir, name, svc, proxy });
     });
   }
 }

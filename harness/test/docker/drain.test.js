@@ -29,141 +29,186 @@ const SAMPLES = [
   },
 ];
 
-for (const s of SAMPLES) {
-  describe(`${s.sample}: stop, scale down, replace and kill under GET + POST load ${STAND_INS}`, { skip }, () => {
-    let project;
-    let base;
-    let writes;
-    const lines = [];
-    const state = (id) => project.inspect(id).State;
-    const hostname = (id) => project.inspect(id).Config.Hostname;
+/**
+ * One sample's run: its project and base URL once `before` has started it, the store it writes to
+ * (null: none), the lines printed after.
+ * @typedef {{ s: (typeof SAMPLES)[number], project?: Project, base?: string, writes?: any, lines: string[] }} DrainRun
+ */
 
-    before(async () => {
-      if (failed) throw new Error(failed);
-      secretsReady(s.sample);
-      const port = await freePort();
-      base = `http://127.0.0.1:${port}`;
-      project = new Project({ sample: s.sample, name: `lab-drain-${s.sample}`, files: s.files, env: { HTTP_PORT: String(port), REPLICAS: '2', ...s.env } });
-      writes = writesOf(project.dir);
-      project.down();
-      await project.step('app', 'docker compose up --build --wait', () => project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 900_000 }));
-    });
+/** @param {DrainRun} run */
+async function startProject(run) {
+  const { s } = run;
+  if (failed) throw new Error(failed);
+  secretsReady(s.sample);
+  const port = await freePort();
+  run.base = `http://127.0.0.1:${port}`;
+  run.project = new Project({
+    sample: s.sample,
+    name: `lab-drain-${s.sample}`,
+    files: s.files,
+    env: { HTTP_PORT: String(port), REPLICAS: '2', ...s.env },
+  });
+  run.writes = writesOf(run.project.dir);
+  run.project.down();
+  await run.project.step('app', 'docker compose up --build --wait', () =>
+    run.project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 900_000 }),
+  );
+}
 
-    after(() => {
-      if (lines.length) console.log(`  ${s.sample} ${STAND_INS}:\n    ${lines.join('\n    ')}`);
-      if (!project) return;
-      assert.deepEqual(project.down(), [], 'down removed every container, network and volume');
-    });
+/** @param {DrainRun} run */
+function stopProject({ s, project, lines }) {
+  if (lines.length) console.log(`  ${s.sample} ${STAND_INS}:\n    ${lines.join('\n    ')}`);
+  if (!project) return;
+  assert.deepEqual(project.down(), [], 'down removed every container, network and volume');
+}
 
-    // nginx sends to this container (its name re-resolved): one of its answers came through nginx.
-    const servedByNginx = (id) => waitFor(async () => {
-      const who = hostname(id);
+const state = (run, id) => run.project.inspect(id).State;
+const hostname = (run, id) => run.project.inspect(id).Config.Hostname;
+
+// nginx sends to this container (its name re-resolved): one of its answers came through nginx.
+const servedByNginx = (run, id) =>
+  waitFor(
+    async () => {
+      const who = hostname(run, id);
       for (let i = 0; i < 20; i++) {
-        const res = await fetch(`${base}${s.get}`);
-        if (res.ok && s.who(await res.json()) === who) return true;
+        const res = await fetch(`${run.base}${run.s.get}`);
+        if (res.ok && run.s.who(await res.json()) === who) return true;
       }
       await sleep(500);
       return false;
-    }, { what: `nginx sending to ${id.slice(0, 12)}`, timeoutMs: 60_000 });
+    },
+    { what: `nginx sending to ${id.slice(0, 12)}`, timeoutMs: 60_000 },
+  );
 
-    const healthy = (id) => waitFor(() => state(id).Health?.Status === 'healthy', { what: `${id.slice(0, 12)} healthy`, timeoutMs: 90_000 });
-    const upScale = (n) => project.run(['up', '-d', '--no-recreate', '--wait', '--scale', `app=${n}`], { timeout: 300_000 });
+const healthy = (run, id) =>
+  waitFor(() => state(run, id).Health?.Status === 'healthy', { what: `${id.slice(0, 12)} healthy`, timeoutMs: 90_000 });
+const upScale = (run, n) =>
+  run.project.run(['up', '-d', '--no-recreate', '--wait', '--scale', `app=${n}`], { timeout: 300_000 });
 
-    // Each event: what it does, and how the 2 replicas come back (both in nginx's list) after.
-    const events = {
-      async stop() {
-        const [victim] = project.containers('app');
-        dockerOk(['stop', victim], { timeout: 120_000 });
-        assert.equal(state(victim).ExitCode, 0, 'the stopped replica drained and exited 0');
-        return async () => {
-          dockerOk(['start', victim]);
-          await healthy(victim);
-          await servedByNginx(victim);
-        };
-      },
-      async 'scale-down'() {
-        const before = project.containers('app');
-        upScale(1);
-        assert.equal(project.containers('app').length, 1);
-        return async () => {
-          upScale(2);
-          const added = project.containers('app').find((id) => !before.includes(id)) ?? project.containers('app')[0];
-          await servedByNginx(added);
-        };
-      },
-      // Start-first, as a rollout does it: a third replica, healthy and in nginx's list, then the oldest goes.
-      async replace() {
-        const before = project.containers('app');
-        upScale(3);
-        const added = project.containers('app').find((id) => !before.includes(id));
-        await servedByNginx(added);
-        const oldest = before.sort((a, b) => project.inspect(a).Created.localeCompare(project.inspect(b).Created))[0];
-        dockerOk(['stop', oldest], { timeout: 120_000 });
-        assert.equal(state(oldest).ExitCode, 0, 'the replaced replica drained and exited 0');
-        dockerOk(['rm', oldest]);
-        return async () => {};
-      },
-      async kill() {
-        const [victim] = project.containers('app');
-        dockerOk(['kill', victim]);
-        return async () => {
-          dockerOk(['start', victim]);
-          await healthy(victim);
-          await servedByNginx(victim);
-        };
-      },
+// Each event: what it does, and how the 2 replicas come back (both in nginx's list) after.
+const EVENTS = {
+  /** @param {DrainRun} run */
+  async stop(run) {
+    const [victim] = run.project.containers('app');
+    dockerOk(['stop', victim], { timeout: 120_000 });
+    assert.equal(state(run, victim).ExitCode, 0, 'the stopped replica drained and exited 0');
+    return async () => {
+      dockerOk(['start', victim]);
+      await healthy(run, victim);
+      await servedByNginx(run, victim);
     };
+  },
+  /** @param {DrainRun} run */
+  async 'scale-down'(run) {
+    const { project } = run;
+    const before = project.containers('app');
+    upScale(run, 1);
+    assert.equal(project.containers('app').length, 1);
+    return async () => {
+      upScale(run, 2);
+      const added = project.containers('app').find((id) => !before.includes(id)) ?? project.containers('app')[0];
+      await servedByNginx(run, added);
+    };
+  },
+  // Start-first, as a rollout does it: a third replica, healthy and in nginx's list, then the oldest goes.
+  /** @param {DrainRun} run */
+  async replace(run) {
+    const { project } = run;
+    const before = project.containers('app');
+    upScale(run, 3);
+    const added = project.containers('app').find((id) => !before.includes(id));
+    await servedByNginx(run, added);
+    const oldest = before.sort((a, b) => project.inspect(a).Created.localeCompare(project.inspect(b).Created))[0];
+    dockerOk(['stop', oldest], { timeout: 120_000 });
+    assert.equal(state(run, oldest).ExitCode, 0, 'the replaced replica drained and exited 0');
+    dockerOk(['rm', oldest]);
+    return async () => {};
+  },
+  /** @param {DrainRun} run */
+  async kill(run) {
+    const [victim] = run.project.containers('app');
+    dockerOk(['kill', victim]);
+    return async () => {
+      dockerOk(['start', victim]);
+      await healthy(run, victim);
+      await servedByNginx(run, victim);
+    };
+  },
+};
 
-    async function drill(kind, n) {
-      const prefix = `drain-${Date.now().toString(36)}-${n}`;
-      const post = writes
-        ? { path: writes.post, body: (id) => bodyFor(writes, id) }
-        : { path: s.post, body: (id) => ({ id }) };
-      const load = startMixedLoad(base, { get: s.get, post, prefix, concurrency: 4, pauseMs: 20 });
-      let restore;
-      try {
-        await sleep(2000);
-        restore = await project.step('app', `${kind} (event ${n})`, () => events[kind]());
-        await sleep(RESOLVE_MS);
-      } finally {
-        await load.stop();
-      }
-      const stats = load.stats;
-      const line = { kind, n, stats, writes: writes ? account(stats, listStored(project, writes, { prefix, port: s.dbPort })) : null };
-      lines.push(`${kind} ${n}: ${describeMixed(stats)}${line.writes ? `; writes ${JSON.stringify(line.writes)}` : '; no store (x-bench.writes: null)'}`);
-      await project.step('app', `back to 2 replicas after ${kind} ${n}`, restore);
-      return line;
-    }
+/** One event under load, its counts, and the 2 replicas back after it. @param {DrainRun} run */
+async function drill(run, kind, n) {
+  const { s, project, writes } = run;
+  const prefix = `drain-${Date.now().toString(36)}-${n}`;
+  const post = writes
+    ? { path: writes.post, body: (id) => bodyFor(writes, id) }
+    : { path: s.post, body: (id) => ({ id }) };
+  const load = startMixedLoad(run.base, { get: s.get, post, prefix, concurrency: 4, pauseMs: 20 });
+  let restore;
+  try {
+    await sleep(2000);
+    restore = await project.step('app', `${kind} (event ${n})`, () => EVENTS[kind](run));
+    await sleep(RESOLVE_MS);
+  } finally {
+    await load.stop();
+  }
+  const stats = load.stats;
+  const stored = writes ? account(stats, listStored(project, writes, { prefix, port: s.dbPort })) : null;
+  const line = { kind, n, stats, writes: stored };
+  const storeText = line.writes ? `; writes ${JSON.stringify(line.writes)}` : '; no store (x-bench.writes: null)';
+  run.lines.push(`${kind} ${n}: ${describeMixed(stats)}${storeText}`);
+  await project.step('app', `back to 2 replicas after ${kind} ${n}`, restore);
+  return line;
+}
 
-    test(`5 graceful events (stop, up --scale down, start-first replace): no GET or POST fails, nothing lost or doubled ${STAND_INS}`, async () => {
-      const results = [];
-      for (const [i, kind] of GRACEFUL.entries()) results.push(await drill(kind, i + 1));
-      for (const r of results) {
-        const where = `${r.kind} ${r.n}: ${describeMixed(r.stats)} ${JSON.stringify(r.writes)}`;
-        assert.ok(r.stats.get.ok > 100 && r.stats.post.ok > 100, `the load ran: ${where}`);
-        assert.equal(r.stats.get.failed, 0, `no GET failed: ${where}`);
-        assert.equal(r.stats.post.failed, 0, `no POST failed: ${where}`);
-        if (r.writes) {
-          assert.equal(r.writes.lost, 0, `no acknowledged write lost: ${where}`);
-          assert.equal(r.writes.duplicated, 0, `no write stored twice: ${where}`);
-          assert.equal(r.writes.unknown, 0, `nothing stored that was not sent: ${where}`);
-          assert.equal(r.writes.stored, r.writes.acknowledged, `every acknowledged write stored once: ${where}`);
-        }
-      }
-    });
+/** A graceful event's counts: no GET or POST failed, nothing lost or doubled. */
+function assertGraceful(r) {
+  const where = `${r.kind} ${r.n}: ${describeMixed(r.stats)} ${JSON.stringify(r.writes)}`;
+  assert.ok(r.stats.get.ok > 100 && r.stats.post.ok > 100, `the load ran: ${where}`);
+  assert.equal(r.stats.get.failed, 0, `no GET failed: ${where}`);
+  assert.equal(r.stats.post.failed, 0, `no POST failed: ${where}`);
+  if (r.writes) {
+    assert.equal(r.writes.lost, 0, `no acknowledged write lost: ${where}`);
+    assert.equal(r.writes.duplicated, 0, `no write stored twice: ${where}`);
+    assert.equal(r.writes.unknown, 0, `nothing stored that was not sent: ${where}`);
+    assert.equal(r.writes.stored, r.writes.acknowledged, `every acknowledged write stored once: ${where}`);
+  }
+}
 
-    test(`docker kill (SIGKILL) under load: no GET fails, only POSTs in flight may, nothing lost or doubled ${STAND_INS}`, async () => {
-      const r = await drill('kill', 6);
-      const where = `${describeMixed(r.stats)} ${JSON.stringify(r.writes)}`;
-      assert.equal(r.stats.get.failed, 0, `no GET failed (nginx retries them): ${where}`);
-      // The load has 4 POST loops: at most 4 POSTs can be in flight on the killed replica.
-      assert.ok(r.stats.post.failed <= 4, `only POSTs in flight on the killed replica failed: ${where}`);
-      if (r.writes) {
-        assert.equal(r.writes.lost, 0, `no acknowledged write lost: ${where}`);
-        assert.equal(r.writes.duplicated, 0, `no write stored twice: ${where}`);
-        assert.equal(r.writes.unknown, 0, `nothing stored that was not sent: ${where}`);
-      }
-    });
+/** The kill's counts: no GET failed, only POSTs in flight may have, nothing lost or doubled. */
+function assertKilled(r) {
+  const where = `${describeMixed(r.stats)} ${JSON.stringify(r.writes)}`;
+  assert.equal(r.stats.get.failed, 0, `no GET failed (nginx retries them): ${where}`);
+  // The load has 4 POST loops: at most 4 POSTs can be in flight on the killed replica.
+  assert.ok(r.stats.post.failed <= 4, `only POSTs in flight on the killed replica failed: ${where}`);
+  if (r.writes) {
+    assert.equal(r.writes.lost, 0, `no acknowledged write lost: ${where}`);
+    assert.equal(r.writes.duplicated, 0, `no write stored twice: ${where}`);
+    assert.equal(r.writes.unknown, 0, `nothing stored that was not sent: ${where}`);
+  }
+}
+
+for (const s of SAMPLES) {
+  describe(`${s.sample}: stop, scale down, replace and kill under GET + POST load ${STAND_INS}`, { skip }, () => {
+    /** @type {DrainRun} */
+    const run = { s, lines: [] };
+    before(() => startProject(run));
+    after(() => stopProject(run));
+
+    test(
+      '5 graceful events (stop, up --scale down, start-first replace): no GET or POST fails, nothing lost or ' +
+        `doubled ${STAND_INS}`,
+      async () => {
+        const results = [];
+        for (const [i, kind] of GRACEFUL.entries()) results.push(await drill(run, kind, i + 1));
+        for (const r of results) assertGraceful(r);
+      },
+    );
+
+    test(
+      `docker kill (SIGKILL) under load: no GET fails, only POSTs in flight may, nothing lost or doubled ${STAND_INS}`,
+      async () => assertKilled(await drill(run, 'kill', 6)),
+    );
   });
 }
 
@@ -171,8 +216,15 @@ for (const s of SAMPLES) {
 describe(`reading the store back: a failure names the store ${STAND_INS}`, { skip }, () => {
   test(`dotnet-api's list command against a project that is not running ${STAND_INS}`, async () => {
     if (failed) throw new Error(failed);
-    const project = new Project({ sample: 'dotnet-api', name: 'lab-drain-absent', files: ['compose.yaml', 'compose.postgres.yaml'] });
+    const project = new Project({
+      sample: 'dotnet-api',
+      name: 'lab-drain-absent',
+      files: ['compose.yaml', 'compose.postgres.yaml'],
+    });
     assert.equal(docker(['compose', '-p', 'lab-drain-absent', 'ps', '-q']).stdout.trim(), '');
-    assert.throws(() => listStored(project, writesOf(project.dir), { prefix: 'x', port: 5432 }), /the store \(service postgres\) could not be read/);
+    assert.throws(
+      () => listStored(project, writesOf(project.dir), { prefix: 'x', port: 5432 }),
+      /the store \(service postgres\) could not be read/,
+    );
   });
 });

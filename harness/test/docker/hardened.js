@@ -8,7 +8,12 @@ import { docker } from './helpers.js';
 function status(pid) {
   const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => text.match(new RegExp(`^${name}:\\s*(.*)$`, 'm'))?.[1].trim();
-  return { name: field('Name'), uid: field('Uid').split(/\s+/).map(Number), capEff: field('CapEff'), noNewPrivs: field('NoNewPrivs') };
+  return {
+    name: field('Name'),
+    uid: field('Uid').split(/\s+/).map(Number),
+    capEff: field('CapEff'),
+    noNewPrivs: field('NoNewPrivs'),
+  };
 }
 
 /**
@@ -29,16 +34,29 @@ export function hardeningProblems(project, { proxy, writableRoot = [] }) {
       try { s = status(pid); } catch { continue; } // gone meanwhile
       if (s.uid.includes(0)) problems.push(`${where}: process ${pid} (${s.name}) runs as uid ${s.uid.join('/')}`);
       if (!/^0+$/.test(s.capEff)) problems.push(`${where}: process ${pid} (${s.name}) has capabilities ${s.capEff}`);
-      if (s.noNewPrivs !== '1') problems.push(`${where}: process ${pid} (${s.name}) may gain privileges (NoNewPrivs ${s.noNewPrivs})`);
+      if (s.noNewPrivs !== '1') {
+        problems.push(`${where}: process ${pid} (${s.name}) may gain privileges (NoNewPrivs ${s.noNewPrivs})`);
+      }
     }
     const write = docker(['exec', '-u', '0', id, 'sh', '-c', 'echo probe > /hardening-probe']);
     const readOnly = write.status !== 0 && /read-only file system/i.test(write.stderr);
-    if (!writableRoot.includes(service) && !readOnly) problems.push(`${where}: a write to / by uid 0 was not refused as read-only (${write.status}: ${write.stderr.trim()})`);
-    if (!(info.HostConfig.CapDrop ?? []).includes('ALL')) problems.push(`${where}: CapDrop is ${JSON.stringify(info.HostConfig.CapDrop)}`);
-    if ((info.HostConfig.CapAdd ?? []).length) problems.push(`${where}: CapAdd is ${JSON.stringify(info.HostConfig.CapAdd)}`);
+    if (!writableRoot.includes(service) && !readOnly) {
+      problems.push(
+        `${where}: a write to / by uid 0 was not refused as read-only (${write.status}: ${write.stderr.trim()})`,
+      );
+    }
+    if (!(info.HostConfig.CapDrop ?? []).includes('ALL')) {
+      problems.push(`${where}: CapDrop is ${JSON.stringify(info.HostConfig.CapDrop)}`);
+    }
+    if ((info.HostConfig.CapAdd ?? []).length) {
+      problems.push(`${where}: CapAdd is ${JSON.stringify(info.HostConfig.CapAdd)}`);
+    }
     const published = Object.values(info.NetworkSettings.Ports ?? {}).filter(Boolean).flat().length;
     if (published && service !== proxy) problems.push(`${where}: publishes a port`);
-    lines.push(`${where}: ${pids.length} process(es), user ${info.Config.User || '(image default)'}, read-only root ${info.HostConfig.ReadonlyRootfs}, no capability`);
+    lines.push(
+      `${where}: ${pids.length} process(es), user ${info.Config.User || '(image default)'}, ` +
+        `read-only root ${info.HostConfig.ReadonlyRootfs}, no capability`,
+    );
   }
   return { problems, lines };
 }

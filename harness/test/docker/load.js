@@ -91,7 +91,10 @@ export function startMixedLoad(base, { get, post, prefix, concurrency = 4, pause
       await new Promise((r) => setTimeout(r, pauseMs));
     }
   }
-  const loops = [...Array.from({ length: concurrency }, () => loop(false)), ...Array.from({ length: concurrency }, () => loop(true))];
+  const loops = [
+    ...Array.from({ length: concurrency }, () => loop(false)),
+    ...Array.from({ length: concurrency }, () => loop(true)),
+  ];
   return {
     stats,
     async stop() {
@@ -103,6 +106,8 @@ export function startMixedLoad(base, { get, post, prefix, concurrency = 4, pause
 }
 
 export function describeMixed(s) {
-  const one = (m) => `${m.ok} ok, ${m.failed} failed${m.failed ? ` (statuses ${JSON.stringify(m.statuses)}, errors ${JSON.stringify(m.errors)})` : ''}`;
+  const failures = (m) =>
+    m.failed ? ` (statuses ${JSON.stringify(m.statuses)}, errors ${JSON.stringify(m.errors)})` : '';
+  const one = (m) => `${m.ok} ok, ${m.failed} failed${failures(m)}`;
   return `GET ${one(s.get)}; POST ${one(s.post)}`;
 }

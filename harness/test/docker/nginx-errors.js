@@ -31,7 +31,16 @@ export async function nginxErrorProblems(base) {
     ['a request line nginx cannot read', 400, () => rawStatus(port, 'GARBAGE\r\n\r\n')],
     ['a header above 8 KiB', 431, () => viaFetch(`${base}/`, { headers: { 'x-big': 'a'.repeat(9000) } })],
     ['a request line above 8 KiB', 414, () => viaFetch(`${base}/${'a'.repeat(9000)}`)],
-    ['a body above 1 MiB', 413, () => viaFetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(1_100_000) }) })],
+    [
+      'a body above 1 MiB',
+      413,
+      () =>
+        viaFetch(`${base}/echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ pad: 'x'.repeat(1_100_000) }),
+        }),
+    ],
   ];
   return checkAll(cases);
 }
@@ -42,8 +51,11 @@ export async function checkAll(cases) {
     const got = await send();
     let json;
     try { json = JSON.parse(got.body); } catch { json = null; }
-    if (got.status !== expected || !/^application\/problem\+json/.test(got.type) || json?.status !== expected || !json?.title) {
-      problems.push(`${what}: expected ${expected} problem+json, got ${got.status} ${got.type}: ${got.body.slice(0, 120)}`);
+    const isProblem = /^application\/problem\+json/.test(got.type) && json?.status === expected && json?.title;
+    if (got.status !== expected || !isProblem) {
+      problems.push(
+        `${what}: expected ${expected} problem+json, got ${got.status} ${got.type}: ${got.body.slice(0, 120)}`,
+      );
     }
   }
   return problems;

@@ -25,13 +25,21 @@ export function bodyFor(writes, id) {
  */
 export function listStored(project, writes, { prefix, port }) {
   // Compose text: $$ is one $ once loaded. {port}: the database's own port in its container.
-  const argv = writes.list.map((a) => a.replaceAll('$$', '$').replaceAll('{prefix}', prefix).replaceAll('{port}', String(port)));
+  const argv = writes.list.map((a) =>
+    a.replaceAll('$$', '$').replaceAll('{prefix}', prefix).replaceAll('{port}', String(port)),
+  );
   const res = project.run(['exec', '-T', writes.service, ...argv], { check: false, timeout: 60_000 });
-  if (res.status !== 0) throw new Error(`the store (service ${writes.service}) could not be read: ${(res.stderr || res.stdout).trim().split('\n').at(-1)}`);
+  if (res.status !== 0) {
+    const last = (res.stderr || res.stdout).trim().split('\n').at(-1);
+    throw new Error(`the store (service ${writes.service}) could not be read: ${last}`);
+  }
   return res.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
 }
 
-/** Acknowledged, stored, lost (acknowledged, not stored), duplicated (stored twice or more), ambiguous (failed at the client, stored). */
+/**
+ * Acknowledged, stored, lost (acknowledged, not stored), duplicated (stored twice or more), ambiguous
+ * (failed at the client, stored).
+ */
 export function account({ acked, failedIds }, stored) {
   const times = new Map();
   for (const id of stored) times.set(id, (times.get(id) ?? 0) + 1);
