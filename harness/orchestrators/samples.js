@@ -32,7 +32,11 @@ export const SAMPLES = {
       composeService: 'app',
       routes: ['src/app.js'],
       // src/supervisor.js SIGKILLs a worker still draining DRAIN_TIMEOUT_MS + 2 s after asking it to stop.
-      drain: [{ env: 'DRAIN_TIMEOUT_MS', unit: 'ms', required: true }, { fixedMs: 2_000 }],
+      drain: [
+        { env: 'DRAIN_DELAY_MS', unit: 'ms' },
+        { env: 'DRAIN_TIMEOUT_MS', unit: 'ms', required: true },
+        { fixedMs: 2_000 },
+      ],
       // src/cpu-count.js reads WORKERS before looking at the CPU quota; src/primary.js forks that many.
       workers: { env: 'WORKERS', readIn: 'src/cpu-count.js', entry: 'src/primary.js' },
     },

@@ -87,6 +87,9 @@ dotnet_dir=$(dirname "$(readlink -f "$(command -v dotnet)")")
 stand_in node 'node:[0-9]' --build-context "node=$node_dir" --build-context "npm=$npm_dir" \
   "$(node -p "require('./$node_dir/package.json').version")" "$(npm --version)"
 stand_in nginx 'nginx:[0-9]'
+# The unprivileged image reuses the nginx stand-in's entrypoint: its files are inputs of this one too.
+stand_in nginx-unprivileged 'nginxinc/nginx-unprivileged:' --build-context "nginx=$here/stand-ins/nginx" \
+  "$(find "$here/stand-ins/nginx" -type f | sort | xargs cat | sha256sum | cut -c1-12)"
 stand_in postgres 'postgres:[0-9]'
 stand_in dotnet-sdk 'mcr.microsoft.com/dotnet/sdk:' --build-context "dotnet=$dotnet_dir" "$(dotnet --version)"
 stand_in aspnet 'mcr.microsoft.com/dotnet/aspnet:' --build-context "dotnet=$dotnet_dir" "$(ls "$dotnet_dir/shared/Microsoft.AspNetCore.App")"

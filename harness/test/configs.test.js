@@ -94,3 +94,89 @@ test('proxy/haproxy.cfg, the HAProxy equivalent, is valid', (t) => {
   }
   assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
 });
+
+// Every combination of compose files a sample's README or compose files name, as `docker stack
+// deploy|config -c …` or `docker compose -f …`, loads: Swarm's own loader for the first (client-side,
+// no daemon), Compose's for the second.
+function documentedCombinations(dir) {
+  const texts = fs.readdirSync(dir).filter((f) => f === 'README.md' || /^compose.*\.ya?ml$/.test(f))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+  const stack = new Set();
+  const compose = new Set();
+  for (const line of texts.join('\n').split('\n')) {
+    const files = (flag) =>
+      [...line.matchAll(new RegExp(`${flag}\\s+(compose[\\w.-]*\\.ya?ml)`, 'g'))].map((m) => m[1]);
+    if (/docker stack (deploy|config)\b/.test(line) && files('-c').length) stack.add(files('-c').join(' '));
+    if (/docker compose\b/.test(line) && files('-f').length) compose.add(files('-f').join(' '));
+  }
+  return { stack: [...stack], compose: [...compose] };
+}
+
+/** `docker <args>` run in a sample's folder. @param {string} dir @param {string[]} args */
+const dockerIn = (dir, args) => spawnSync('docker', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+
+for (const sample of listSamples()) {
+  const dir = path.join(REPO_ROOT, sample);
+  const title =
+    `${sample}: every documented combination of compose files loads ` +
+    '(docker stack config, docker compose config)';
+  test(title, () => {
+    const { stack, compose } = documentedCombinations(dir);
+    assert.ok(stack.length > 0, 'the sample documents how to deploy it on Swarm');
+    for (const combo of stack) {
+      const res = dockerIn(dir, ['stack', 'config', ...combo.split(' ').flatMap((f) => ['-c', f])]);
+      assert.equal(res.status, 0, `docker stack config -c ${combo.split(' ').join(' -c ')}: ${res.stderr}`);
+    }
+    for (const combo of compose) {
+      const res = dockerIn(dir, ['compose', ...combo.split(' ').flatMap((f) => ['-f', f]), 'config', '-q']);
+      assert.equal(res.status, 0, `docker compose -f ${combo.split(' ').join(' -f ')} config: ${res.stderr}`);
+    }
+  });
+}
+
+// Hardened containers: in each combination a sample runs with Compose, every service has a read-only
+// root filesystem (SQL Server aside, which says why), drops every capability and adds none back,
+// gains no privilege (no-new-privileges), runs as a user other than root (its `user:`, or the USER
+// of the Dockerfile it builds from), and only the proxy publishes a port.
+const WRITABLE_ROOT = { 'dotnet-api': ['sqlserver'] };
+
+function dockerfileUser(dir, build) {
+  const context = path.resolve(dir, typeof build === 'string' ? build : build.context);
+  const file = path.resolve(context, (typeof build === 'object' && build.dockerfile) || 'Dockerfile');
+  const users = [...fs.readFileSync(file, 'utf8').matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
+  return users.at(-1);
+}
+
+/** One service of a sample's merged Compose config, held to the hardening above. */
+function assertHardened({ sample, dir, name, svc, proxy }) {
+  const where = `${sample}: service ${name}`;
+  if (!(WRITABLE_ROOT[sample] ?? []).includes(name)) assert.equal(svc.read_only, true, `${where}: read_only: true`);
+  assert.deepEqual(svc.cap_drop, ['ALL'], `${where}: cap_drop: [ALL]`);
+  assert.equal(svc.cap_add, undefined, `${where}: adds no capability back`);
+  assert.ok(
+    (svc.security_opt ?? []).includes('no-new-privileges:true'),
+    `${where}: security_opt no-new-privileges:true`,
+  );
+  const user = svc.user ?? (svc.build ? dockerfileUser(dir, svc.build) : undefined);
+  assert.ok(
+    user && !/^(root|0)(:|$)/.test(user),
+    `${where}: runs as a user other than root (got ${user ?? 'the image default'})`,
+  );
+  if (name !== proxy) assert.deepEqual(svc.ports ?? [], [], `${where}: publishes no port (only ${proxy} does)`);
+}
+
+for (const sample of listSamples()) {
+  const dir = path.join(REPO_ROOT, sample);
+  const combos = [[]];
+  if (fs.existsSync(path.join(dir, 'compose.postgres.yaml'))) combos.push(['compose.yaml', 'compose.postgres.yaml']);
+  for (const files of combos) {
+    const label = `${sample}${files.length ? ` (${files.join(' + ')})` : ''}`;
+    test(`${label}: every service hardened, only the proxy publishes a port`, () => {
+      const res = dockerIn(dir, ['compose', ...files.flatMap((f) => ['-f', f]), 'config', '--format', 'json']);
+      assert.equal(res.status, 0, res.stderr);
+      const doc = JSON.parse(res.stdout);
+      const proxy = doc['x-bench']?.proxy;
+      for (const [name, svc] of Object.entries(doc.services)) assertHardened({ sample, dir, name, svc, proxy });
+    });
+  }
+}

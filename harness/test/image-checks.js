@@ -15,7 +15,7 @@ import { FIXTURE } from './helpers.js';
 // under mssql-tools18.
 export const IMAGE_PROGRAMS = [
   { image: /^node:\d+\.\d+\.\d+-alpine/, programs: ['node', 'wget', 'sh'] },
-  { image: /^nginx:\d+\.\d+\.\d+-alpine/, programs: ['nginx', 'wget', 'sh'] },
+  { image: /^(nginxinc\/nginx-unprivileged|nginx):\d+\.\d+\.\d+-alpine/, programs: ['nginx', 'wget', 'sh'] },
   { image: /^mcr\.microsoft\.com\/dotnet\/aspnet:10\./, programs: ['dotnet'] },
   { image: /^mongo:8\./, programs: ['mongosh', 'mongod', 'bash', 'sh'] },
   { image: /^mcr\.microsoft\.com\/mssql\/server:2025-/, programs: ['/opt/mssql-tools18/bin/sqlcmd', 'bash', 'sh'] },

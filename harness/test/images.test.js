@@ -30,18 +30,22 @@ test('an image has one tag across every compose file and Dockerfile', () => {
   }
 });
 
-test('nginx is a stable line (even minor version), and the docs show the same tag', () => {
-  const [nginx] = tagsOf('nginx');
-  const [, minor] = /^nginx:1\.(\d+)\.\d+-alpine$/.exec(nginx) ?? [];
-  assert.ok(minor && Number(minor) % 2 === 0, `${nginx}: nginx stable lines have an even minor version`);
-  const docs = ['proxy/README.md', 'node-replicas/README.md', 'node-cluster/README.md', 'dotnet-api/README.md'];
-  for (const doc of docs) {
-    const named = [...fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8').matchAll(/nginx:\d+\.\d+\.\d+-alpine/g)].map(
-      (m) => m[0],
-    );
-    assert.deepEqual([...new Set(named)], [nginx], doc);
-  }
-});
+// The samples run nginx's unprivileged build (no root in the container); the harness's fixtures the
+// root-owned image. Both the same stable release.
+test(
+  "nginx is a stable line (even minor version), one release in both builds, and the docs show the samples' tag",
+  () => {
+    const [nginx] = tagsOf('nginxinc/nginx-unprivileged');
+    const [, minor] = /^nginxinc\/nginx-unprivileged:1\.(\d+)\.\d+-alpine$/.exec(nginx ?? '') ?? [];
+    assert.ok(minor && Number(minor) % 2 === 0, `${nginx}: nginx stable lines have an even minor version`);
+    for (const other of tagsOf('nginx')) assert.equal(other.replace(/^nginx:/, ''), nginx.split(':')[1], `${other}: the same release as ${nginx}`);
+    const docs = ['proxy/README.md', 'node-replicas/README.md', 'node-cluster/README.md', 'dotnet-api/README.md'];
+    for (const doc of docs) {
+      const named = [...fs.readFileSync(path.join(REPO_ROOT, doc), 'utf8').matchAll(/(?:nginxinc\/nginx-unprivileged|(?<![\w/-])nginx):\d+\.\d+\.\d+-alpine/g)].map((m) => m[0]);
+      assert.deepEqual([...new Set(named)], [nginx], doc);
+    }
+  },
+);
 
 test('the Node image runs the Node the harness pins for local runs', () => {
   const pinned = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'package.json'), 'utf8')).dependencies[

@@ -83,8 +83,7 @@ test('a grace period shorter than the preStop pause + the drain', async () => {
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
     field: 'Deployment/node-cluster spec.template.spec.terminationGracePeriodSeconds',
-    message:
-      /12 s does not cover the preStop pause \(5 s\) \+ the app's drain \(DRAIN_TIMEOUT_MS=10000 \+ 2000 ms margin\)/,
+    message: /12 s does not cover the preStop pause \(5 s\) \+ the app's drain \(DRAIN_DELAY_MS=8000 \+ DRAIN_TIMEOUT_MS=10000 \+ 2000 ms margin\)/,
   });
 });
 

@@ -33,6 +33,7 @@ if (cluster.isWorker || !config.clustering) {
   startSupervisor({
     workers: workers.count,
     drainMs: config.drainMs,
+    drainDelayMs: config.drainDelayMs,
     backoff: { initialMs: config.respawnInitialMs, maxCrashes: config.respawnMaxCrashes },
   });
 }

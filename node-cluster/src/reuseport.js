@@ -59,6 +59,7 @@ log('launcher starting', { workers: workers.count, source: workers.source, node:
 startSupervisor({
   workers: workers.count,
   drainMs: config.drainMs,
+  drainDelayMs: config.drainDelayMs,
   backoff: { initialMs: config.respawnInitialMs, maxCrashes: config.respawnMaxCrashes },
   fork: forkServer,
   name: 'launcher',

@@ -8,7 +8,7 @@ import { createBackoff } from './backoff.js';
 import { log } from './log.js';
 
 export function startSupervisor({
-  workers, drainMs, backoff: backoffOptions = {}, listenTimeoutMs = 30_000,
+  workers, drainMs, drainDelayMs = 0, backoff: backoffOptions = {}, listenTimeoutMs = 30_000,
   fork: forkWorker = () => cluster.fork(), name = 'cluster',
 }) {
   const backoff = createBackoff(backoffOptions);
@@ -57,17 +57,17 @@ export function startSupervisor({
     });
   }
 
-  // Planned stop: the worker stops accepting, finishes its requests and exits by itself;
-  // SIGKILL if it is still there after the drain timeout plus a margin.
-  function retire(worker) {
+  // Planned stop: the worker stops accepting (after delayMs of serving on), finishes its requests
+  // and exits by itself; SIGKILL if it is still there after the drain timeout plus a margin.
+  function retire(worker, delayMs = 0) {
     retiring.add(worker.id);
     const timer = setTimeout(() => {
       log('worker did not exit in time, killing', { worker: worker.id });
       worker.process.kill('SIGKILL');
-    }, drainMs + 2_000);
+    }, delayMs + drainMs + 2_000);
     worker.once('exit', () => clearTimeout(timer));
     // A worker still starting up may not listen for messages yet, and has no requests to drain.
-    if (listening.has(worker.id) && worker.isConnected()) worker.send({ cmd: 'shutdown' });
+    if (listening.has(worker.id) && worker.isConnected()) worker.send({ cmd: 'shutdown', delayMs });
     else worker.process.kill('SIGTERM');
   }
 
@@ -147,7 +147,8 @@ export function startSupervisor({
     const workersLeft = alive();
     log('primary shutting down', { signal, workers: workersLeft.length });
     if (workersLeft.length === 0) process.exit(0);
-    for (const worker of workersLeft) retire(worker);
+    // A stop from outside: the whole instance goes, so it serves on for the drain delay first.
+    for (const worker of workersLeft) retire(worker, signal === 'SIGTERM' ? drainDelayMs : 0);
   }
 
   process.on('SIGHUP', () => { rollingRestart(); });

@@ -47,13 +47,22 @@ export function assertObjectId(id) {
 
 export const ITEM_FIELDS = Object.freeze(['name', 'description', 'quantity']);
 
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
 // Only the model's own fields reach mongoose: `$set`, `$where`, `_id` and friends are dropped,
-// since sanitizeFilter protects filters but not update documents.
-export function pickItemFields(body) {
+// since sanitizeFilter protects filters but not update documents. `create` (POST) also takes
+// `requestId`, checked here because mongoose would cast a number or a boolean to a string.
+export function pickItemFields(body, { create = false } = {}) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new HttpError(400, 'body must be a JSON object');
   }
   const out = {};
   for (const key of ITEM_FIELDS) if (Object.hasOwn(body, key)) out[key] = body[key];
+  if (create && Object.hasOwn(body, 'requestId')) {
+    if (typeof body.requestId !== 'string' || !REQUEST_ID.test(body.requestId)) {
+      throw new HttpError(400, 'requestId must be a string of 1 to 64 letters, digits or . _ : -', { fields: { requestId: 'invalid' } });
+    }
+    out.requestId = body.requestId;
+  }
   return out;
 }

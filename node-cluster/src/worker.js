@@ -50,17 +50,18 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     process.exit(code);
   };
 
-  function shutdown(reason) {
+  // delayMs: keep accepting this long first (config.drainDelayMs on a stop from outside).
+  function shutdown(reason, delayMs = 0) {
     if (closing) return;
     closing = true;
     state.draining = true;
-    log('worker draining', { reason, inFlight: inFlight.size });
+    log('worker draining', { reason, inFlight: inFlight.size, delayMs });
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     // Backstop: requests still running after the drain timeout are cut off.
     setTimeout(() => {
       log('worker drain timeout, exiting', { inFlight: inFlight.size });
       exit(0);
-    }, config.drainMs).unref();
+    }, delayMs + config.drainMs).unref();
     // Keep-alive clients first get one more response each, marked `Connection: close`, so they
     // stop reusing the socket themselves. Closing a socket that looks idle at once races with a
     // request the client is already sending on it (ECONNRESET), hence the short grace.
@@ -80,11 +81,13 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
       } else {
         server.close(done);
       }
-    }, Math.min(config.idleGraceMs, config.drainMs)).unref();
+    }, delayMs + Math.min(config.idleGraceMs, config.drainMs)).unref();
   }
 
-  process.on('message', (/** @type {{ cmd?: string }} */ msg) => { if (msg?.cmd === 'shutdown') shutdown('primary'); });
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('message', (/** @type {{ cmd?: string, delayMs?: number }} */ msg) => {
+    if (msg?.cmd === 'shutdown') shutdown('primary', msg.delayMs ?? 0);
+  });
+  process.on('SIGTERM', () => shutdown('SIGTERM', config.drainDelayMs));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGHUP means "rolling restart" to the primary; a worker that gets it too (a signal sent to
   // the whole process group) keeps serving.

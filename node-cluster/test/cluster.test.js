@@ -175,6 +175,28 @@ test('CLUSTERING_ENABLED=false serves from one process; while draining, answers 
   assert.equal((await p.exited).code, 0);
 });
 
+// What a container stop needs (compose: DRAIN_DELAY_MS): the workers keep serving for the delay,
+// /ready 503 and every answer closing its connection, then stop accepting and exit 0.
+test('SIGTERM with DRAIN_DELAY_MS: every worker serves on for the delay, not ready, then exits 0', async () => {
+  current = await startPrimary({ WORKERS: '2', DRAIN_DELAY_MS: '2000', DRAIN_IDLE_GRACE_MS: '0' });
+  const p = current;
+  const sent = Date.now();
+  process.kill(p.child.pid, 'SIGTERM');
+  await p.waitLog('worker draining', 2);
+  assert.deepEqual(p.find('worker draining').map((l) => l.delayMs), [2000, 2000]);
+  const answers = [];
+  while (Date.now() - sent < 1500) {
+    const [home, ready] = await Promise.all([request(p.port, '/'), request(p.port, '/ready')]);
+    answers.push([home.status, home.headers.connection, ready.status, ready.body.reason]);
+    await sleep(100);
+  }
+  assert.ok(answers.length >= 5, `answered on during the delay (${answers.length} rounds)`);
+  for (const a of answers) assert.deepEqual(a, [200, 'close', 503, 'draining']);
+  assert.equal((await p.exited).code, 0);
+  assert.ok(Date.now() - sent >= 2000, 'exited only after the delay');
+  assert.equal(p.find('worker drained').length, 2);
+});
+
 test('a bad WORKERS value stops the primary with a clear message', async () => {
   current = await startPrimary({ WORKERS: 'lots' }, { waitReady: false });
   const { code } = await current.exited;

@@ -73,6 +73,18 @@ test('with a real MongoDB', { skip }, async (t) => {
     assert.equal((await api(`/api/items/${id}`, { method: 'DELETE' })).status, 404);
   });
 
+  await t.test('a requestId is stored as given and may repeat (what the drills count)', async () => {
+    const requestId = `drill-${Date.now()}`;
+    for (const name of ['Replay A', 'Replay B']) {
+      const res = await api('/api/items', { method: 'POST', body: { name, requestId } });
+      assert.deepEqual([res.status, res.body.requestId], [201, requestId]);
+    }
+    const stored = await Item.find({ requestId }).lean();
+    assert.equal(stored.length, 2, 'two items carry the same requestId');
+    const bad = await api('/api/items', { method: 'POST', body: { name: 'Bad id', requestId: 7 } });
+    assert.equal(bad.status, 400);
+  });
+
   await t.test('bad input matrix: 400 / 409 / 413 with JSON bodies, never a 500 or a stack', async () => {
     const dup = await api('/api/items', { method: 'POST', body: { name: 'Anvil' } });
     const cases = [

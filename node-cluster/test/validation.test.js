@@ -58,3 +58,18 @@ test('model validation names the failing fields', async () => {
 
   assert.equal(await invalid(new Item({ name: 'Lamp', quantity: 3 })), undefined);
 });
+
+test('POST takes a requestId: a string of 1-64 safe characters, never cast; PUT/PATCH ignore it', async () => {
+  assert.deepEqual(pickItemFields({ name: 'a', requestId: 'drill-1:2.3_x' }, { create: true }), { name: 'a', requestId: 'drill-1:2.3_x' });
+  assert.deepEqual(pickItemFields({ name: 'a', requestId: 'x' }), { name: 'a' }, 'an update leaves it out');
+  for (const bad of ['', 'a b', "quote'", 'x'.repeat(65), 42, true, null, ['a'], { $ne: null }]) {
+    is400(() => pickItemFields({ name: 'a', requestId: bad }, { create: true }));
+  }
+  // The model says the same to anything that reaches it another way, and the id is not unique.
+  assert.ok((await invalid(new Item({ name: 'a', requestId: 'x'.repeat(65) }))).errors.requestId);
+  assert.ok((await invalid(new Item({ name: 'a', requestId: 'a;b' }))).errors.requestId);
+  assert.equal(await invalid(new Item({ name: 'a', requestId: 'drill-7' })), undefined);
+  const path = Item.schema.path('requestId');
+  assert.equal(path.options.unique, undefined, 'requestId is not unique');
+  assert.equal(path.options.index, true, 'requestId is indexed for the count by prefix');
+});

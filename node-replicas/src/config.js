@@ -82,6 +82,9 @@ export function loadConfig(env = process.env, random = Math.random) {
   if (config.piDefaultSamples > config.piMaxSamples) {
     throw new ConfigError(`PI_DEFAULT_SAMPLES (${config.piDefaultSamples}) is above PI_MAX_SAMPLES (${config.piMaxSamples})`);
   }
+  if (config.shutdownDelayMs >= config.shutdownTimeoutMs) {
+    throw new ConfigError(`SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) bounds the whole drain: it must be above SHUTDOWN_DELAY_MS (${config.shutdownDelayMs})`);
+  }
   if (config.headersTimeoutMs <= config.keepAliveTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must be above KEEP_ALIVE_TIMEOUT_MS (${config.keepAliveTimeoutMs})`);
   }

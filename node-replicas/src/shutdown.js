@@ -19,9 +19,11 @@ export function installShutdown({ server, state, config, log = console.log, exit
       server.closeAllConnections();
       exit(1);
     }, config.shutdownTimeoutMs);
-    // Optional pause while still accepting, so an active health checker (Docker, Kubernetes)
-    // sees /ready answer 503 before the port closes. nginx needs none: a closed port is refused
-    // at once and nginx retries the request on another replica.
+    // Serve on for a while (compose: SHUTDOWN_DELAY_MS), /ready 503 and every answer closing its
+    // connection, until whoever routes here has stopped: nginx re-resolves the service's name every
+    // 10 s (Swarm takes a task out of its DNS before the signal, Kubernetes takes a pod that is not
+    // ready out of its endpoints). Plain Compose keeps the address in its DNS until the container
+    // has exited: nginx may still send here meanwhile, and gets answers.
     if (config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
     // Stops accepting and closes idle keep-alive sockets; busy ones close after their answer
     // (which carries `Connection: close` while draining). The callback runs once all are gone.

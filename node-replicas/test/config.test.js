@@ -40,6 +40,8 @@ for (const [name, value] of [
 test('rejects a default above the maximum and a headers timeout not above keep-alive', () => {
   assert.throws(() => loadConfig({ PI_DEFAULT_SAMPLES: '20', PI_MAX_SAMPLES: '10' }), ConfigError);
   assert.throws(() => loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000' }), ConfigError);
+  // The timeout bounds the whole drain, the delay included.
+  assert.throws(() => loadConfig({ SHUTDOWN_DELAY_MS: '8000', SHUTDOWN_TIMEOUT_MS: '8000' }), /SHUTDOWN_TIMEOUT_MS .* must be above SHUTDOWN_DELAY_MS/);
 });
 
 test('DELAY_CHOICES_MS draws one value per instance; with DELAY_SEED the draw repeats and is recorded on GET /', () => {

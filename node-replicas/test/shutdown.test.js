@@ -81,6 +81,9 @@ test('/ready answers 503 while draining; /health stays 200', async (t) => {
   assert.equal(ready.headers.connection, 'close');
   const health = await request(`${server.url}/health`);
   assert.equal(health.status, 200);
+  // Writes too are still taken during the delay, each on a connection that then closes.
+  const post = await request(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+  assert.deepEqual([post.status, post.headers.connection], [201, 'close']);
   assert.equal((await pending[0]).status, 200);
   assert.deepEqual(await server.exited, { code: 0, signal: null });
 });

@@ -56,7 +56,12 @@ builder.Services.Configure<JsonOptions>(o => o.SerializerOptions.MaxDepth = 16);
 builder.Services.AddProblemDetails();
 builder.Services.AddExceptionHandler<ProblemExceptionHandler>();
 builder.Services.AddProductsDatabase(database);
-builder.Services.AddHealthChecks().AddDbContextCheck<AppDbContext>(tags: ["ready"]);
+builder.Services.AddSingleton(runtime);
+builder.Services.AddSingleton<DrainState>();
+builder.Services.AddHostedService<DrainOnStop>();
+builder.Services.AddHealthChecks()
+    .AddDbContextCheck<AppDbContext>(tags: ["ready"])
+    .AddCheck<DrainHealthCheck>("draining", tags: ["ready"]);
 
 var app = builder.Build();
 
@@ -79,6 +84,14 @@ if (args.Contains("migrate"))
 
 app.UseExceptionHandler();
 app.UseStatusCodePages();
+// While draining, every answer closes its connection, so the proxy stops reusing it (no request
+// sent on a connection just as it is closed).
+var drain = app.Services.GetRequiredService<DrainState>();
+app.Use((context, next) =>
+{
+    if (drain.Draining) context.Response.Headers.Connection = "close";
+    return next(context);
+});
 
 app.MapInfoEndpoints();
 app.MapProductEndpoints();

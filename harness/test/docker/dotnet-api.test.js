@@ -4,6 +4,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, freePort, Project, secretsReady, STAND_INS } from './helpers.js';
+import { hardeningProblems } from './hardened.js';
+import { nginxErrorProblems } from './nginx-errors.js';
 
 const { skip, failed } = await engine();
 
@@ -46,5 +48,25 @@ describe(`dotnet-api on Docker Compose v2 with compose.postgres.yaml ${STAND_INS
     assert.equal(res.stdout.trim(), 'f', 'products_app exists and is no superuser');
     const env = project.inspect(project.containers('app')[0]).Config.Env;
     assert.ok(env.includes('ConnectionStrings__Postgres=Host=postgres;Username=products_app;Database=products'));
+  });
+
+  // Compose starts the one-shot migrator again on `up --scale`: up to date, it checks as the app's
+  // login and leaves the superuser's alone.
+  test(`up --scale runs the migrator again as the app's login only ${STAND_INS}`, () => {
+    project.run(['up', '-d', '--no-recreate', '--wait', '--scale', 'app=2'], { timeout: 300_000 });
+    const log = project.run(['logs', '--no-log-prefix', 'migrator']).stdout;
+    assert.match(log, /Up to date, checked as products_app .*the administrator's login not used/);
+    assert.equal((log.match(/Migrations applied/g) ?? []).length, 1, 'migrated as the administrator once, at the first up');
+    project.run(['up', '-d', '--no-recreate', '--wait', '--scale', 'app=1'], { timeout: 300_000 });
+  });
+
+  test(`every container hardened: non-root, no capability, no-new-privileges, read-only root ${STAND_INS}`, () => {
+    const { problems, lines } = hardeningProblems(project, { proxy: 'nginx' });
+    console.log(`  dotnet-api containers ${STAND_INS}:\n    ${lines.join('\n    ')}`);
+    assert.deepEqual(problems, []);
+  });
+
+  test(`nginx 1.30's own errors are problem+json ${STAND_INS}`, async () => {
+    assert.deepEqual(await nginxErrorProblems(base), []);
   });
 });

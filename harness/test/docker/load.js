@@ -47,3 +47,67 @@ export function startLoad(url, { concurrency = 8, maxSeconds = 120, maxRequests 
 export function describeStats(s) {
   return `${s.ok} ok, ${s.failed} failed (statuses ${JSON.stringify(s.statuses)}, errors ${JSON.stringify(s.errors)})`;
 }
+
+/**
+ * A bounded GET + POST load through one base URL: `concurrency` loops of GETs and as many of POSTs
+ * (each POST carrying a unique id `<prefix>-<n>` made into a body by `post.body(id)`), each loop
+ * pausing `pauseMs` between requests, until stop() or maxSeconds. Counts per method; keeps the ids
+ * of the POSTs answered 2xx (acknowledged) and of the others (failed at the client).
+ * @param {string} base
+ * @param {{ get: string, post: { path: string, body: (id: string) => object }, prefix: string,
+ *   concurrency?: number, pauseMs?: number, maxSeconds?: number }} options
+ */
+export function startMixedLoad(base, { get, post, prefix, concurrency = 4, pauseMs = 20, maxSeconds = 300 }) {
+  const method = () => ({ ok: 0, failed: 0, statuses: {}, errors: {} });
+  const stats = { get: method(), post: method(), acked: [], failedIds: [] };
+  const deadline = Date.now() + maxSeconds * 1000;
+  let stopped = false;
+  let n = 0;
+  const count = (m, res, err) => {
+    if (res) m.statuses[res.status] = (m.statuses[res.status] ?? 0) + 1;
+    else m.errors[err.cause?.code ?? err.name] = (m.errors[err.cause?.code ?? err.name] ?? 0) + 1;
+  };
+  async function loop(isPost) {
+    while (!stopped && Date.now() < deadline) {
+      const id = `${prefix}-${++n}`;
+      const m = isPost ? stats.post : stats.get;
+      let res;
+      try {
+        res = await fetch(isPost ? `${base}${post.path}` : `${base}${get}`, {
+          method: isPost ? 'POST' : 'GET',
+          headers: isPost ? { 'content-type': 'application/json' } : {},
+          body: isPost ? JSON.stringify(post.body(id)) : undefined,
+          signal: AbortSignal.timeout(40_000),
+        });
+        await res.arrayBuffer();
+        count(m, res);
+      } catch (err) {
+        count(m, null, err);
+      }
+      const ok = res?.ok ?? false;
+      if (ok) m.ok++;
+      else m.failed++;
+      if (isPost) (ok ? stats.acked : stats.failedIds).push(id);
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  }
+  const loops = [
+    ...Array.from({ length: concurrency }, () => loop(false)),
+    ...Array.from({ length: concurrency }, () => loop(true)),
+  ];
+  return {
+    stats,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+      return stats;
+    },
+  };
+}
+
+export function describeMixed(s) {
+  const failures = (m) =>
+    m.failed ? ` (statuses ${JSON.stringify(m.statuses)}, errors ${JSON.stringify(m.errors)})` : '';
+  const one = (m) => `${m.ok} ok, ${m.failed} failed${failures(m)}`;
+  return `GET ${one(s.get)}; POST ${one(s.post)}`;
+}

@@ -4,6 +4,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engine, freePort, waitFor, Project, secretsReady, STAND_INS } from './helpers.js';
+import { hardeningProblems } from './hardened.js';
+import { nginxErrorProblems } from './nginx-errors.js';
 
 const { skip, failed } = await engine();
 
@@ -42,5 +44,15 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
       return logs.split('\n').find((l) => l.includes('mongodb connect failed, retrying'));
     }, { what: 'a log line saying MongoDB is not there', timeoutMs: 20_000 });
     console.log(`  node-cluster's log ${STAND_INS}: ${line}`);
+  });
+
+  test(`every container hardened: non-root, no capability, no-new-privileges, read-only root ${STAND_INS}`, () => {
+    const { problems, lines } = hardeningProblems(project, { proxy: 'nginx' });
+    console.log(`  node-cluster containers ${STAND_INS}:\n    ${lines.join('\n    ')}`);
+    assert.deepEqual(problems, []);
+  });
+
+  test(`nginx 1.30's own errors are problem+json ${STAND_INS}`, async () => {
+    assert.deepEqual(await nginxErrorProblems(base), []);
   });
 });

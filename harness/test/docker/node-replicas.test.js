@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, dockerOk, Project, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
+import { hardeningProblems } from './hardened.js';
+import { nginxErrorProblems, checkAll } from './nginx-errors.js';
 
 const { skip, failed } = await engine();
 
@@ -47,6 +49,16 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
     assert.equal(health.status, 200);
     const nginxLog = project.run(['logs', 'nginx']).stdout;
     assert.doesNotMatch(nginxLog, /setrlimit/, 'nginx got the open files it asks for (compose ulimits)');
+  });
+
+  test(`every container hardened: non-root, no capability, no-new-privileges, read-only root ${STAND_INS}`, () => {
+    const { problems, lines } = hardeningProblems(project, { proxy: 'nginx' });
+    console.log(`  node-replicas containers ${STAND_INS}:\n    ${lines.join('\n    ')}`);
+    assert.deepEqual(problems, []);
+  });
+
+  test(`nginx 1.30's own errors are problem+json ${STAND_INS}`, async () => {
+    assert.deepEqual(await nginxErrorProblems(base), []);
   });
 
   test(`a replica stopped under load: no failed GET, in 5 of 5 events ${STAND_INS}`, async () => {
@@ -102,6 +114,21 @@ describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
     await project.step('app', 'docker compose stop app', () => project.run(['stop', 'app']));
     assert.deepEqual(await Promise.all(inFlight), Array(8).fill(200), 'every request in flight answered 200');
     for (const id of ids) assert.equal(state(id).ExitCode, 0, `${id.slice(0, 12)} exited 0`);
+  });
+
+  // After the stop above no replica is left: nginx holds addresses that vanished (connects time out)
+  // until it re-resolves to none. Its own 502/504 then, as problem+json, for a GET and a POST.
+  test(`every replica down: nginx answers 502/504 as problem+json ${STAND_INS}`, async () => {
+    const send = (init) => async () => {
+      const res = await fetch(`${base}/echo`, { signal: AbortSignal.timeout(40_000), ...init });
+      return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text() };
+    };
+    const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+    for (const [what, init] of [['a GET', { method: 'GET' }], ['a POST', post]]) {
+      const got = await send(init)();
+      assert.ok([502, 504].includes(got.status), `${what}: ${got.status} ${got.body}`);
+      assert.deepEqual(await checkAll([[what, got.status, async () => got]]), []);
+    }
   });
 
   test(`kill vs crash: docker kill stays down, a crash comes back (on-failure, unless-stopped) ${STAND_INS}`, async () => {

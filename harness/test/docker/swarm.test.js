@@ -9,37 +9,18 @@ import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STA
 import { startLoad, describeStats } from './load.js';
 import YAML from 'yaml';
 import { REPO_ROOT } from '../../lib/repo-root.js';
+import { hardeningOf } from './hardened.js';
 
 const { skip, failed } = await engine();
 const SAMPLES = ['node-replicas', 'node-cluster', 'dotnet-api'];
 
-// A third file on top of dotnet-api's two: PostgreSQL 18 beside its sqlserver service, which is
-// scaled to 0 (no SQL Server image can be built here). Swarm's loader appends a healthcheck's test
-// list instead of replacing it, and takes neither compose.postgres.yaml's profiles nor its !override,
-// hence a service of its own.
-const POSTGRES_FOR_SQLSERVER = YAML.stringify({
-  services: {
-    sqlserver: { deploy: { replicas: 0 } },
-    postgres: {
-      image: 'postgres:18',
-      environment: { POSTGRES_PASSWORD_FILE: '/run/secrets/mssql_sa_password', POSTGRES_DB: 'products' },
-      secrets: ['mssql_sa_password'],
-      healthcheck: { test: ['CMD', 'pg_isready', '-U', 'postgres', '-d', 'products'], interval: '5s', timeout: '3s', retries: 12 },
-      // As sqlserver's in compose.swarm.yaml: a virtual IP needs IPVS, which this kernel lacks.
-      deploy: { endpoint_mode: 'dnsrr' },
-    },
-    migrator: { environment: { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=postgres;Username=postgres;Database=products' } },
-    app: { environment: { Database__Provider: 'Postgres', ConnectionStrings__Postgres: 'Host=postgres;Username=products_app;Database=products' } },
-  },
-});
-
 // `docker stack config|deploy -c compose.yaml -c compose.swarm.yaml`, run in the sample's folder;
-// `extra`: one more file on top, from standard input.
-function stack(sample, verb, name, { env = {}, extra = '', timeout = 240_000 } = {}) {
-  const args = ['-c', 'compose.yaml', '-c', 'compose.swarm.yaml', ...(extra ? ['-c', '-'] : [])];
+// `extra`: more files of the sample's on top.
+function stack(sample, verb, name, { env = {}, extra = [], timeout = 240_000 } = {}) {
+  const args = ['compose.yaml', 'compose.swarm.yaml', ...extra].flatMap((f) => ['-c', f]);
   // Detached: the tests wait for what answers (a one-shot migrator never "converges").
   const cmd = verb === 'config' ? ['stack', 'config', ...args] : ['stack', 'deploy', '--detach=true', ...args, name];
-  const res = docker(cmd, { cwd: path.join(REPO_ROOT, sample), input: extra || undefined, env, timeout });
+  const res = docker(cmd, { cwd: path.join(REPO_ROOT, sample), env, timeout });
   if (res.status !== 0) throw new Error(`docker stack ${verb} ${sample}: ${(res.stderr || res.stdout).trim().split('\n').slice(-3).join(' | ')}`);
   return res.stdout;
 }
@@ -86,9 +67,9 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     try {
-      stack('node-replicas', 'deploy', 'lab-nr', { env: { HTTP_PORT: String(port), REPLICAS: '4' } });
+      stack('node-replicas', 'deploy', 'lab-nr', { env: { HTTP_PORT: String(port), REPLICAS: '2' } });
       const running = () => docker(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=lab-nr_app', '--filter', 'health=healthy']).stdout.trim().split('\n').filter(Boolean).length;
-      await waitFor(() => running() === 4, { what: '4 healthy app tasks', timeoutMs: 90_000 });
+      await waitFor(() => running() === 2, { what: '2 healthy app tasks', timeoutMs: 90_000 });
       await waitFor(async () => (await fetch(`${base}/`)).status === 200, { what: 'GET / through nginx', timeoutMs: 60_000 });
       const load = startLoad(`${base}/`, { concurrency: 8, maxSeconds: 240, instances: true });
       const before = new Set(docker(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=lab-nr_app']).stdout.trim().split('\n'));
@@ -99,7 +80,7 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
       console.log(`  Swarm rolling update under load ${STAND_INS}: ${describeStats(stats)}`);
       assert.equal(update.status, 0, `service update: ${update.stderr.trim().split('\n').at(-1)} (${lastTaskError('lab-nr_app')})`);
       const now = docker(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=lab-nr_app']).stdout.trim().split('\n');
-      assert.equal(now.length, 4);
+      assert.equal(now.length, 2);
       assert.ok(now.every((id) => !before.has(id)), 'every task was replaced');
       assert.equal(stats.failed, 0, describeStats(stats));
     } finally {
@@ -119,12 +100,26 @@ describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
     }
   });
 
-  test(`dotnet-api: deployed with PostgreSQL 18 beside sqlserver (scaled to 0); products through nginx ${STAND_INS}`, async () => {
+  test(`dotnet-api: deployed with compose.swarm.postgres.yaml (sqlserver scaled to 0); the seed through nginx; tasks hardened ${STAND_INS}`, async () => {
     const port = await freePort();
     try {
-      stack('dotnet-api', 'deploy', 'lab-dn', { env: { HTTP_PORT: String(port), REPLICAS: '1', CPUS: '1' }, extra: POSTGRES_FOR_SQLSERVER });
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/products`)).status === 200,
-        { what: 'GET /products through nginx', timeoutMs: 120_000 }).catch((err) => { throw new Error(`${err.message}; migrator: ${lastTaskError('lab-dn_migrator')}; app: ${lastTaskError('lab-dn_app')}`); });
+      stack('dotnet-api', 'deploy', 'lab-dn', { env: { HTTP_PORT: String(port), REPLICAS: '1', CPUS: '1' }, extra: ['compose.swarm.postgres.yaml'] });
+      // The body, not only the status: the seed is there, read through nginx by the app's login.
+      const items = await waitFor(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/products?pageSize=3`);
+        return res.status === 200 ? (/** @type {any} */ (await res.json())).items : undefined;
+      }, { what: 'GET /products through nginx', timeoutMs: 120_000 }).catch((err) => { throw new Error(`${err.message}; migrator: ${lastTaskError('lab-dn_migrator')}; app: ${lastTaskError('lab-dn_app')}`); });
+      assert.deepEqual(items.map((i) => i.sku), ['SKU-0001', 'SKU-0002', 'SKU-0003']);
+      // What Swarm keeps of compose.yaml's hardening (it drops security_opt), and the secrets' modes.
+      for (const service of ['app', 'nginx', 'postgres']) {
+        const id = docker(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=lab-dn_${service}`]).stdout.trim().split('\n')[0];
+        const h = hardeningOf(id);
+        assert.equal(h.readOnly, true, `${service}: read-only root`);
+        assert.ok(h.capDrop.includes('ALL'), `${service}: cap_drop ALL`);
+        assert.ok(h.nonRoot, `${service}: every process non-root (${h.uids})`);
+      }
+      const app = docker(['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=lab-dn_app']).stdout.trim().split('\n')[0];
+      assert.equal(dockerOk(['exec', app, 'stat', '-c', '%u %a', '/run/secrets/db_app_password']).trim(), '1654 400', 'the app\'s secret: its user\'s, mode 0400');
     } finally {
       await removeStack('lab-dn');
     }

@@ -23,6 +23,15 @@ const itemSchema = new mongoose.Schema(
       validate: { validator: Number.isInteger, message: 'quantity must be an integer' },
       default: 0,
     },
+    // A client-chosen id for the POST that created the item. Not unique on purpose: a replayed
+    // POST would show up as a second item with the same id, which is what the drills count (here
+    // the unique name answers such a replay with a 409 instead). Indexed for the count by prefix.
+    requestId: {
+      type: String,
+      maxlength: [64, 'requestId must be at most 64 characters'],
+      match: [/^[A-Za-z0-9._:-]+$/, 'requestId may hold only letters, digits and . _ : -'],
+      index: true,
+    },
   },
   {
     timestamps: true,

@@ -29,7 +29,7 @@ items.get('/:id', async (req, res) => {
 });
 
 items.post('/', async (req, res) => {
-  const doc = await Item.create(pickItemFields(req.body));
+  const doc = await Item.create(pickItemFields(req.body, { create: true }));
   res.status(201).location(`${req.baseUrl}/${doc.id}`).json(doc);
 });
 

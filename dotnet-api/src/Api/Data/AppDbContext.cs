@@ -10,6 +10,7 @@ public abstract class AppDbContext(DbContextOptions options) : DbContext(options
     public const int SkuMaxLength = 64;
     public const int NameMaxLength = 200;
     public const int DescriptionMaxLength = 2000;
+    public const int RequestIdMaxLength = 64;
 
     public DbSet<Product> Products => Set<Product>();
 
@@ -22,6 +23,9 @@ public abstract class AppDbContext(DbContextOptions options) : DbContext(options
         product.Property(p => p.Price).HasPrecision(18, 2);
         product.Property(p => p.Version).IsConcurrencyToken();
         product.HasIndex(p => p.Sku).IsUnique();
+        product.Property(p => p.RequestId).HasMaxLength(RequestIdMaxLength);
+        // Not unique on purpose (see Product.RequestId); indexed so a count by id prefix stays cheap.
+        product.HasIndex(p => p.RequestId);
     }
 }
 

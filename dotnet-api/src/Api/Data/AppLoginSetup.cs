@@ -1,9 +1,12 @@
 using System.Data.Common;
 using Microsoft.EntityFrameworkCore;
+using Microsoft.EntityFrameworkCore.Migrations;
 
 namespace Api.Data;
 
-// The login the app connects as, with only the rights it needs: read and write the Products table.
+// The login the app connects as, with only the rights it needs: read and write the Products table,
+// and read which migrations are applied (so the migrator can tell, as this login, that it has
+// nothing to do).
 // The migrator, connected as the database's administrator, creates it (or resets its password)
 // after the migrations. Names and passwords are quoted by the database server itself
 // (format('%I', '%L') in PostgreSQL, QUOTENAME in SQL Server), never by string concatenation here.
@@ -18,8 +21,9 @@ public static class AppLoginSetup
             || ' ROLE %1$I WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %2$L;'
             || ' REVOKE ALL ON DATABASE %3$I FROM PUBLIC; GRANT CONNECT ON DATABASE %3$I TO %1$I;'
             || ' REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO %1$I;'
-            || ' GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE %4$I TO %1$I;',
-            @login, @password, current_database(), @table) END
+            || ' GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE %4$I TO %1$I;'
+            || ' GRANT SELECT ON TABLE %5$I TO %1$I;',
+            @login, @password, current_database(), @table, @history) END
         """;
 
     // SQL Server (the compose file's database; runs only there): a login, its user in this database,
@@ -30,6 +34,7 @@ public static class AppLoginSetup
             + N' LOGIN ' + QUOTENAME(@login) + N' WITH PASSWORD = ' + QUOTENAME(@password, '''') + N';';
         IF USER_ID(@login) IS NULL SET @sql += N' CREATE USER ' + QUOTENAME(@login) + N' FOR LOGIN ' + QUOTENAME(@login) + N';';
         SET @sql += N' GRANT SELECT, INSERT, UPDATE, DELETE ON ' + QUOTENAME(@table) + N' TO ' + QUOTENAME(@login) + N';';
+        SET @sql += N' GRANT SELECT ON ' + QUOTENAME(@history) + N' TO ' + QUOTENAME(@login) + N';';
         EXEC sys.sp_executesql @sql;
         """;
 
@@ -73,7 +78,7 @@ public static class AppLoginSetup
     {
         var command = connection.CreateCommand();
         command.CommandText = sql;
-        foreach (var (name, value) in new[] { ("login", login.Name), ("password", login.Password), ("table", table) })
+        foreach (var (name, value) in new[] { ("login", login.Name), ("password", login.Password), ("table", table), ("history", HistoryRepository.DefaultTableName) })
         {
             var parameter = command.CreateParameter();
             parameter.ParameterName = name;

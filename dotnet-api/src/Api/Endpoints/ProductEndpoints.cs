@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using Api.Data;
 using Microsoft.EntityFrameworkCore;
 
@@ -9,9 +10,10 @@ public static class ProductEndpoints
     public const int MaxPageSize = 500;
     public const int MaxPage = 1_000_000;
 
-    public sealed record ProductDto(int Id, string Sku, string Name, string? Description, decimal Price, int Version)
+    public sealed record ProductDto(int Id, string Sku, string Name, string? Description, decimal Price, int Version,
+        [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] string? RequestId)
     {
-        public static ProductDto From(Product p) => new(p.Id, p.Sku, p.Name, p.Description, p.Price, p.Version);
+        public static ProductDto From(Product p) => new(p.Id, p.Sku, p.Name, p.Description, p.Price, p.Version, p.RequestId);
     }
 
     public static void MapProductEndpoints(this IEndpointRouteBuilder app)
@@ -29,7 +31,7 @@ public static class ProductEndpoints
                 .OrderBy(x => x.Id)
                 .Skip((p - 1) * size)
                 .Take(size)
-                .Select(x => new ProductDto(x.Id, x.Sku, x.Name, x.Description, x.Price, x.Version))
+                .Select(x => new ProductDto(x.Id, x.Sku, x.Name, x.Description, x.Price, x.Version, x.RequestId))
                 .ToListAsync(ct);
             return Results.Ok(new { page = p, pageSize = size, items });
         });
@@ -43,11 +45,12 @@ public static class ProductEndpoints
 
         products.MapPost("/", async (ProductInput input, AppDbContext db, CancellationToken ct) =>
         {
-            var errors = input.Validate();
+            var errors = input.Validate(skuRequired: false);
             if (errors.Count > 0) return Results.ValidationProblem(errors);
             var product = new Product
             {
-                Sku = input.Sku!, Name = input.Name!, Description = input.Description, Price = input.Price!.Value,
+                Sku = input.Sku ?? ProductInput.GeneratedSku(), Name = input.Name!, Description = input.Description,
+                Price = input.Price!.Value, RequestId = input.RequestId,
             };
             db.Products.Add(product);
             await db.SaveChangesAsync(ct);

@@ -5,7 +5,9 @@ namespace Api.Endpoints;
 
 public sealed class ProductInput
 {
-    [Required, StringLength(AppDbContext.SkuMaxLength, MinimumLength = 1)]
+    // Required on PUT; on POST a missing sku is generated (GeneratedSku), so a write can be sent
+    // without inventing a unique value, as the drills' POSTs are.
+    [StringLength(AppDbContext.SkuMaxLength, MinimumLength = 1)]
     public string? Sku { get; set; }
 
     [Required, StringLength(AppDbContext.NameMaxLength, MinimumLength = 1)]
@@ -22,11 +24,24 @@ public sealed class ProductInput
     [Range(0, int.MaxValue)]
     public int? Version { get; set; }
 
+    // POST only (PUT leaves the stored one as it is): a client-chosen id for this request, stored
+    // as given in a column that is not unique, so a replayed POST is visible as a second row.
+    [StringLength(AppDbContext.RequestIdMaxLength, MinimumLength = 1)]
+    [RegularExpression("^[A-Za-z0-9._:-]+$",
+        ErrorMessage = "The field RequestId may hold only letters, digits and . _ : - (at most 64).")]
+    public string? RequestId { get; set; }
+
+    public static string GeneratedSku() => "P-" + Guid.NewGuid().ToString("N");
+
     // DataAnnotations, with camelCase field names as the JSON uses them.
-    public Dictionary<string, string[]> Validate()
+    public Dictionary<string, string[]> Validate(bool skuRequired = true)
     {
         var results = new List<ValidationResult>();
         Validator.TryValidateObject(this, new ValidationContext(this), results, validateAllProperties: true);
+        if ((skuRequired || Sku is not null) && string.IsNullOrWhiteSpace(Sku))
+        {
+            results.Add(new ValidationResult("The Sku field is required and must not be blank.", [nameof(Sku)]));
+        }
         // numeric(18,2) would round silently; say so instead.
         if (Price is { } price && decimal.Round(price, 2) != price)
         {

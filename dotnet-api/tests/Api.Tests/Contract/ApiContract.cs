@@ -159,15 +159,19 @@ public abstract class ApiContract(ApiFactory factory, DatabaseProvider expected)
     }
 
     [Theory]
-    [InlineData("{\"name\":\"n\",\"price\":1}", "sku")]
     [InlineData("{\"sku\":\"\",\"name\":\"n\",\"price\":1}", "sku")]
+    [InlineData("{\"sku\":\"  \",\"name\":\"n\",\"price\":1}", "sku")]
+    [InlineData("{\"name\":\"n\",\"price\":1,\"requestId\":\"\"}", "requestId")]
+    [InlineData("{\"name\":\"n\",\"price\":1,\"requestId\":\"has space\"}", "requestId")]
+    [InlineData("{\"name\":\"n\",\"price\":1,\"requestId\":\"quote'\"}", "requestId")]
+    [InlineData("{\"name\":\"n\",\"price\":1,\"requestId\":\"0123456789012345678901234567890123456789012345678901234567890123x\"}", "requestId")]
     [InlineData("{\"sku\":\"s\",\"price\":1}", "name")]
     [InlineData("{\"sku\":\"s\",\"name\":\"   \",\"price\":1}", "name")]
     [InlineData("{\"sku\":\"s\",\"name\":\"n\"}", "price")]
     [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":-0.01}", "price")]
     [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":1000000001}", "price")]
     [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":1.234}", "price")]
-    [InlineData("{}", "sku")]
+    [InlineData("{}", "name")]
     public async Task Invalid_products_are_400_naming_the_fields(string body, string field) =>
         await ProblemAssert.HasFieldErrors(await _http.PostAsync("/products", Json(body)), field);
 
@@ -192,6 +196,8 @@ public abstract class ApiContract(ApiFactory factory, DatabaseProvider expected)
     [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":\"abc\"}")]
     [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":1e400}")]
     [InlineData("{\"sku\":{\"$ne\":null},\"name\":\"n\",\"price\":1}")]
+    [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":1,\"requestId\":42}")]
+    [InlineData("{\"sku\":\"s\",\"name\":\"n\",\"price\":1,\"requestId\":[\"a\"]}")]
     [InlineData("null")]
     [InlineData("")]
     public async Task Malformed_json_is_400(string body)
@@ -206,6 +212,50 @@ public abstract class ApiContract(ApiFactory factory, DatabaseProvider expected)
         var text = new StringContent("{\"sku\":\"s\"}", Encoding.UTF8, "text/plain");
         await ProblemAssert.IsProblem(await _http.PostAsync("/products", text), HttpStatusCode.UnsupportedMediaType);
         await ProblemAssert.IsProblem(await _http.PostAsync("/api", Json("{}")), HttpStatusCode.MethodNotAllowed);
+    }
+
+    [Fact]
+    public async Task Post_without_sku_gets_a_generated_one_and_keeps_the_request_id()
+    {
+        var requestId = "drill-" + Guid.NewGuid().ToString("N");
+        var response = await _http.PostAsJsonAsync("/products", new { name = "drill", price = 1m, requestId });
+        Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+        var created = await response.Content.ReadFromJsonAsync<JsonElement>();
+        Assert.StartsWith("P-", created.GetProperty("sku").GetString());
+        Assert.Equal(requestId, created.GetProperty("requestId").GetString());
+        var read = await _http.GetFromJsonAsync<JsonElement>($"/products/{created.GetProperty("id").GetInt32()}");
+        Assert.Equal(requestId, read.GetProperty("requestId").GetString());
+    }
+
+    // What the drills count: the request id is not unique, so the same POST sent twice is two rows.
+    [Fact]
+    public async Task The_same_request_id_twice_is_stored_twice()
+    {
+        var requestId = "replay-" + Guid.NewGuid().ToString("N");
+        var ids = new List<int>();
+        for (var i = 0; i < 2; i++)
+        {
+            var response = await _http.PostAsJsonAsync("/products", new { name = "replayed", price = 1m, requestId });
+            Assert.Equal(HttpStatusCode.Created, response.StatusCode);
+            ids.Add((await response.Content.ReadFromJsonAsync<JsonElement>()).GetProperty("id").GetInt32());
+        }
+        Assert.NotEqual(ids[0], ids[1]);
+        foreach (var id in ids)
+        {
+            var read = await _http.GetFromJsonAsync<JsonElement>($"/products/{id}");
+            Assert.Equal(requestId, read.GetProperty("requestId").GetString());
+        }
+    }
+
+    [Fact]
+    public async Task Put_needs_a_sku_and_leaves_the_request_id_alone()
+    {
+        var response = await _http.PostAsJsonAsync("/products", new { name = "kept", price = 1m, requestId = "keep-me" });
+        var id = (await response.Content.ReadFromJsonAsync<JsonElement>()).GetProperty("id").GetInt32();
+        await ProblemAssert.HasFieldErrors(await _http.PutAsJsonAsync($"/products/{id}", new { name = "x", price = 1m }), "sku");
+        var put = await _http.PutAsJsonAsync($"/products/{id}", new { sku = NewSku(), name = "x", price = 1m, requestId = "other" });
+        Assert.Equal(HttpStatusCode.OK, put.StatusCode);
+        Assert.Equal("keep-me", (await put.Content.ReadFromJsonAsync<JsonElement>()).GetProperty("requestId").GetString());
     }
 
     [Fact]

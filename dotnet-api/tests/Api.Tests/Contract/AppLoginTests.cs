@@ -4,8 +4,8 @@ using Npgsql;
 namespace Api.Tests.Contract;
 
 // The login the migrator creates for the app, on a real PostgreSQL server with password
-// authentication: it can read and write Products and nothing else. (The whole PostgreSQL contract,
-// ApiContract, already runs as this login.)
+// authentication: it can read and write Products, read which migrations are applied, and nothing
+// else. (The whole PostgreSQL contract, ApiContract, already runs as this login.)
 [Collection("postgres")]
 public sealed class AppLoginTests(PostgresApi api)
 {
@@ -36,13 +36,31 @@ public sealed class AppLoginTests(PostgresApi api)
     [InlineData("""DROP TABLE "Products" """)]
     [InlineData("""ALTER TABLE "Products" ADD COLUMN extra int""")]
     [InlineData("""TRUNCATE "Products" """)]
-    [InlineData("""SELECT count(*) FROM "__EFMigrationsHistory" """)]
+    [InlineData("""DELETE FROM "__EFMigrationsHistory" """)]
+    [InlineData("""INSERT INTO "__EFMigrationsHistory" VALUES ('x', 'y')""")]
     [InlineData("CREATE ROLE intruder LOGIN")]
     [InlineData("CREATE DATABASE intruder")]
     public async Task Is_refused_everything_else(string sql)
     {
         var e = await Assert.ThrowsAsync<PostgresException>(() => AsApp(sql));
         Assert.True(e.SqlState is PostgresErrorCodes.InsufficientPrivilege, $"{sql}: {e.SqlState} {e.MessageText}");
+    }
+
+    [Fact]
+    public async Task Reads_which_migrations_are_applied()
+    {
+        Assert.True((long)(await AsApp("""SELECT count(*) FROM "__EFMigrationsHistory" """))! >= 2);
+    }
+
+    // What `docker compose up --scale` does to the migrator: it runs again. Up to date, it checks as
+    // the app's login and never uses the administrator's: a wrong one does not stop it.
+    [Fact]
+    public async Task Migrating_again_when_up_to_date_needs_no_administrator()
+    {
+        await api.MigrateAsAdminAsync(PostgresApi.AppUser, api.AppPassword, adminPassword: "not-the-superusers-password");
+        // Without a working app login it falls back on the administrator, whose wrong password fails.
+        await Assert.ThrowsAsync<PostgresException>(() =>
+            api.MigrateAsAdminAsync("not_yet_there", "Pw-" + Guid.NewGuid().ToString("N"), adminPassword: "not-the-superusers-password"));
     }
 
     [Fact]

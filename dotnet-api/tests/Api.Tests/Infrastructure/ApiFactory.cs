@@ -60,11 +60,13 @@ public sealed class PostgresApi : IAsyncLifetime
     public Task InitializeAsync() => MigrateAsAdminAsync(AppUser, AppPassword);
 
     // `migrate` as the superuser, creating (or resetting) `user` with `password` from a secret file.
-    public async Task MigrateAsAdminAsync(string user, string password)
+    // adminPassword: another one than the superuser's, to show what runs without it.
+    public async Task MigrateAsAdminAsync(string user, string password, string? adminPassword = null)
     {
         var file = Path.Combine(_secrets, $"{user}.txt");
         await File.WriteAllTextAsync(file, password + "\n");
-        await using var admin = new ApiFactory("Postgres", Server.ConnectionString(Database),
+        var connection = adminPassword is null ? Server.ConnectionString(Database) : Server.ConnectionString(Database, "postgres", adminPassword);
+        await using var admin = new ApiFactory("Postgres", connection,
             new() { ["DB_APP_USER"] = user, ["DB_APP_PASSWORD_FILE"] = file });
         await admin.MigrateAsync();
     }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net;
 using System.Net.Http.Json;
 using System.Text.Json;
@@ -25,6 +26,33 @@ public sealed class ProcessTests
         }
         Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
         await Assert.ThrowsAsync<HttpRequestException>(() => api.Http.GetAsync("/api"));
+    }
+
+    // A stop from outside with Shutdown__DrainDelaySeconds (compose): the process serves on for the
+    // delay — reads and writes — saying not ready and closing each connection, then exits 0.
+    [Fact]
+    public async Task Sigterm_with_a_drain_delay_serves_on_not_ready_then_exits_0()
+    {
+        await using var api = await ApiProcess.StartAsync(new() { ["Shutdown__DrainDelaySeconds"] = "3" });
+        var stopwatch = Stopwatch.StartNew();
+        api.Terminate();
+        await api.WaitForOutputAsync("not ready, serving on for 3 s", 1, TimeSpan.FromSeconds(10));
+        var rounds = 0;
+        while (stopwatch.Elapsed < TimeSpan.FromSeconds(2))
+        {
+            using var fresh = new HttpClient { BaseAddress = api.Http.BaseAddress };
+            var ready = await fresh.GetAsync("/health/ready");
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, ready.StatusCode);
+            var read = await fresh.GetAsync("/api");
+            Assert.Equal(HttpStatusCode.OK, read.StatusCode);
+            Assert.Contains("close", read.Headers.Connection);
+            var write = await fresh.PostAsJsonAsync("/products", new { name = "during drain", price = 1m, requestId = $"drain-{rounds}" });
+            Assert.Equal(HttpStatusCode.Created, write.StatusCode);
+            rounds++;
+        }
+        Assert.True(rounds >= 3, $"served on during the delay ({rounds} rounds)");
+        Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
+        Assert.True(stopwatch.Elapsed >= TimeSpan.FromSeconds(3), $"exited only after the delay ({stopwatch.Elapsed})");
     }
 
     [Fact]
@@ -138,6 +166,7 @@ public sealed class ProcessTests
     [InlineData("Runtime__MinWorkerThreads", "-4", "Runtime:MinWorkerThreads must be")]
     [InlineData("Runtime__MinWorkerThreads", "lots", "Runtime:MinWorkerThreads")]
     [InlineData("Shutdown__TimeoutSeconds", "-1", "Shutdown:TimeoutSeconds must be")]
+    [InlineData("Shutdown__DrainDelaySeconds", "20", "Shutdown:DrainDelaySeconds must be")]
     public void Bad_configuration_stops_at_start_up_with_a_message(string key, string value, string message)
     {
         var dir = Directory.CreateTempSubdirectory("dotnet-api-conf-").FullName;

@@ -79,6 +79,19 @@ public sealed class UnitTests
             ["Runtime:MinWorkerThreads"] = "64", ["Shutdown:TimeoutSeconds"] = "12",
         }).Build();
         Assert.Equal(new RuntimeSettings(64, TimeSpan.FromSeconds(12)), RuntimeSettings.From(config));
+        var drain = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Shutdown:TimeoutSeconds"] = "20", ["Shutdown:DrainDelaySeconds"] = "12",
+        }).Build();
+        Assert.Equal(TimeSpan.FromSeconds(12), RuntimeSettings.From(drain).DrainDelay);
+        foreach (var (timeout, delay) in new[] { ("20", "20"), ("20", "-1"), ("5", "30") })
+        {
+            var wrong = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+            {
+                ["Shutdown:TimeoutSeconds"] = timeout, ["Shutdown:DrainDelaySeconds"] = delay,
+            }).Build();
+            Assert.Throws<InvalidOperationException>(() => RuntimeSettings.From(wrong));
+        }
 
         var bad = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
         {

@@ -1,0 +1,50 @@
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+
+namespace Api.Hosting;
+
+// Whether the process has been asked to stop and is serving on for the drain delay.
+public sealed class DrainState
+{
+    private volatile bool _draining;
+
+    public bool Draining => _draining;
+
+    public void Begin() => _draining = true;
+}
+
+// On a stop (SIGTERM: docker stop, a scale-down, a rollout), before Kestrel stops accepting: mark
+// the process draining — /health/ready 503, every answer `Connection: close` — and serve on for
+// Shutdown:DrainDelaySeconds, until whoever routes here has stopped (nginx re-resolves the name
+// every 10 s; Swarm takes a task out of its DNS before the signal; Kubernetes takes a pod that is
+// not ready out of its endpoints). StoppingAsync runs before any hosted service's StopAsync, so
+// Kestrel is still accepting meanwhile; then it finishes the requests in flight within what is
+// left of Shutdown:TimeoutSeconds.
+public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, ILogger<DrainOnStop> log) : IHostedLifecycleService
+{
+    public async Task StoppingAsync(CancellationToken cancellationToken)
+    {
+        drain.Begin();
+        log.LogInformation("Stopping: not ready, serving on for {Delay} s before closing", settings.DrainDelay.TotalSeconds);
+        try
+        {
+            await Task.Delay(settings.DrainDelay, cancellationToken);
+        }
+        catch (OperationCanceledException)
+        {
+            // The shutdown timeout ran out during the delay: close now.
+        }
+    }
+
+    public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+}
+
+// Part of /health/ready: unhealthy while draining.
+public sealed class DrainHealthCheck(DrainState drain) : IHealthCheck
+{
+    public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default) =>
+        Task.FromResult(drain.Draining ? HealthCheckResult.Unhealthy("draining") : HealthCheckResult.Healthy());
+}

@@ -1,0 +1,56 @@
+// What the store kept of a load's POSTs, read back the way the bench's drills read it: the sample's
+// compose.yaml x-bench.writes (and x-bench.docker.writes on Docker) names the database service and
+// the command that prints one stored id per line for the ids starting with a prefix, run there
+// with `docker compose exec -T`.
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+
+/** The sample's writes description on Docker: { post, body, service, list }. */
+export function writesOf(sampleDir) {
+  const bench = YAML.parse(fs.readFileSync(path.join(sampleDir, 'compose.yaml'), 'utf8'))['x-bench'];
+  if (!bench.writes) return null;
+  return { ...bench.writes, ...(bench.docker?.writes ?? {}) };
+}
+
+/** The body of one POST for request id `id`: the template's "{id}" filled in. */
+export function bodyFor(writes, id) {
+  return JSON.parse(JSON.stringify(writes.body).replaceAll('{id}', id));
+}
+
+/**
+ * The ids the store holds for `prefix`, one per stored row (a duplicate shows twice). Throws,
+ * naming the store, when it cannot be read.
+ * @param {import('./helpers.js').Project} project
+ */
+export function listStored(project, writes, { prefix, port }) {
+  // Compose text: $$ is one $ once loaded. {port}: the database's own port in its container.
+  const argv = writes.list.map((a) =>
+    a.replaceAll('$$', '$').replaceAll('{prefix}', prefix).replaceAll('{port}', String(port)),
+  );
+  const res = project.run(['exec', '-T', writes.service, ...argv], { check: false, timeout: 60_000 });
+  if (res.status !== 0) {
+    const last = (res.stderr || res.stdout).trim().split('\n').at(-1);
+    throw new Error(`the store (service ${writes.service}) could not be read: ${last}`);
+  }
+  return res.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+}
+
+/**
+ * Acknowledged, stored, lost (acknowledged, not stored), duplicated (stored twice or more), ambiguous
+ * (failed at the client, stored).
+ */
+export function account({ acked, failedIds }, stored) {
+  const times = new Map();
+  for (const id of stored) times.set(id, (times.get(id) ?? 0) + 1);
+  const failed = new Set(failedIds);
+  const sent = new Set([...acked, ...failedIds]);
+  return {
+    acknowledged: acked.length,
+    stored: stored.length,
+    lost: acked.filter((id) => !times.has(id)).length,
+    duplicated: [...times.values()].filter((c) => c > 1).length,
+    ambiguous: [...times.keys()].filter((id) => failed.has(id)).length,
+    unknown: [...times.keys()].filter((id) => !sent.has(id)).length,
+  };
+}
