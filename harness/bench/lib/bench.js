@@ -19,13 +19,22 @@ import { baselineOf } from './questions.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 // The engines the plan's cells name (cell.engine; the run's own where they name none).
-const enginesOf = (plan) => [...new Set(plan.scenarios.flatMap((s) => s.cells).map((c) => c.engine).filter(Boolean))];
+const enginesOf = (plan) => [
+  ...new Set(
+    plan.scenarios
+      .flatMap((s) => s.cells)
+      .map((c) => c.engine)
+      .filter(Boolean),
+  ),
+];
 
 // The load generators the plan's cells use (the drills bring their own client): each gets its ceiling,
 // the paced one too where cells search a capacity or take latency windows at a fixed rate.
 function toolsOf(plan, tool, paced) {
   const cells = plan.scenarios.flatMap((s) => s.cells);
-  const used = cells.map((c) => (c.kind === 'closed' ? c.tool ?? tool : ['count', 'fixedrate'].includes(c.kind) ? c.tool ?? paced : null));
+  const used = cells.map((c) =>
+    c.kind === 'closed' ? (c.tool ?? tool) : ['count', 'fixedrate'].includes(c.kind) ? (c.tool ?? paced) : null,
+  );
   const open = cells.some((c) => c.searchCapacity || c.latencyRounds || c.kind === 'openloop');
   return [...new Set([...used.filter(Boolean), ...(open ? ['paced'] : [])])];
 }
@@ -79,29 +88,60 @@ export async function runBench(ctx, { label, argv, prices }) {
   const unavailable = {}; // engine -> why it could not be opened: its cells are skipped, the run goes on
   for (const name of enginesOf(ctx.plan).filter((x) => x !== engine.record.name)) {
     try {
-      others.set(name, await openEngine({ engine: name, why: 'the plan\'s cells on it' }, { log: (line) => ui.log(line) }));
+      others.set(
+        name,
+        await openEngine({ engine: name, why: "the plan's cells on it" }, { log: (line) => ui.log(line) }),
+      );
     } catch (e) {
       unavailable[name] = e.message.split('\n')[0];
       ui.log(`engine ${name}: not here (${unavailable[name]}); its cells are skipped`);
     }
   }
-  const releaseAll = async () => { for (const e of [engine, ...others.values()]) await e.release(); };
+  const releaseAll = async () => {
+    for (const e of [engine, ...others.values()]) await e.release();
+  };
   let unpin = () => {};
-  onStopSignals(ui, async () => { unpin(); await releaseAll(); });
+  onStopSignals(ui, async () => {
+    unpin();
+    await releaseAll();
+  });
   if (engine.record.name === 'processes') ui.log(`engine: processes (${engine.record.chosen})`);
   if (ctx.whole) await waitForQuiet(ui);
   const startedAt = new Date().toISOString();
-  const { result: { cells, ceilings, isolation }, box, meta } = await measuredAround(ctx, async () => {
+  const {
+    result: { cells, ceilings, isolation },
+    box,
+    meta,
+  } = await measuredAround(ctx, async () => {
     const pinned = pinGenerator(ctx.isolation);
     unpin = pinned.release;
     const iso = pinned.record;
     if (!iso.pinned) ui.log(`NOT pinned: ${'reason' in iso ? iso.reason : 'unknown'}; every result is flagged`);
     const p = ctx.plan.params;
     try {
-      const ceilings = await measureCeilings(toolsOf(ctx.plan, ctx.tool, ctx.pacedTool), { runner: engine.runner, runDir: path.join(ctx.runBase, 'ceiling'), isolation: iso, durationS: Math.max(1, Math.min(p.ceilingS, p.windowS)), onStep: ui.phase });
+      const ceilings = await measureCeilings(toolsOf(ctx.plan, ctx.tool, ctx.pacedTool), {
+        runner: engine.runner,
+        runDir: path.join(ctx.runBase, 'ceiling'),
+        isolation: iso,
+        durationS: Math.max(1, Math.min(p.ceilingS, p.windowS)),
+        onStep: ui.phase,
+      });
       ui.tick(2 * p.ceilingS + 2 + PACED_CEILING_S);
-      const runners = { [engine.record.name]: engine.runner, ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])) };
-      const run = { runner: engine.runner, runners, unavailable, isolation: iso, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, runBase: ctx.runBase, hooks: ui };
+      const runners = {
+        [engine.record.name]: engine.runner,
+        ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])),
+      };
+      const run = {
+        runner: engine.runner,
+        runners,
+        unavailable,
+        isolation: iso,
+        tool: ctx.tool,
+        pacedTool: ctx.pacedTool,
+        ceilings,
+        runBase: ctx.runBase,
+        hooks: ui,
+      };
       return { cells: await runPlan(ctx.plan, run), ceilings, isolation: iso };
     } finally {
       ui.stop();
@@ -111,8 +151,19 @@ export async function runBench(ctx, { label, argv, prices }) {
   });
   const partial = ctx.whole ? '' : ' (partial run)';
   const doc = buildResults({
-    plan: ctx.plan, cells, tool: ctx.tool, pacedTool: ctx.pacedTool, ceilings, isolation, box, meta, startedAt, spread: loadSpread(),
-    label: label ?? `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${ctx.plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
+    plan: ctx.plan,
+    cells,
+    tool: ctx.tool,
+    pacedTool: ctx.pacedTool,
+    ceilings,
+    isolation,
+    box,
+    meta,
+    startedAt,
+    spread: loadSpread(),
+    label:
+      label ??
+      `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${ctx.plan.mode} mode${partial}, ${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${box.stealPct === null ? '' : `, ${box.stealPct}% steal`}${box.busy ? ' (busy)' : ''}`,
     argv,
   });
   doc.protocol.engine = engine.record; // docker | processes, how it was chosen (results.js knows nothing of it)
@@ -120,9 +171,21 @@ export async function runBench(ctx, { label, argv, prices }) {
   doc.protocol.budgetChoice = ctx.budgets;
   doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (generator-heap.js)
   const base = baselineOf(ctx.apps);
-  doc.apps = ctx.apps.map((a) => ({ key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, baseline: a === base, sample: path.relative(REPO_ROOT, a.dir) || a.dir }));
+  doc.apps = ctx.apps.map((a) => ({
+    key: a.key,
+    name: a.name,
+    runtime: a.runtime,
+    framework: a.framework,
+    baseline: a === base,
+    sample: path.relative(REPO_ROOT, a.dir) || a.dir,
+  }));
   withPrices(sanitizeDoc(doc), prices);
-  const files = await writeOutputs(doc, { outDir: ctx.outDir, guidePath: ctx.guidePath, repo: REPO_ROOT, quoteDocs: ctx.reference });
+  const files = await writeOutputs(doc, {
+    outDir: ctx.outDir,
+    guidePath: ctx.guidePath,
+    repo: REPO_ROOT,
+    quoteDocs: ctx.reference,
+  });
   console.log(summaryTable(doc));
   console.log(`\nwrote ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
   const failed = doc.cells.filter((c) => c.status === 'failed');

@@ -8,7 +8,11 @@ import { describeSample } from '../samples.js';
 import { deploymentKey } from '../topologies.js';
 import { availableCpus, formatCpuList } from '../../../runner/index.js';
 
-const sortedEnv = (env) => Object.entries(env).sort().map(([k, v]) => `${k}=${v}`).join(',');
+const sortedEnv = (env) =>
+  Object.entries(env)
+    .sort()
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 
 /**
  * The key of a cell's deployment across budgets: its app, its knobs but the per-instance CPUs, its
@@ -34,7 +38,8 @@ export function cellPlacement(c, iso) {
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Whether a scenario's deployments can be moved between budgets (interleaved, pinned, a Runner with place). */
-export const canPlace = (scenario, runner, iso) => Boolean(scenario.interleaved && iso.pinned && typeof runner?.place === 'function');
+export const canPlace = (scenario, runner, iso) =>
+  Boolean(scenario.interleaved && iso.pinned && typeof runner?.place === 'function');
 
 /**
  * Moves each deployment of a block's cells to where the block wants it, once per change. run.depOf
