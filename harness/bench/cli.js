@@ -33,7 +33,9 @@ const zeroOrPositive = (name) => (v) => (Number(v) === 0 && String(v).trim() !==
 const program = new Command()
   .name('bench')
   .description(
-    'Each app under each scaling strategy at each CPU budget (one process, cluster, PM2, reusePort, replicas behind nginx, .NET), the published experiments; writes a results folder with the verdicts, report and decision guide.',
+    'Each app under each scaling strategy at each CPU budget (one process, cluster, PM2, reusePort, replicas ' +
+      'behind nginx, .NET), the published experiments; writes a results folder with the verdicts, report and ' +
+      'decision guide.',
   )
   .option('--full', 'the long run: longer windows, more rounds, every question, the drills and the experiments', false)
   .addOption(new Option('--scenario <name>', 'run one scenario').choices(Object.keys(SCENARIOS)))
@@ -50,7 +52,8 @@ const program = new Command()
   )
   .option(
     '--budgets <list>',
-    "CPU budgets the verdicts sweep, e.g. 1,2 (default: 1, doubling, and every CPU left after the load generator's; on 2 cores 1 and 2, the generator sharing the second)",
+    "CPU budgets the verdicts sweep, e.g. 1,2 (default: 1, doubling, and every CPU left after the load generator's; " +
+      'on 2 cores 1 and 2, the generator sharing the second)',
   )
   .option(
     '--engine <name>',
@@ -90,7 +93,8 @@ const program = new Command()
   .option('--price-gib-hour <price>', 'your price of one GiB-hour of memory (no default)', positive('--price-gib-hour'))
   .option(
     '--from <results.json>',
-    'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts and guide (make report)',
+    'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts ' +
+      'and guide (make report)',
   )
   // Misuse gets one line (the help is one --help away).
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (bench --help lists the options)\n`) })
@@ -108,7 +112,9 @@ function listPlan(ctx) {
     )
     .join(', ');
   console.log(
-    `engine ${ctx.engineChoice.engine} (${ctx.engineChoice.why}); mode ${plan.mode}: ${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); capacity at p99 ≤ ${p.sloP99Ms} ms in ${p.capacitySteps} steps; generator on CPU ${iso.generatorCpus}`,
+    `engine ${ctx.engineChoice.engine} (${ctx.engineChoice.why}); mode ${plan.mode}: ` +
+      `${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); ` +
+      `capacity at p99 ≤ ${p.sloP99Ms} ms in ${p.capacitySteps} steps; generator on CPU ${iso.generatorCpus}`,
   );
   console.log(`budgets ${budgets}: ${ctx.budgets.why}`);
   console.log(`apps: ${ctx.apps.map((a) => `${a.name} (${a.sample})`).join(', ')}; results to ${ctx.outDir}`);
@@ -117,8 +123,11 @@ function listPlan(ctx) {
     for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
     if (s.comparisons.length) console.log(`  ${s.comparisons.length} verdicts`);
   }
+  const cells = plan.scenarios.reduce((n, s) => n + s.cells.length, 0);
+  const minutes = Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60);
   console.log(
-    `\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ${ctx.pacedTool} for the experiments' fixed rates), about ${Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60)} min`,
+    `\n${cells} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ` +
+      `${ctx.pacedTool} for the experiments' fixed rates), about ${minutes} min`,
   );
   return 0;
 }

@@ -149,9 +149,10 @@ function verdicts({ mode, budgets, params, apps }) {
           if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
           if (metric === 'capacity' && !(params.capacitySteps > 0)) continue;
           const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
+          const rate = atFixedRate ? " at a fixed rate below both sides' capacity" : '';
           questions.push({
             id: `${workload}.b${budget}.${pair.key}.${metric}`,
-            question: `${title}, ${m.title}${atFixedRate ? " at a fixed rate below both sides' capacity" : ''}: ${pair.what}, behind nginx, ${budget} CPU each`,
+            question: `${title}, ${m.title}${rate}: ${pair.what}, behind nginx, ${budget} CPU each`,
             workload,
             comparison: `b${budget}.${pair.key}`,
             strategy: pair.a.strategy.key,
@@ -168,7 +169,17 @@ function verdicts({ mode, budgets, params, apps }) {
       }
     }
   }
-  // A proxied path can't beat the same app direct: checked wherever a scenario has both.
+  const checks = proxyChecks(cells);
+  // Workload by workload, each comparison's two cells side by side (the baseline between its
+  // scaled versions): a pair is measured seconds apart in every round, so the machine's drift
+  // lands on both.
+  // Kept in plan order: by budget, then strategy, each workload's cells beside the baseline they
+  // are compared with (a pair is measured seconds apart in every round).
+  return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
+}
+
+// A proxied path can't beat the same app direct: checked wherever a scenario has both.
+function proxyChecks(cells) {
   const checks = [];
   for (const c of cells.values()) {
     if (!c.topology.viaNginx) continue;
@@ -190,12 +201,7 @@ function verdicts({ mode, budgets, params, apps }) {
         limit: 1,
       });
   }
-  // Workload by workload, each comparison's two cells side by side (the baseline between its
-  // scaled versions): a pair is measured seconds apart in every round, so the machine's drift
-  // lands on both.
-  // Kept in plan order: by budget, then strategy, each workload's cells beside the baseline they
-  // are compared with (a pair is measured seconds apart in every round).
-  return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
+  return checks;
 }
 
 function openloop({ budgets, apps, mode }) {
@@ -276,14 +282,16 @@ export const SCENARIOS = {
   verdicts: {
     title: 'The verdicts: one process, cluster, replicas and .NET on the same CPU budget',
     description:
-      'Closed loop, interleaved rounds; each question pairs two topologies on the same CPU budget, like for like (direct with direct, through nginx with through nginx).',
+      'Closed loop, interleaved rounds; each question pairs two topologies on the same CPU budget, like for like ' +
+      '(direct with direct, through nginx with through nginx).',
     interleaved: true,
     build: verdicts,
   },
   drills: {
     title: 'When something dies, when you deploy: fault and rollout drills',
     description:
-      'A fixed rate of GETs and POSTs while one instance or worker is killed with SIGKILL and brought back by its restart policy, K times, one at a time; then a rolling restart (make reload) per strategy under the same load.',
+      'A fixed rate of GETs and POSTs while one instance or worker is killed with SIGKILL and brought back by its ' +
+      'restart policy, K times, one at a time; then a rolling restart (make reload) per strategy under the same load.',
     interleaved: false,
     // The default run's 15 minutes go to the verdicts at every budget.
     fullOnly: true,
@@ -294,7 +302,10 @@ export const SCENARIOS = {
   openloop: {
     title: 'Highest sustained fixed rate (CPU-bound pi)',
     description:
-      'Open loop with the paced generator (it sends on schedule whatever comes back, and times each request from its intended send: no coordinated omission); a step is sustained when the achieved rate is within 5% of the target, p99 < 500 ms and nothing failed; the search bisects between the last passing and the first failing rate.',
+      'Open loop with the paced generator (it sends on schedule whatever comes back, and times each request from ' +
+      'its intended send: no coordinated omission); a step is sustained when the achieved rate is within 5% of the ' +
+      'target, p99 < 500 ms and nothing failed; the search bisects between the last passing and the first failing ' +
+      'rate.',
     interleaved: false,
     fullOnly: true,
     onRequest: true,
@@ -323,7 +334,11 @@ function paramsOf(mode, overrides) {
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
  * apps: the app descriptions to plan over (default: every folder of this repository with an x-bench).
- * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[], engines?: string[] }} [options]
+ * @param {{
+ *   full?: boolean, scenario?: string, sample?: string, budget?: number,
+ *   budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[],
+ *   engines?: string[],
+ * }} [options]
  */
 export function plan({
   full = false,

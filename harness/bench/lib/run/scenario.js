@@ -157,10 +157,8 @@ function skipOrphans(scenario, records) {
     if (!qs.length || !alive(c.id) || c.keep) continue;
     const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
     if (partners.every((id) => !alive(id))) {
-      Object.assign(records.get(c.id), {
-        status: 'skipped',
-        error: `nothing to compare it with here (${partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ')})`,
-      });
+      const why = partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ');
+      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${why})` });
     }
   }
 }
