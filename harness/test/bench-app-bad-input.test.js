@@ -45,7 +45,7 @@ const node = (server, extra = {}) => ({
   ...extra,
 });
 
-describe('make bench APP=: bad input, one line each, nothing left', () => {
+describe('make bench APP=: a folder it cannot run, one line each, nothing left', () => {
   test('an APP folder that does not exist', async () => {
     const msg = await refused(null, { app: '/nonexistent/bench-app-folder' });
     assert.match(msg, /^APP=\/nonexistent\/bench-app-folder: .* does not exist: give the folder of your service/);
@@ -80,7 +80,9 @@ describe('make bench APP=: bad input, one line each, nothing left', () => {
       /has dependencies but no node_modules: run `npm ci`/,
     );
   });
+});
 
+describe('make bench APP=: an app failing its checks, one line each, nothing left', () => {
   test('an app that never becomes healthy: its health path answers 500', async () => {
     assert.match(
       await refused(node(httpService()), { health: '/fail' }),
@@ -119,7 +121,8 @@ describe('make bench APP=: bad input, one line each, nothing left', () => {
       assert.match(
         msg,
         new RegExp(
-          `could not listen: port ${port} is already taken\\. Make the app listen on process\\.env\\.PORT .*or stop what holds port ${port}`,
+          `could not listen: port ${port} is already taken\\. ` +
+            `Make the app listen on process\\.env\\.PORT .*or stop what holds port ${port}`,
         ),
       );
     } finally {

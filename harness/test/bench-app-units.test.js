@@ -155,9 +155,10 @@ test("respawn backoff: PM2's ×1.5 from 100 ms, capped at 15 s, given up past 10
 });
 
 test('/proc/net/tcp: listening sockets by inode', () => {
+  const tail = '1 0000000000000000 100 0 0 10 0'; // the columns after the inode, alike on both lines
   const text = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 0100007F:0FA0 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 1 0000000000000000 100 0 0 10 0
-   1: 0100007F:0FA1 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 12346 1 0000000000000000 100 0 0 10 0`;
+   0: 0100007F:0FA0 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 ${tail}
+   1: 0100007F:0FA1 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 12346 ${tail}`;
   assert.deepEqual([...parseListening(text)], [['12345', 4000]]);
 });
 
@@ -194,72 +195,84 @@ test('compose healthcheck: the path it asks on loopback', () => {
   assert.equal(healthFromCheck({}), null);
 });
 
-test('a Node folder becomes a generated app: x-bench v2, the wrap launcher, the reference nginx, nothing started', async () => {
-  const dir = userFolder('gen', {
-    'package.json': JSON.stringify({
-      name: '@acme/orders-api',
-      scripts: { start: 'node server.js' },
-      dependencies: {},
-    }),
-    'server.js': httpService(),
-  });
-  const out = path.join(userFolder('gen-out', {}), 'run');
-  const app = await prepareApp({ app: dir, paths: '/,POST /orders {"sku":"a"}', health: '/health', out, check: false });
-  assert.equal(app.name, 'orders-api');
-  assert.equal(app.engine, 'processes');
-  assert.equal(app.dir, path.join(out, 'orders-api'));
-  const doc = YAML.parse(fs.readFileSync(path.join(app.dir, 'compose.yaml'), 'utf8'));
-  const x = doc['x-bench'];
-  assert.deepEqual(x, app.description);
-  assert.equal(x.health, '/health');
-  assert.deepEqual(x.strategies, ['one-process', 'cluster', 'pm2', 'replicas']);
-  assert.deepEqual(x.process_managers, ['cluster', 'pm2']);
-  assert.deepEqual(x.engines, ['processes']);
-  assert.deepEqual(
-    x.requests.map((r) => r.name),
-    ['root', 'post-orders'],
-  );
-  assert.match(doc.services.app['x-local'].command[1], /harness\/bench\/wrap\/start\.js$/);
-  assert.match(doc.services.app.healthcheck.test.at(-1), /:3000\/health$/);
-  assert.equal(doc.services.nginx.environment.NGINX_UPSTREAM, 'app:3000');
-  for (const f of ['nginx.conf', 'templates/default.conf.template', 'lb/least_conn.conf'])
-    assert.ok(fs.existsSync(path.join(app.dir, 'nginx', f)), f);
-  assert.equal(
-    JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8')).node.entry,
-    path.join(dir, 'server.js'),
-  );
-  assert.match(app.notes.join('\n'), /reusePort skipped: .*REUSE_PORT=1/);
-  assert.equal(
-    fs.readFileSync(path.join(dir, 'server.js'), 'utf8'),
-    httpService(),
-    "the app's own files are not changed",
-  );
-});
+test(
+  'a Node folder becomes a generated app: x-bench v2, the wrap launcher, the reference nginx, nothing started',
+  async () => {
+    const dir = userFolder('gen', {
+      'package.json': JSON.stringify({
+        name: '@acme/orders-api',
+        scripts: { start: 'node server.js' },
+        dependencies: {},
+      }),
+      'server.js': httpService(),
+    });
+    const out = path.join(userFolder('gen-out', {}), 'run');
+    const app = await prepareApp({
+      app: dir,
+      paths: '/,POST /orders {"sku":"a"}',
+      health: '/health',
+      out,
+      check: false,
+    });
+    assert.equal(app.name, 'orders-api');
+    assert.equal(app.engine, 'processes');
+    assert.equal(app.dir, path.join(out, 'orders-api'));
+    const doc = YAML.parse(fs.readFileSync(path.join(app.dir, 'compose.yaml'), 'utf8'));
+    const x = doc['x-bench'];
+    assert.deepEqual(x, app.description);
+    assert.equal(x.health, '/health');
+    assert.deepEqual(x.strategies, ['one-process', 'cluster', 'pm2', 'replicas']);
+    assert.deepEqual(x.process_managers, ['cluster', 'pm2']);
+    assert.deepEqual(x.engines, ['processes']);
+    assert.deepEqual(
+      x.requests.map((r) => r.name),
+      ['root', 'post-orders'],
+    );
+    assert.match(doc.services.app['x-local'].command[1], /harness\/bench\/wrap\/start\.js$/);
+    assert.match(doc.services.app.healthcheck.test.at(-1), /:3000\/health$/);
+    assert.equal(doc.services.nginx.environment.NGINX_UPSTREAM, 'app:3000');
+    for (const f of ['nginx.conf', 'templates/default.conf.template', 'lb/least_conn.conf'])
+      assert.ok(fs.existsSync(path.join(app.dir, 'nginx', f)), f);
+    assert.equal(
+      JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8')).node.entry,
+      path.join(dir, 'server.js'),
+    );
+    assert.match(app.notes.join('\n'), /reusePort skipped: .*REUSE_PORT=1/);
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'server.js'), 'utf8'),
+      httpService(),
+      "the app's own files are not changed",
+    );
+  },
+);
 
-test('a Node folder with its own compose.yaml: the health path of its healthcheck and its x-bench requests count', async () => {
-  const dir = userFolder('own-compose', {
-    'package.json': JSON.stringify({ name: 'own', scripts: { start: 'node server.js' } }),
-    'server.js': httpService(),
-    'compose.yaml':
-      'services:\n  api:\n    build: .\n    healthcheck:\n      test: ["CMD", "wget", "-qO-", "http://localhost:3000/ready"]\nx-bench:\n  requests:\n    - { path: /items }\n    - { path: /items, method: POST, body: { name: x } }\n',
-  });
-  const app = await prepareApp({ app: dir, out: path.join(userFolder('own-out', {}), 'run'), check: false });
-  assert.equal(app.engine, 'processes', 'a Node folder runs as processes unless ENGINE=docker');
-  assert.equal(app.description.health, '/ready');
-  assert.deepEqual(
-    app.description.requests.map((r) => `${r.name} ${r.method} ${r.path}`),
-    ['items GET /items', 'post-items POST /items'],
-  );
-  const given = await prepareApp({
-    app: dir,
-    health: '/health',
-    paths: '/',
-    out: path.join(userFolder('own-out2', {}), 'run'),
-    check: false,
-  });
-  assert.deepEqual(
-    [given.description.health, given.description.requests.length],
-    ['/health', 1],
-    'HEALTH and PATHS win',
-  );
-});
+test(
+  'a Node folder with its own compose.yaml: the health path of its healthcheck and its x-bench requests count',
+  async () => {
+    const dir = userFolder('own-compose', {
+      'package.json': JSON.stringify({ name: 'own', scripts: { start: 'node server.js' } }),
+      'server.js': httpService(),
+      'compose.yaml':
+        'services:\n  api:\n    build: .\n    healthcheck:\n      test: ["CMD", "wget", "-qO-", "http://localhost:3000/ready"]\nx-bench:\n  requests:\n    - { path: /items }\n    - { path: /items, method: POST, body: { name: x } }\n',
+    });
+    const app = await prepareApp({ app: dir, out: path.join(userFolder('own-out', {}), 'run'), check: false });
+    assert.equal(app.engine, 'processes', 'a Node folder runs as processes unless ENGINE=docker');
+    assert.equal(app.description.health, '/ready');
+    assert.deepEqual(
+      app.description.requests.map((r) => `${r.name} ${r.method} ${r.path}`),
+      ['items GET /items', 'post-items POST /items'],
+    );
+    const given = await prepareApp({
+      app: dir,
+      health: '/health',
+      paths: '/',
+      out: path.join(userFolder('own-out2', {}), 'run'),
+      check: false,
+    });
+    assert.deepEqual(
+      [given.description.health, given.description.requests.length],
+      ['/health', 1],
+      'HEALTH and PATHS win',
+    );
+  },
+);

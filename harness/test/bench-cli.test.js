@@ -15,7 +15,13 @@ const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '.
 const CLI = path.join(HARNESS, 'bench', 'cli.js');
 const NODE = process.execPath;
 
-/** @param {string[]} args @param {{ env?: object, timeoutMs?: number, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options] */
+/**
+ * @param {string[]} args
+ * @param {{
+ *   env?: object, timeoutMs?: number,
+ *   onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void,
+ * }} [options]
+ */
 function runCli(args, { env = {}, timeoutMs = 280_000, onStderr } = {}) {
   const marker = `BENCH_TEST_MARK=${crypto.randomUUID()}`;
   const [k, v] = marker.split('=');
@@ -82,190 +88,223 @@ after(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
 });
 
+// The tiny plan: one process against two replicas behind nginx, on light JSON and on pi.
+function tinyMatrix(out) {
+  return writeMatrix(out, {
+    scenarios: [
+      {
+        name: 'tiny',
+        title: 'one process vs two replicas',
+        cells: [
+          { workload: 'light', topology: one },
+          { workload: 'light', topology: two },
+          { workload: 'pi', topology: one },
+          { workload: 'pi', topology: two },
+        ],
+        compare: [
+          { a: 1, b: 0, column: 'replicas', limit: 1 },
+          { a: 3, b: 2, column: 'replicas', limit: 1 },
+        ],
+      },
+    ],
+  });
+}
+
+// The run's protocol: the generator's flags, the schema, the rule, the tool and its ceilings.
+function assertProtocol(doc) {
+  assert.ok(
+    doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'),
+    `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`,
+  );
+  assert.equal(doc.schema, 4);
+  assert.deepEqual(doc.protocol.rule, { confidence: 0.95, margin: 0.1, labels: ['wins', 'equal', 'cant-tell'] });
+  assert.equal(doc.tool, 'wrk');
+  assert.ok(doc.ceilings.wrk.rps > 0, 'the ceiling of the generator the cells use');
+  assert.deepEqual(
+    Object.keys(doc.ceilings),
+    ['wrk', 'paced'],
+    'and of the paced generator its latency windows use, and of no other',
+  );
+}
+
+// Pinned: the generator and the topologies on CPUs of their own, the core-speed probe timed within the
+// run; not pinned: it says why and flags every cell.
+function assertIsolation(doc) {
+  assert.equal(typeof doc.isolation.pinned, 'boolean');
+  if (doc.isolation.pinned) {
+    assert.notEqual(doc.isolation.generatorCpus, doc.isolation.sutCpus, 'the generator has CPUs of its own');
+    assert.equal(
+      doc.isolation.cpuLimits.pinning.cpus,
+      doc.isolation.sutCpus,
+      'the topologies were pinned to the others',
+    );
+    // The topologies' CPU was timed through the run, by a probe pinned there, which is gone now.
+    const speed = doc.box.coreSpeed;
+    assert.equal(speed.cpus, doc.isolation.sutCpus);
+    assert.ok(
+      speed.probes >= 10 && speed.readings.length === speed.probes,
+      JSON.stringify({ ...speed, readings: undefined }),
+    );
+    assert.ok(speed.slowShare >= 0 && speed.slowShare <= 1 && speed.fastUs > 0 && speed.fastUs <= speed.medianUs);
+    const runMs = Date.parse(doc.finishedAt) - Date.parse(speed.startedAt);
+    assert.ok(
+      speed.readings.every(([t, us]) => t >= 0 && t <= runMs && us > 0),
+      'readings within the run',
+    );
+  } else {
+    assert.ok(doc.isolation.reason, 'an unpinned run says why');
+    assert.ok(
+      doc.cells.every((c) => c.unpinned),
+      'and flags every cell',
+    );
+  }
+}
+
+// Every cell measured in each round; its latency windows at the same fixed rate as its pair's.
+function assertCells(doc) {
+  assert.deepEqual(
+    doc.cells.map((c) => c.id),
+    ['light:node-1-nginx', 'light:node-replicas-2-nginx', 'pi:node-1-nginx', 'pi:node-replicas-2-nginx'],
+  );
+  for (const c of doc.cells) {
+    assert.equal(c.status, 'ok', c.error);
+    assert.equal(c.rounds.length, 3);
+    assert.equal(c.topology.budgetCpus, doc.isolation.budgetCpus, 'every topology gets the same budget');
+    // The generator's own CPU in each window, as a share of the machine (process accounting).
+    assert.ok(c.generatorShare > 0 && c.generatorShare < 1, `${c.id}: generator share ${c.generatorShare}`);
+    for (const w of c.rounds) {
+      assert.ok(w.rps > 0 && w.requests > 0 && w.errors === 0, JSON.stringify(w));
+      assert.ok(w.generatorCpuMs > 0 && w.wallMs > 0, "the generator's CPU and the wall time of the window");
+      assert.ok(
+        w.latencyMs.p50 <= w.latencyMs.p90 && w.latencyMs.p90 <= w.latencyMs.p99 && w.latencyMs.p99 <= w.latencyMs.max,
+      );
+      assert.ok(w.cpuPerRequestUs > 0, 'CPU time per request accounted');
+      assert.ok(w.memoryMiB > 0 && w.processes >= 3, 'memory of app(s) and nginx');
+    }
+    assert.ok(c.rps.min <= c.rps.median && c.rps.median <= c.rps.max);
+    // Latency at one fixed rate per workload, below the slowest cell's capacity (in the last 2 of 3 rounds).
+    assert.equal(c.paced?.rounds, 2, `${c.id}: latency windows at a fixed rate`);
+    assert.ok(c.paced.rate >= 1 && c.paced.rate < c.rps.median, `${c.id}: ${c.paced.rate} req/s is below capacity`);
+    assert.equal(
+      c.paced.rate,
+      doc.cells.find((x) => x.workload === c.workload && x.id !== c.id).paced.rate,
+      'the same rate for both sides',
+    );
+    for (const w of c.rounds.filter((x) => x.round > 1)) {
+      assert.ok(w.paced.requests > 0 && w.paced.latencyMs.p99 > 0, JSON.stringify(w.paced));
+      // Each latency slice's start, in order, within the run: to set beside the probe's readings.
+      assert.equal(w.paced.sliceAt.length, w.paced.slices);
+      assert.ok(
+        w.paced.sliceAt.every(
+          (t, i) =>
+            t >= Date.parse(doc.startedAt) &&
+            t <= Date.parse(doc.finishedAt) &&
+            (i === 0 || t > w.paced.sliceAt[i - 1]),
+        ),
+        JSON.stringify(w.paced.sliceAt),
+      );
+    }
+  }
+}
+
+function assertBlockOrder(doc) {
+  // In blocks, one a workload (the cells its questions pair), in the plan's order: a block's rounds
+  // all end before the next block's begin. Interleaved within a block: each round's cells start
+  // their windows in the order of that round's first slice (a fresh shuffle every slice), and a
+  // round ends before the next begins.
+  const at = (id, round) => Date.parse(doc.cells.find((c) => c.id === id).rounds.find((w) => w.round === round).at);
+  const blocks = [...new Set(doc.cells.map((c) => c.workload))].map((w) =>
+    doc.cells.filter((c) => c.workload === w).map((c) => c.id),
+  );
+  assert.equal(blocks.length, 2);
+  assert.ok(
+    Math.max(...blocks[0].map((id) => at(id, 3))) < Math.min(...blocks[1].map((id) => at(id, 1))),
+    'the first block is measured before the second',
+  );
+  for (const ids of blocks) {
+    for (const r of [1, 2, 3])
+      assert.deepEqual(
+        [...ids].sort((x, y) => at(x, r) - at(y, r)),
+        sliceOrder(ids, sliceSeed(r, 0)),
+        `round ${r}`,
+      );
+    assert.ok(
+      Math.max(...ids.map((id) => at(id, 1))) < Math.min(...ids.map((id) => at(id, 2))),
+      'a round ends before the next begins',
+    );
+  }
+}
+
+// Each verdict: a label of the rule, a winner of the pair or none, its ratio within its interval.
+function assertVerdicts(doc) {
+  assert.equal(doc.verdicts.length, 8);
+  for (const v of doc.verdicts) {
+    assert.ok(['wins', 'equal', 'cant-tell', 'bounded'].includes(v.label), v.label);
+    // Bounded: something other than the strategies limited the cells, and the verdict says what.
+    if (v.label === 'bounded')
+      assert.ok(v.bound?.by && v.bound.why && ['throughput', 'capacity'].includes(v.metric), JSON.stringify(v.bound));
+    assert.ok(
+      v.label === 'wins' ? ['node-replicas-2-nginx', 'node-1-nginx'].includes(v.winner) : v.winner === null,
+      v.winner,
+    );
+    assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
+    assert.equal(typeof v.suspect, 'boolean');
+    assert.equal(v.rounds, v.slices ? 2 : 3);
+    if (v.metric === 'p99') assert.equal(v.latencyAt, 'fixed rate');
+  }
+}
+
+// The report (the probe's host speed, every chart linked) and the decision guide.
+function assertReportAndGuide(out, doc) {
+  const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+  assert.match(report, /^# Benchmark results/);
+  assert.match(report, /`light:node-1-nginx`/);
+  assert.doesNotMatch(report, /NaN|undefined/);
+  // The host's speed as the probe read it, to set beside another run's.
+  if (doc.box.coreSpeed)
+    assert.ok(
+      report.includes(
+        `${doc.box.coreSpeed.fastUs.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs at full speed`,
+      ),
+      "the Box line gives the probe's fast time",
+    );
+  const verdictChart = `verdicts-b${doc.protocol.budgets[0]}.svg`;
+  for (const f of [
+    verdictChart,
+    'tiny-throughput.svg',
+    'tiny-p99.svg',
+    'tiny-cpu-per-request.svg',
+    'tiny-memory.svg',
+  ]) {
+    assertSvg(path.join(out, f));
+    assert.ok(report.includes(`](${f})`), `report links ${f}`);
+  }
+  const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
+  assert.match(guide, /^# When clustering, replicas or thread pools win/);
+  assert.match(
+    guide,
+    /\| workload \| metric \| one process \(the baseline\) \| replicas: node:http 2 replicas ÷ node:http 1 process \|/,
+  );
+  assert.doesNotMatch(guide, /NaN|undefined/);
+}
+
 test(
   'a tiny plan through the runner: pinned, interleaved rounds, cost per cell, verdicts, charts, report and guide',
   { timeout: 300_000 },
   async () => {
     const out = tmp('tiny');
-    const matrix = writeMatrix(out, {
-      scenarios: [
-        {
-          name: 'tiny',
-          title: 'one process vs two replicas',
-          cells: [
-            { workload: 'light', topology: one },
-            { workload: 'light', topology: two },
-            { workload: 'pi', topology: one },
-            { workload: 'pi', topology: two },
-          ],
-          compare: [
-            { a: 1, b: 0, column: 'replicas', limit: 1 },
-            { a: 3, b: 2, column: 'replicas', limit: 1 },
-          ],
-        },
-      ],
-    });
+    const matrix = tinyMatrix(out);
     const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '3', ...SHORT]);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-    assert.ok(
-      doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'),
-      `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`,
-    );
-    assert.equal(doc.schema, 4);
-    assert.deepEqual(doc.protocol.rule, { confidence: 0.95, margin: 0.1, labels: ['wins', 'equal', 'cant-tell'] });
-    assert.equal(doc.tool, 'wrk');
-    assert.ok(doc.ceilings.wrk.rps > 0, 'the ceiling of the generator the cells use');
-    assert.deepEqual(
-      Object.keys(doc.ceilings),
-      ['wrk', 'paced'],
-      'and of the paced generator its latency windows use, and of no other',
-    );
-    assert.equal(typeof doc.isolation.pinned, 'boolean');
-    if (doc.isolation.pinned) {
-      assert.notEqual(doc.isolation.generatorCpus, doc.isolation.sutCpus, 'the generator has CPUs of its own');
-      assert.equal(
-        doc.isolation.cpuLimits.pinning.cpus,
-        doc.isolation.sutCpus,
-        'the topologies were pinned to the others',
-      );
-      // The topologies' CPU was timed through the run, by a probe pinned there, which is gone now.
-      const speed = doc.box.coreSpeed;
-      assert.equal(speed.cpus, doc.isolation.sutCpus);
-      assert.ok(
-        speed.probes >= 10 && speed.readings.length === speed.probes,
-        JSON.stringify({ ...speed, readings: undefined }),
-      );
-      assert.ok(speed.slowShare >= 0 && speed.slowShare <= 1 && speed.fastUs > 0 && speed.fastUs <= speed.medianUs);
-      const runMs = Date.parse(doc.finishedAt) - Date.parse(speed.startedAt);
-      assert.ok(
-        speed.readings.every(([t, us]) => t >= 0 && t <= runMs && us > 0),
-        'readings within the run',
-      );
-    } else {
-      assert.ok(doc.isolation.reason, 'an unpinned run says why');
-      assert.ok(
-        doc.cells.every((c) => c.unpinned),
-        'and flags every cell',
-      );
-    }
-    assert.deepEqual(
-      doc.cells.map((c) => c.id),
-      ['light:node-1-nginx', 'light:node-replicas-2-nginx', 'pi:node-1-nginx', 'pi:node-replicas-2-nginx'],
-    );
-    for (const c of doc.cells) {
-      assert.equal(c.status, 'ok', c.error);
-      assert.equal(c.rounds.length, 3);
-      assert.equal(c.topology.budgetCpus, doc.isolation.budgetCpus, 'every topology gets the same budget');
-      // The generator's own CPU in each window, as a share of the machine (process accounting).
-      assert.ok(c.generatorShare > 0 && c.generatorShare < 1, `${c.id}: generator share ${c.generatorShare}`);
-      for (const w of c.rounds) {
-        assert.ok(w.rps > 0 && w.requests > 0 && w.errors === 0, JSON.stringify(w));
-        assert.ok(w.generatorCpuMs > 0 && w.wallMs > 0, "the generator's CPU and the wall time of the window");
-        assert.ok(
-          w.latencyMs.p50 <= w.latencyMs.p90 &&
-            w.latencyMs.p90 <= w.latencyMs.p99 &&
-            w.latencyMs.p99 <= w.latencyMs.max,
-        );
-        assert.ok(w.cpuPerRequestUs > 0, 'CPU time per request accounted');
-        assert.ok(w.memoryMiB > 0 && w.processes >= 3, 'memory of app(s) and nginx');
-      }
-      assert.ok(c.rps.min <= c.rps.median && c.rps.median <= c.rps.max);
-      // Latency at one fixed rate per workload, below the slowest cell's capacity (in the last 2 of 3 rounds).
-      assert.equal(c.paced?.rounds, 2, `${c.id}: latency windows at a fixed rate`);
-      assert.ok(c.paced.rate >= 1 && c.paced.rate < c.rps.median, `${c.id}: ${c.paced.rate} req/s is below capacity`);
-      assert.equal(
-        c.paced.rate,
-        doc.cells.find((x) => x.workload === c.workload && x.id !== c.id).paced.rate,
-        'the same rate for both sides',
-      );
-      for (const w of c.rounds.filter((x) => x.round > 1)) {
-        assert.ok(w.paced.requests > 0 && w.paced.latencyMs.p99 > 0, JSON.stringify(w.paced));
-        // Each latency slice's start, in order, within the run: to set beside the probe's readings.
-        assert.equal(w.paced.sliceAt.length, w.paced.slices);
-        assert.ok(
-          w.paced.sliceAt.every(
-            (t, i) =>
-              t >= Date.parse(doc.startedAt) &&
-              t <= Date.parse(doc.finishedAt) &&
-              (i === 0 || t > w.paced.sliceAt[i - 1]),
-          ),
-          JSON.stringify(w.paced.sliceAt),
-        );
-      }
-    }
-    // In blocks, one a workload (the cells its questions pair), in the plan's order: a block's rounds
-    // all end before the next block's begin. Interleaved within a block: each round's cells start
-    // their windows in the order of that round's first slice (a fresh shuffle every slice), and a
-    // round ends before the next begins.
-    const at = (id, round) => Date.parse(doc.cells.find((c) => c.id === id).rounds.find((w) => w.round === round).at);
-    const blocks = [...new Set(doc.cells.map((c) => c.workload))].map((w) =>
-      doc.cells.filter((c) => c.workload === w).map((c) => c.id),
-    );
-    assert.equal(blocks.length, 2);
-    assert.ok(
-      Math.max(...blocks[0].map((id) => at(id, 3))) < Math.min(...blocks[1].map((id) => at(id, 1))),
-      'the first block is measured before the second',
-    );
-    for (const ids of blocks) {
-      for (const r of [1, 2, 3])
-        assert.deepEqual(
-          [...ids].sort((x, y) => at(x, r) - at(y, r)),
-          sliceOrder(ids, sliceSeed(r, 0)),
-          `round ${r}`,
-        );
-      assert.ok(
-        Math.max(...ids.map((id) => at(id, 1))) < Math.min(...ids.map((id) => at(id, 2))),
-        'a round ends before the next begins',
-      );
-    }
+    assertProtocol(doc);
+    assertIsolation(doc);
+    assertCells(doc);
+    assertBlockOrder(doc);
     // The pi cells cost more CPU per request than light ones (about 100k samples each).
     assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
-    assert.equal(doc.verdicts.length, 8);
-    for (const v of doc.verdicts) {
-      assert.ok(['wins', 'equal', 'cant-tell', 'bounded'].includes(v.label), v.label);
-      // Bounded: something other than the strategies limited the cells, and the verdict says what.
-      if (v.label === 'bounded')
-        assert.ok(v.bound?.by && v.bound.why && ['throughput', 'capacity'].includes(v.metric), JSON.stringify(v.bound));
-      assert.ok(
-        v.label === 'wins' ? ['node-replicas-2-nginx', 'node-1-nginx'].includes(v.winner) : v.winner === null,
-        v.winner,
-      );
-      assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
-      assert.equal(typeof v.suspect, 'boolean');
-      assert.equal(v.rounds, v.slices ? 2 : 3);
-      if (v.metric === 'p99') assert.equal(v.latencyAt, 'fixed rate');
-    }
-    const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
-    assert.match(report, /^# Benchmark results/);
-    assert.match(report, /`light:node-1-nginx`/);
-    assert.doesNotMatch(report, /NaN|undefined/);
-    // The host's speed as the probe read it, to set beside another run's.
-    if (doc.box.coreSpeed)
-      assert.ok(
-        report.includes(
-          `${doc.box.coreSpeed.fastUs.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs at full speed`,
-        ),
-        "the Box line gives the probe's fast time",
-      );
-    const verdictChart = `verdicts-b${doc.protocol.budgets[0]}.svg`;
-    for (const f of [
-      verdictChart,
-      'tiny-throughput.svg',
-      'tiny-p99.svg',
-      'tiny-cpu-per-request.svg',
-      'tiny-memory.svg',
-    ]) {
-      assertSvg(path.join(out, f));
-      assert.ok(report.includes(`](${f})`), `report links ${f}`);
-    }
-    const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
-    assert.match(guide, /^# When clustering, replicas or thread pools win/);
-    assert.match(
-      guide,
-      /\| workload \| metric \| one process \(the baseline\) \| replicas: node:http 2 replicas ÷ node:http 1 process \|/,
-    );
-    assert.doesNotMatch(guide, /NaN|undefined/);
+    assertVerdicts(doc);
+    assertReportAndGuide(out, doc);
     assert.match(r.stdout, /light\.node-replicas-2-nginx-vs-node-1-nginx\.throughput/, 'verdicts printed');
     assertNoLeftovers(r);
 
@@ -367,7 +406,8 @@ test(
     const fake = path.join(out, 'wrk');
     fs.writeFileSync(
       fake,
-      `#!/bin/sh\nif [ -e "${out}/used" ]; then echo "wrk: simulated crash" >&2; exit 3; fi\ntouch "${out}/used"\nexec wrk "$@"\n`,
+      `#!/bin/sh\nif [ -e "${out}/used" ]; then echo "wrk: simulated crash" >&2; exit 3; fi\n` +
+        `touch "${out}/used"\nexec wrk "$@"\n`,
       { mode: 0o755 },
     );
     const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
@@ -480,13 +520,17 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   );
 });
 
-test('make bench BUDGETS=…: a non-number, zero or more CPUs than the machine has stops before anything is installed or started', () => {
-  const repo = new URL('../..', import.meta.url).pathname;
-  for (const bad of ['0', 'x', '1,999']) {
-    const r = spawnSync('make', ['-s', 'bench', `BUDGETS=${bad}`], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
-    assert.equal(r.status, 2, `BUDGETS=${bad}: ${r.stdout}${r.stderr}`);
-    assert.equal(r.stdout, '', 'nothing ran');
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, /BUDGETS: '(0|x|999)' must be a whole number of CPUs from 1 to \d+/);
-  }
-});
+test(
+  'make bench BUDGETS=…: ' +
+    'a non-number, zero or more CPUs than the machine has stops before anything is installed or started',
+  () => {
+    const repo = new URL('../..', import.meta.url).pathname;
+    for (const bad of ['0', 'x', '1,999']) {
+      const r = spawnSync('make', ['-s', 'bench', `BUDGETS=${bad}`], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 2, `BUDGETS=${bad}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '', 'nothing ran');
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /BUDGETS: '(0|x|999)' must be a whole number of CPUs from 1 to \d+/);
+    }
+  },
+);

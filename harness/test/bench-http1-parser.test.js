@@ -28,9 +28,11 @@ function feed(text, { size = Infinity, noBody = false, close = false, requests =
 }
 
 const ok = (body, extra = '') =>
-  `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+  'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n' +
+  `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
 const chunked =
-  'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\nb\r\n:1234567890\r\n1\r\n}\r\n0\r\nX-Trailer: yes\r\n\r\n';
+  'HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n' +
+  '4;ext=1\r\n{"a"\r\nb\r\n:1234567890\r\n1\r\n}\r\n0\r\nX-Trailer: yes\r\n\r\n';
 
 test('a Content-Length response ends after its body, split anywhere', () => {
   const text = ok('{"ok":true}');

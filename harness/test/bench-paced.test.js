@@ -20,7 +20,10 @@ function serve(handler) {
   });
 }
 
-/** A raw TCP server (for answers node:http would not give); `onRequest(socket, n)` for the n-th request on each connection. */
+/**
+ * A raw TCP server (for answers node:http would not give); `onRequest(socket, n)` for the n-th
+ * request on each connection.
+ */
 function serveRaw(onRequest) {
   return new Promise((resolve) => {
     const server = net.createServer((socket) => {
@@ -34,7 +37,10 @@ function serveRaw(onRequest) {
   });
 }
 
-/** A server that records who sent what — every request's method, path, body and connection (its client port), in arrival order — closed after the test. */
+/**
+ * A server that records who sent what — every request's method, path, body and connection (its
+ * client port), in arrival order — closed after the test.
+ */
 async function recording(t) {
   const seen = [];
   const { server, url } = await serve((req, res) => {
@@ -134,58 +140,61 @@ test('misuse is refused with one line: a rate, duration, thread count or request
   await assert.rejects(run({ url: 'http://127.0.0.1:1/', rate: 10, durationS: 1, requests: [] }), /non-empty list/);
 });
 
-test("a latency block takes the cells in turn, pools each one's slices, and keeps a stall with the cell it hit", async () => {
-  const order = [];
-  const calm = await serve((req, res) => {
-    order.push('calm');
-    res.end('{}');
-  });
-  let stalls = 1;
-  const stalled = await serve((req, res) => {
-    order.push('stalled');
-    if (stalls > 0) {
-      stalls -= 1;
-      const until = Date.now() + 200;
-      while (Date.now() < until) {
-        /* one 200 ms stall */
-      }
-    }
-    res.end('{}');
-  });
-  try {
-    const byId = await latencyBlock({
-      slices: 3,
-      sliceS: 0.5,
-      targets: [
-        { id: 'calm', url: calm.url, rate: 40, connections: 4 },
-        { id: 'stalled', url: stalled.url, rate: 40, connections: 4 },
-      ],
+test(
+  "a latency block takes the cells in turn, pools each one's slices, and keeps a stall with the cell it hit",
+  async () => {
+    const order = [];
+    const calm = await serve((req, res) => {
+      order.push('calm');
+      res.end('{}');
     });
-    const c = byId.get('calm');
-    const s = byId.get('stalled');
-    assert.equal(c.requests, 60, '3 slices × 0.5 s × 40/s, pooled');
-    assert.equal(s.requests, 60);
-    assert.equal(c.slices, 3);
-    // The calm cell held its rate. The stalled one may not have: the 200 ms stall can stretch its slice.
-    assert.ok(c.held, c.why);
-    assert.ok(s.latencyMs.max >= 150, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
-    assert.ok(c.latencyMs.max < 150, `and not with the other: ${c.latencyMs.max} ms`);
-    // In turn, each slice in the order sliceOrder gives it (consecutive runs of one server's requests show it).
-    const expected = [0, 1, 2].flatMap((s) => sliceOrder(['calm', 'stalled'], sliceSeed(0, s)));
-    const collapse = (xs) => xs.filter((x, i) => i === 0 || xs[i - 1] !== x);
-    assert.deepEqual(collapse(order), collapse(expected), 'the slices follow the schedule');
-  } finally {
-    calm.server.close();
-    stalled.server.close();
-  }
-  const refused = await latencyBlock({
-    slices: 1,
-    sliceS: 0.25,
-    targets: [{ id: 'gone', url: calm.url, rate: 40, connections: 2 }],
-  });
-  assert.equal(refused.get('gone').held, false, 'a cell that refuses is not held');
-  assert.match(refused.get('gone').why, /failed/);
-});
+    let stalls = 1;
+    const stalled = await serve((req, res) => {
+      order.push('stalled');
+      if (stalls > 0) {
+        stalls -= 1;
+        const until = Date.now() + 200;
+        while (Date.now() < until) {
+          /* one 200 ms stall */
+        }
+      }
+      res.end('{}');
+    });
+    try {
+      const byId = await latencyBlock({
+        slices: 3,
+        sliceS: 0.5,
+        targets: [
+          { id: 'calm', url: calm.url, rate: 40, connections: 4 },
+          { id: 'stalled', url: stalled.url, rate: 40, connections: 4 },
+        ],
+      });
+      const c = byId.get('calm');
+      const s = byId.get('stalled');
+      assert.equal(c.requests, 60, '3 slices × 0.5 s × 40/s, pooled');
+      assert.equal(s.requests, 60);
+      assert.equal(c.slices, 3);
+      // The calm cell held its rate. The stalled one may not have: the 200 ms stall can stretch its slice.
+      assert.ok(c.held, c.why);
+      assert.ok(s.latencyMs.max >= 150, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
+      assert.ok(c.latencyMs.max < 150, `and not with the other: ${c.latencyMs.max} ms`);
+      // In turn, each slice in the order sliceOrder gives it (consecutive runs of one server's requests show it).
+      const expected = [0, 1, 2].flatMap((s) => sliceOrder(['calm', 'stalled'], sliceSeed(0, s)));
+      const collapse = (xs) => xs.filter((x, i) => i === 0 || xs[i - 1] !== x);
+      assert.deepEqual(collapse(order), collapse(expected), 'the slices follow the schedule');
+    } finally {
+      calm.server.close();
+      stalled.server.close();
+    }
+    const refused = await latencyBlock({
+      slices: 1,
+      sliceS: 0.25,
+      targets: [{ id: 'gone', url: calm.url, rate: 40, connections: 2 }],
+    });
+    assert.equal(refused.get('gone').held, false, 'a cell that refuses is not held');
+    assert.match(refused.get('gone').why, /failed/);
+  },
+);
 
 test('a latency block warms each target at its rate first, and does not count it', async () => {
   const seen = new Map([
@@ -252,9 +261,11 @@ test('open loop: requests leave on schedule while earlier answers are still held
   }
 });
 
-test('latency counts from the intended send: a server stalled 200 ms charges every request due meanwhile', async (t) => {
-  // The server in its own process, so that the generator keeps its schedule while the server stalls.
-  const code = `
+test(
+  'latency counts from the intended send: a server stalled 200 ms charges every request due meanwhile',
+  async (t) => {
+    // The server in its own process, so that the generator keeps its schedule while the server stalls.
+    const code = `
     import http from 'node:http';
     let n = 0;
     const server = http.createServer((req, res) => {
@@ -264,37 +275,43 @@ test('latency counts from the intended send: a server stalled 200 ms charges eve
     });
     server.listen(0, '127.0.0.1', () => console.log(server.address().port));
     setTimeout(() => process.exit(0), 20000).unref();`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  t.after(() => child.kill());
-  const [line] = await once(child.stdout, 'data');
-  const url = `http://127.0.0.1:${String(line).trim()}/`;
-  const r = await run({ url, rate: 100, durationS: 1.5, connections: 2, raw: true });
-  assert.equal(r.requests, 150);
-  assert.equal(r.non2xx + r.socketErrors, 0);
-  assert.ok(r.latencyMs.max >= 180, `the request the stall hit: ${r.latencyMs.max} ms`);
-  // ~20 requests were due during the stall, the first ten of them at least 100 ms before it ended.
-  // A generator that waited for answers (closed loop) on 2 connections would show 2 slow requests.
-  const slow = r.latencies.filter((ms) => ms >= 100).length;
-  assert.ok(slow >= 8, `${slow} requests of 100 ms or more`);
-});
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    t.after(() => child.kill());
+    const [line] = await once(child.stdout, 'data');
+    const url = `http://127.0.0.1:${String(line).trim()}/`;
+    const r = await run({ url, rate: 100, durationS: 1.5, connections: 2, raw: true });
+    assert.equal(r.requests, 150);
+    assert.equal(r.non2xx + r.socketErrors, 0);
+    assert.ok(r.latencyMs.max >= 180, `the request the stall hit: ${r.latencyMs.max} ms`);
+    // ~20 requests were due during the stall, the first ten of them at least 100 ms before it ended.
+    // A generator that waited for answers (closed loop) on 2 connections would show 2 slow requests.
+    const slow = r.latencies.filter((ms) => ms >= 100).length;
+    assert.ok(slow >= 8, `${slow} requests of 100 ms or more`);
+  },
+);
 
-test('failures are counted by kind, not thrown: a timeout, a connection cut mid-answer, an answer that is not HTTP', async () => {
-  const silent = await serveRaw(() => {});
-  const cut = await serveRaw((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"cut'));
-  const garbage = await serveRaw((socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'));
-  try {
-    const t = await run({ url: silent.url, rate: 20, durationS: 0.5, timeoutS: 0.2 });
-    assert.equal(t.socketErrors, 10);
-    assert.equal(t.socketErrorDetail.timeout, 10);
-    const c = await run({ url: cut.url, rate: 20, durationS: 0.5 });
-    assert.equal(c.socketErrors, 10);
-    assert.equal(c.requests, 0);
-    const g = await run({ url: garbage.url, rate: 20, durationS: 0.5 });
-    assert.equal(g.socketErrorDetail['bad response'], 10);
-  } finally {
-    for (const s of [silent, cut, garbage]) s.server.close();
-  }
-});
+test(
+  'failures are counted by kind, not thrown: a timeout, a connection cut mid-answer, an answer that is not HTTP',
+  async () => {
+    const silent = await serveRaw(() => {});
+    const cut = await serveRaw((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"cut'));
+    const garbage = await serveRaw((socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'));
+    try {
+      const t = await run({ url: silent.url, rate: 20, durationS: 0.5, timeoutS: 0.2 });
+      assert.equal(t.socketErrors, 10);
+      assert.equal(t.socketErrorDetail.timeout, 10);
+      const c = await run({ url: cut.url, rate: 20, durationS: 0.5 });
+      assert.equal(c.socketErrors, 10);
+      assert.equal(c.requests, 0);
+      const g = await run({ url: garbage.url, rate: 20, durationS: 0.5 });
+      assert.equal(g.socketErrorDetail['bad response'], 10);
+    } finally {
+      for (const s of [silent, cut, garbage]) s.server.close();
+    }
+  },
+);
 
 test('a safe request on a kept connection the server closed unanswered is sent again once; a POST is not', async () => {
   // The stale keep-alive race made certain: the server answers the first request of each connection
