@@ -20,38 +20,82 @@ import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js'
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
 if (!process.noDeprecation) process.noDeprecation = true;
 
-const positive = (name, { integer = false } = {}) => (v) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'whole ' : ''}number, got '${v}'`);
-  return n;
-};
+const positive =
+  (name, { integer = false } = {}) =>
+  (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+      throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'whole ' : ''}number, got '${v}'`);
+    return n;
+  };
 const zeroOrPositive = (name) => (v) => (Number(v) === 0 && String(v).trim() !== '' ? 0 : positive(name)(v));
 
 const program = new Command()
   .name('bench')
-  .description('Each app under each scaling strategy at each CPU budget (one process, cluster, PM2, reusePort, replicas behind nginx, .NET), the published experiments; writes a results folder with the verdicts, report and decision guide.')
+  .description(
+    'Each app under each scaling strategy at each CPU budget (one process, cluster, PM2, reusePort, replicas ' +
+      'behind nginx, .NET), the published experiments; writes a results folder with the verdicts, report and ' +
+      'decision guide.',
+  )
   .option('--full', 'the long run: longer windows, more rounds, every question, the drills and the experiments', false)
   .addOption(new Option('--scenario <name>', 'run one scenario').choices(Object.keys(SCENARIOS)))
   .option('--sample <dir>', 'run only the cells of one app folder of this repository (--list names them)')
-  .option('--app-dir <dir>', 'measure the app of this folder (its compose.yaml has an x-bench field; make bench APP= generates one)')
-  .addOption(new Option('--tool <name>', 'closed-loop load generator (default: wrk if installed, else autocannon)').choices(['wrk', 'autocannon']))
-  .option('--budgets <list>', 'CPU budgets the verdicts sweep, e.g. 1,2 (default: 1, doubling, and every CPU left after the load generator\'s; on 2 cores 1 and 2, the generator sharing the second)')
-  .option('--engine <name>', 'docker | processes: what runs the topologies (default: docker when an engine answers, else processes)')
-  .option('--budget <cpus>', 'CPU budget of the drills and experiments (default: every CPU left after the load generator\'s)', positive('--budget'))
-  .option('--slo-p99 <ms>', 'the latency target of the capacity search: p99 at most this (default 250)', positive('--slo-p99'))
+  .option(
+    '--app-dir <dir>',
+    'measure the app of this folder (its compose.yaml has an x-bench field; make bench APP= generates one)',
+  )
+  .addOption(
+    new Option('--tool <name>', 'closed-loop load generator (default: wrk if installed, else autocannon)').choices([
+      'wrk',
+      'autocannon',
+    ]),
+  )
+  .option(
+    '--budgets <list>',
+    "CPU budgets the verdicts sweep, e.g. 1,2 (default: 1, doubling, and every CPU left after the load generator's; " +
+      'on 2 cores 1 and 2, the generator sharing the second)',
+  )
+  .option(
+    '--engine <name>',
+    'docker | processes: what runs the topologies (default: docker when an engine answers, else processes)',
+  )
+  .option(
+    '--budget <cpus>',
+    "CPU budget of the drills and experiments (default: every CPU left after the load generator's)",
+    positive('--budget'),
+  )
+  .option(
+    '--slo-p99 <ms>',
+    'the latency target of the capacity search: p99 at most this (default 250)',
+    positive('--slo-p99'),
+  )
   .option('--out <dir>', 'the results folder (default: .run/bench/<time>; docs/results is the committed reference run)')
-  .option('--guide <file>', 'where to write the decision guide (default: <out>/decision-guide.md; docs/decision-guide.md for docs/results)')
-  .option('--matrix <file>', 'run the scenarios in a JSON file instead of the built-in ones (see harness/bench/README.md)')
+  .option(
+    '--guide <file>',
+    'where to write the decision guide (default: <out>/decision-guide.md; docs/decision-guide.md for docs/results)',
+  )
+  .option(
+    '--matrix <file>',
+    'run the scenarios in a JSON file instead of the built-in ones (see harness/bench/README.md)',
+  )
   .option('--window <s>', 'seconds per measured window', positive('--window'))
   .option('--warmup <s>', 'seconds of warm-up per cell', zeroOrPositive('--warmup'))
   .option('--rewarm <s>', 'seconds of warm-up before each window', zeroOrPositive('--rewarm'))
   .option('--rounds <n>', 'interleaved rounds', positive('--rounds', { integer: true }))
   .option('--label <text>', 'label for this run in the report')
-  .option('--run-dir <dir>', 'where the topologies\' run folders and logs go (default: .run/bench-topologies/<time>)')
+  .option('--run-dir <dir>', "where the topologies' run folders and logs go (default: .run/bench-topologies/<time>)")
   .option('--list', 'print the plan and its estimated time, then exit', false)
-  .option('--price-vcpu-hour <price>', 'your price of one vCPU-hour: the guide adds money per million requests (no default)', positive('--price-vcpu-hour'))
+  .option(
+    '--price-vcpu-hour <price>',
+    'your price of one vCPU-hour: the guide adds money per million requests (no default)',
+    positive('--price-vcpu-hour'),
+  )
   .option('--price-gib-hour <price>', 'your price of one GiB-hour of memory (no default)', positive('--price-gib-hour'))
-  .option('--from <results.json>', 'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts and guide (make report)')
+  .option(
+    '--from <results.json>',
+    'measure nothing: the verdicts again from the measured cells (by the current rule), then the report, charts ' +
+      'and guide (make report)',
+  )
   // Misuse gets one line (the help is one --help away).
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (bench --help lists the options)\n`) })
   // Misuse exits 2 (commander's own is 1); --help and --version 0.
@@ -61,8 +105,17 @@ appOptions(program); // --app, --paths, --health, --start, --service, --reuse-po
 function listPlan(ctx) {
   const { plan, isolation: iso } = ctx;
   const p = plan.params;
-  const budgets = iso.budgets.map((b) => `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`).join(', ');
-  console.log(`engine ${ctx.engineChoice.engine} (${ctx.engineChoice.why}); mode ${plan.mode}: ${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); capacity at p99 ≤ ${p.sloP99Ms} ms in ${p.capacitySteps} steps; generator on CPU ${iso.generatorCpus}`);
+  const budgets = iso.budgets
+    .map(
+      (b) =>
+        `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`,
+    )
+    .join(', ');
+  console.log(
+    `engine ${ctx.engineChoice.engine} (${ctx.engineChoice.why}); mode ${plan.mode}: ` +
+      `${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); ` +
+      `capacity at p99 ≤ ${p.sloP99Ms} ms in ${p.capacitySteps} steps; generator on CPU ${iso.generatorCpus}`,
+  );
   console.log(`budgets ${budgets}: ${ctx.budgets.why}`);
   console.log(`apps: ${ctx.apps.map((a) => `${a.name} (${a.sample})`).join(', ')}; results to ${ctx.outDir}`);
   for (const s of plan.scenarios) {
@@ -70,7 +123,12 @@ function listPlan(ctx) {
     for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
     if (s.comparisons.length) console.log(`  ${s.comparisons.length} verdicts`);
   }
-  console.log(`\n${plan.scenarios.reduce((n, s) => n + s.cells.length, 0)} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ${ctx.pacedTool} for the experiments' fixed rates), about ${Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60)} min`);
+  const cells = plan.scenarios.reduce((n, s) => n + s.cells.length, 0);
+  const minutes = Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60);
+  console.log(
+    `\n${cells} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ` +
+      `${ctx.pacedTool} for the experiments' fixed rates), about ${minutes} min`,
+  );
   return 0;
 }
 
@@ -80,13 +138,30 @@ async function main() {
   program.parse();
   const opts = program.opts();
   const prices = parsePrices(opts);
-  if (opts.from) return rerender({ from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices).then((files) => { console.log(`wrote ${files.join(', ')}`); return 0; });
+  if (opts.from)
+    return rerender({ from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices).then((files) => {
+      console.log(`wrote ${files.join(', ')}`);
+      return 0;
+    });
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
   // --app: your service as a generated app folder (bad input: one line, exit 2), measured as --app-dir.
-  const app = await appFromOptions(opts, { engine: opts.engine ?? process.env.ENGINE, log: (line) => console.log(line) });
-  if (app) Object.assign(opts, { appDir: app.dir, out: opts.out ?? app.out, engine: app.engine, engineWhy: app.kind === 'node' ? 'a Node folder runs as local processes' : 'a container app runs on Docker' });
+  const app = await appFromOptions(opts, {
+    engine: opts.engine ?? process.env.ENGINE,
+    log: (line) => console.log(line),
+  });
+  if (app)
+    Object.assign(opts, {
+      appDir: app.dir,
+      out: opts.out ?? app.out,
+      engine: app.engine,
+      engineWhy: app.kind === 'node' ? 'a Node folder runs as local processes' : 'a container app runs on Docker',
+    });
   if (opts.matrix) {
-    try { opts.matrixSpec = JSON.parse(await readFile(opts.matrix, 'utf8')); } catch (e) { throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e }); }
+    try {
+      opts.matrixSpec = JSON.parse(await readFile(opts.matrix, 'utf8'));
+    } catch (e) {
+      throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e });
+    }
   }
   const ctx = runContext(opts);
   if (opts.list) return listPlan(ctx);
@@ -96,9 +171,13 @@ async function main() {
 
 const relaunched = relaunchWithHeap(fileURLToPath(import.meta.url));
 if (relaunched) relaunched.then((code) => process.exit(code));
-else main().then((code) => process.exit(code), async (e) => {
-  await stopAll();
-  const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
-  console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
-  process.exit(2);
-});
+else
+  main().then(
+    (code) => process.exit(code),
+    async (e) => {
+      await stopAll();
+      const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
+      console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
+      process.exit(2);
+    },
+  );

@@ -21,9 +21,21 @@ after(removeFolders);
 
 test('PATHS: GETs, a comma inside a query, POST with a JSON body, a body from a file; names unique', () => {
   const dir = userFolder('paths', { 'item.json': '{"name":"from file"}' });
-  const r = parsePaths('/,/search?q=a,b,POST /items {"name":"x","tags":["a","b"]}, PUT /items/1 @item.json,/search?q=c,POST /echo hello', { cwd: dir });
-  assert.deepEqual(r.map((x) => `${x.name} ${x.method} ${x.path}`), [
-    'root GET /', 'search GET /search?q=a,b', 'post-items POST /items', 'put-items-1 PUT /items/1', 'search-2 GET /search?q=c', 'post-echo POST /echo']);
+  const r = parsePaths(
+    '/,/search?q=a,b,POST /items {"name":"x","tags":["a","b"]}, PUT /items/1 @item.json,/search?q=c,POST /echo hello',
+    { cwd: dir },
+  );
+  assert.deepEqual(
+    r.map((x) => `${x.name} ${x.method} ${x.path}`),
+    [
+      'root GET /',
+      'search GET /search?q=a,b',
+      'post-items POST /items',
+      'put-items-1 PUT /items/1',
+      'search-2 GET /search?q=c',
+      'post-echo POST /echo',
+    ],
+  );
   assert.deepEqual(r[2].body, { name: 'x', tags: ['a', 'b'] });
   assert.equal(r[2].content_type, 'application/json');
   assert.deepEqual(r[3].body, { name: 'from file' });
@@ -33,62 +45,120 @@ test('PATHS: GETs, a comma inside a query, POST with a JSON body, a body from a 
 
 test('PATHS: bad items are one line naming the item and the syntax', () => {
   /** @type {[string, RegExp][]} */
-  const cases = [['', /PATHS is empty/], ['search', /'search' is not \[METHOD \]\/path/], ['GET / {"a":1}', /a body goes with POST, PUT or PATCH/],
-    ['POST /x @missing.json', /cannot read the body file/], [Array(9).fill('/').join(','), /at most 8/]];
+  const cases = [
+    ['', /PATHS is empty/],
+    ['search', /'search' is not \[METHOD \]\/path/],
+    ['GET / {"a":1}', /a body goes with POST, PUT or PATCH/],
+    ['POST /x @missing.json', /cannot read the body file/],
+    [Array(9).fill('/').join(','), /at most 8/],
+  ];
   for (const [text, said] of cases) {
-    assert.throws(() => parsePaths(text), (e) => e instanceof AppInputError && said.test(e.message) && !e.message.includes('\n'), text);
+    assert.throws(
+      () => parsePaths(text),
+      (e) => e instanceof AppInputError && said.test(e.message) && !e.message.includes('\n'),
+      text,
+    );
   }
   assert.throws(() => normalizeRequests([{ path: 'x' }], 'x-bench.requests'), /has no path starting with \//);
-  assert.deepEqual(normalizeRequests([{ path: '/a' }, { path: '/a', method: 'post' }], 'w').map((x) => `${x.name} ${x.method}`), ['a GET', 'post-a POST']);
+  assert.deepEqual(
+    normalizeRequests([{ path: '/a' }, { path: '/a', method: 'post' }], 'w').map((x) => `${x.name} ${x.method}`),
+    ['a GET', 'post-a POST'],
+  );
 });
 
 test('shell words: quotes and escapes as sh reads them; shell syntax means sh -c', () => {
-  assert.deepEqual(shellWords(`node  --title 'my api' "a b" c\\ d $PORT`), ['node', '--title', 'my api', 'a b', 'c d', '$PORT']);
-  for (const s of ['npm run build && node dist', 'node a.js | tee log', 'node a.js > out', 'node $(echo a)', "node 'unclosed"]) assert.equal(shellWords(s), null, s);
+  assert.deepEqual(shellWords(`node  --title 'my api' "a b" c\\ d $PORT`), [
+    'node',
+    '--title',
+    'my api',
+    'a b',
+    'c d',
+    '$PORT',
+  ]);
+  for (const s of [
+    'npm run build && node dist',
+    'node a.js | tee log',
+    'node a.js > out',
+    'node $(echo a)',
+    "node 'unclosed",
+  ])
+    assert.equal(shellWords(s), null, s);
 });
 
-test('start command: node with flags, a package\'s Node program, npm start, env assignments, sh -c', () => {
+test("start command: node with flags, a package's Node program, npm start, env assignments, sh -c", () => {
   const dir = userFolder('start', {
-    'server.js': '', 'src/index.js': '', 'node_modules/fake-server/cli.js': '#!/usr/bin/env node\n', 'node_modules/native/run': '#!/bin/sh\n',
+    'server.js': '',
+    'src/index.js': '',
+    'node_modules/fake-server/cli.js': '#!/usr/bin/env node\n',
+    'node_modules/native/run': '#!/bin/sh\n',
   });
   fs.mkdirSync(path.join(dir, 'node_modules/.bin'));
   fs.symlinkSync('../fake-server/cli.js', path.join(dir, 'node_modules/.bin/fake-server'));
   fs.symlinkSync('../native/run', path.join(dir, 'node_modules/.bin/native'));
   const said = 'START';
-  const node = resolveStart({ dir, text: 'NODE_ENV=production node --enable-source-maps -r ./tracing.js server --port $PORT', said });
+  const node = resolveStart({
+    dir,
+    text: 'NODE_ENV=production node --enable-source-maps -r ./tracing.js server --port $PORT',
+    said,
+  });
   assert.deepEqual(node.env, { NODE_ENV: 'production' });
-  assert.deepEqual(node.node, { execArgv: ['--enable-source-maps', '-r', './tracing.js'], entry: path.join(dir, 'server.js'), args: ['--port', '$PORT'] });
+  assert.deepEqual(node.node, {
+    execArgv: ['--enable-source-maps', '-r', './tracing.js'],
+    entry: path.join(dir, 'server.js'),
+    args: ['--port', '$PORT'],
+  });
   const bin = resolveStart({ dir, text: 'npx fake-server db.json --port {port}', said });
   assert.equal(bin.node.entry, fs.realpathSync(path.join(dir, 'node_modules/fake-server/cli.js')));
   assert.deepEqual(bin.node.args, ['db.json', '--port', '{port}']);
   const viaNpm = resolveStart({ dir, text: 'npm run serve', said, scripts: { serve: 'node src' } });
   assert.equal(viaNpm.node.entry, path.join(dir, 'src/index.js'));
-  assert.equal(resolveStart({ dir, text: 'native --fast', said }).node, null, 'a program that is not Node: no entry to fork');
-  assert.deepEqual(resolveStart({ dir, text: 'node build.js && node server.js', said }).argv, ['/bin/sh', '-c', 'exec node build.js && node server.js']);
-  assert.throws(() => resolveStart({ dir, text: 'node dist/main.js', said }), /runs dist\/main\.js, which is not a file in .*: fix the command, or build the app first/);
-  assert.throws(() => resolveStart({ dir, text: 'npm start', said, scripts: {} }), /package\.json has no "start" script/);
+  assert.equal(
+    resolveStart({ dir, text: 'native --fast', said }).node,
+    null,
+    'a program that is not Node: no entry to fork',
+  );
+  assert.deepEqual(resolveStart({ dir, text: 'node build.js && node server.js', said }).argv, [
+    '/bin/sh',
+    '-c',
+    'exec node build.js && node server.js',
+  ]);
+  assert.throws(
+    () => resolveStart({ dir, text: 'node dist/main.js', said }),
+    /runs dist\/main\.js, which is not a file in .*: fix the command, or build the app first/,
+  );
+  assert.throws(
+    () => resolveStart({ dir, text: 'npm start', said, scripts: {} }),
+    /package\.json has no "start" script/,
+  );
 });
 
-test('launch: {port} and $VAR filled at launch; the launchers\' BENCH_* kept from the app; modes', () => {
+test("launch: {port} and $VAR filled at launch; the launchers' BENCH_* kept from the app; modes", () => {
   assert.equal(expand('--port={port}:${PORT}:$PORT:$NOPE', { PORT: '4100' }), '--port=4100:4100:4100:');
-  const env = appEnv({ name: 'a', dir: '/srv/a', argv: [], env: { URL: 'http://x:$PORT' }, node: null }, { PATH: '/bin', PORT: '1', BENCH_WORKERS: '2' });
+  const env = appEnv(
+    { name: 'a', dir: '/srv/a', argv: [], env: { URL: 'http://x:$PORT' }, node: null },
+    { PATH: '/bin', PORT: '1', BENCH_WORKERS: '2' },
+  );
   assert.deepEqual(env, { PATH: '/srv/a/node_modules/.bin:/bin', PORT: '1', URL: 'http://x:1' });
   assert.equal(modeOf({ BENCH_CLUSTERING: 'false', BENCH_PROCESS_MANAGER: 'pm2' }), 'one');
   assert.equal(modeOf({}), 'cluster');
   assert.equal(modeOf({ BENCH_PROCESS_MANAGER: 'reuseport' }), 'reuseport');
 });
 
-test('respawn backoff: PM2\'s ×1.5 from 100 ms, capped at 15 s, given up past 10 crashes in a row', () => {
-  assert.deepEqual([1, 2, 3, 4].map((n) => respawnDelay(n)), [100, 150, 225, 338]);
+test("respawn backoff: PM2's ×1.5 from 100 ms, capped at 15 s, given up past 10 crashes in a row", () => {
+  assert.deepEqual(
+    [1, 2, 3, 4].map((n) => respawnDelay(n)),
+    [100, 150, 225, 338],
+  );
   assert.equal(respawnDelay(10), Math.round(100 * 1.5 ** 9));
   assert.equal(respawnDelay(11), null);
   assert.equal(respawnDelay(30, { firstMs: 100, factor: 1.5, maxMs: 15_000, maxCrashes: 40 }), 15_000);
 });
 
 test('/proc/net/tcp: listening sockets by inode', () => {
+  const tail = '1 0000000000000000 100 0 0 10 0'; // the columns after the inode, alike on both lines
   const text = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 0100007F:0FA0 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 1 0000000000000000 100 0 0 10 0
-   1: 0100007F:0FA1 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 12346 1 0000000000000000 100 0 0 10 0`;
+   0: 0100007F:0FA0 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 ${tail}
+   1: 0100007F:0FA1 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 12346 ${tail}`;
   assert.deepEqual([...parseListening(text)], [['12345', 4000]]);
 });
 
@@ -116,46 +186,93 @@ Node.js v24.21.0
 });
 
 test('compose healthcheck: the path it asks on loopback', () => {
-  assert.equal(healthFromCheck({ healthcheck: { test: ['CMD', 'wget', '-qO-', 'http://localhost:8000/healthz'] } }), '/healthz');
+  assert.equal(
+    healthFromCheck({ healthcheck: { test: ['CMD', 'wget', '-qO-', 'http://localhost:8000/healthz'] } }),
+    '/healthz',
+  );
   assert.equal(healthFromCheck({ healthcheck: { test: 'curl -f http://127.0.0.1:8080 || exit 1' } }), '/');
   assert.equal(healthFromCheck({ healthcheck: { test: ['CMD', 'pg_isready'] } }), null);
   assert.equal(healthFromCheck({}), null);
 });
 
-test('a Node folder becomes a generated app: x-bench v2, the wrap launcher, the reference nginx, nothing started', async () => {
-  const dir = userFolder('gen', { 'package.json': JSON.stringify({ name: '@acme/orders-api', scripts: { start: 'node server.js' }, dependencies: {} }), 'server.js': httpService() });
-  const out = path.join(userFolder('gen-out', {}), 'run');
-  const app = await prepareApp({ app: dir, paths: '/,POST /orders {"sku":"a"}', health: '/health', out, check: false });
-  assert.equal(app.name, 'orders-api');
-  assert.equal(app.engine, 'processes');
-  assert.equal(app.dir, path.join(out, 'orders-api'));
-  const doc = YAML.parse(fs.readFileSync(path.join(app.dir, 'compose.yaml'), 'utf8'));
-  const x = doc['x-bench'];
-  assert.deepEqual(x, app.description);
-  assert.equal(x.health, '/health');
-  assert.deepEqual(x.strategies, ['one-process', 'cluster', 'pm2', 'replicas']);
-  assert.deepEqual(x.process_managers, ['cluster', 'pm2']);
-  assert.deepEqual(x.engines, ['processes']);
-  assert.deepEqual(x.requests.map((r) => r.name), ['root', 'post-orders']);
-  assert.match(doc.services.app['x-local'].command[1], /harness\/bench\/wrap\/start\.js$/);
-  assert.match(doc.services.app.healthcheck.test.at(-1), /:3000\/health$/);
-  assert.equal(doc.services.nginx.environment.NGINX_UPSTREAM, 'app:3000');
-  for (const f of ['nginx.conf', 'templates/default.conf.template', 'lb/least_conn.conf']) assert.ok(fs.existsSync(path.join(app.dir, 'nginx', f)), f);
-  assert.equal(JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8')).node.entry, path.join(dir, 'server.js'));
-  assert.match(app.notes.join('\n'), /reusePort skipped: .*REUSE_PORT=1/);
-  assert.equal(fs.readFileSync(path.join(dir, 'server.js'), 'utf8'), httpService(), 'the app\'s own files are not changed');
-});
+test(
+  'a Node folder becomes a generated app: x-bench v2, the wrap launcher, the reference nginx, nothing started',
+  async () => {
+    const dir = userFolder('gen', {
+      'package.json': JSON.stringify({
+        name: '@acme/orders-api',
+        scripts: { start: 'node server.js' },
+        dependencies: {},
+      }),
+      'server.js': httpService(),
+    });
+    const out = path.join(userFolder('gen-out', {}), 'run');
+    const app = await prepareApp({
+      app: dir,
+      paths: '/,POST /orders {"sku":"a"}',
+      health: '/health',
+      out,
+      check: false,
+    });
+    assert.equal(app.name, 'orders-api');
+    assert.equal(app.engine, 'processes');
+    assert.equal(app.dir, path.join(out, 'orders-api'));
+    const doc = YAML.parse(fs.readFileSync(path.join(app.dir, 'compose.yaml'), 'utf8'));
+    const x = doc['x-bench'];
+    assert.deepEqual(x, app.description);
+    assert.equal(x.health, '/health');
+    assert.deepEqual(x.strategies, ['one-process', 'cluster', 'pm2', 'replicas']);
+    assert.deepEqual(x.process_managers, ['cluster', 'pm2']);
+    assert.deepEqual(x.engines, ['processes']);
+    assert.deepEqual(
+      x.requests.map((r) => r.name),
+      ['root', 'post-orders'],
+    );
+    assert.match(doc.services.app['x-local'].command[1], /harness\/bench\/wrap\/start\.js$/);
+    assert.match(doc.services.app.healthcheck.test.at(-1), /:3000\/health$/);
+    assert.equal(doc.services.nginx.environment.NGINX_UPSTREAM, 'app:3000');
+    for (const f of ['nginx.conf', 'templates/default.conf.template', 'lb/least_conn.conf'])
+      assert.ok(fs.existsSync(path.join(app.dir, 'nginx', f)), f);
+    assert.equal(
+      JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8')).node.entry,
+      path.join(dir, 'server.js'),
+    );
+    assert.match(app.notes.join('\n'), /reusePort skipped: .*REUSE_PORT=1/);
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'server.js'), 'utf8'),
+      httpService(),
+      "the app's own files are not changed",
+    );
+  },
+);
 
-test('a Node folder with its own compose.yaml: the health path of its healthcheck and its x-bench requests count', async () => {
-  const dir = userFolder('own-compose', {
-    'package.json': JSON.stringify({ name: 'own', scripts: { start: 'node server.js' } }),
-    'server.js': httpService(),
-    'compose.yaml': 'services:\n  api:\n    build: .\n    healthcheck:\n      test: ["CMD", "wget", "-qO-", "http://localhost:3000/ready"]\nx-bench:\n  requests:\n    - { path: /items }\n    - { path: /items, method: POST, body: { name: x } }\n',
-  });
-  const app = await prepareApp({ app: dir, out: path.join(userFolder('own-out', {}), 'run'), check: false });
-  assert.equal(app.engine, 'processes', 'a Node folder runs as processes unless ENGINE=docker');
-  assert.equal(app.description.health, '/ready');
-  assert.deepEqual(app.description.requests.map((r) => `${r.name} ${r.method} ${r.path}`), ['items GET /items', 'post-items POST /items']);
-  const given = await prepareApp({ app: dir, health: '/health', paths: '/', out: path.join(userFolder('own-out2', {}), 'run'), check: false });
-  assert.deepEqual([given.description.health, given.description.requests.length], ['/health', 1], 'HEALTH and PATHS win');
-});
+test(
+  'a Node folder with its own compose.yaml: the health path of its healthcheck and its x-bench requests count',
+  async () => {
+    const dir = userFolder('own-compose', {
+      'package.json': JSON.stringify({ name: 'own', scripts: { start: 'node server.js' } }),
+      'server.js': httpService(),
+      'compose.yaml':
+        'services:\n  api:\n    build: .\n    healthcheck:\n      test: ["CMD", "wget", "-qO-", "http://localhost:3000/ready"]\nx-bench:\n  requests:\n    - { path: /items }\n    - { path: /items, method: POST, body: { name: x } }\n',
+    });
+    const app = await prepareApp({ app: dir, out: path.join(userFolder('own-out', {}), 'run'), check: false });
+    assert.equal(app.engine, 'processes', 'a Node folder runs as processes unless ENGINE=docker');
+    assert.equal(app.description.health, '/ready');
+    assert.deepEqual(
+      app.description.requests.map((r) => `${r.name} ${r.method} ${r.path}`),
+      ['items GET /items', 'post-items POST /items'],
+    );
+    const given = await prepareApp({
+      app: dir,
+      health: '/health',
+      paths: '/',
+      out: path.join(userFolder('own-out2', {}), 'run'),
+      check: false,
+    });
+    assert.deepEqual(
+      [given.description.health, given.description.requests.length],
+      ['/health', 1],
+      'HEALTH and PATHS win',
+    );
+  },
+);

@@ -15,17 +15,31 @@ const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '.
 const CLI = path.join(HARNESS, 'bench', 'cli.js');
 const NODE = process.execPath;
 
-/** @param {string[]} args @param {{ env?: object, timeoutMs?: number, onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void }} [options] */
+/**
+ * @param {string[]} args
+ * @param {{
+ *   env?: object, timeoutMs?: number,
+ *   onStderr?: (text: string, child: import('node:child_process').ChildProcess) => void,
+ * }} [options]
+ */
 function runCli(args, { env = {}, timeoutMs = 280_000, onStderr } = {}) {
   const marker = `BENCH_TEST_MARK=${crypto.randomUUID()}`;
   const [k, v] = marker.split('=');
   const runDir = tmp('runs');
   return new Promise((resolve) => {
-    const child = spawn(NODE, [CLI, '--run-dir', runDir, ...args], { env: { ...process.env, ...env, [k]: v }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [CLI, '--run-dir', runDir, ...args], {
+      env: { ...process.env, ...env, [k]: v },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; onStderr?.(stderr, child); });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      onStderr?.(stderr, child);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
@@ -37,7 +51,13 @@ function runCli(args, { env = {}, timeoutMs = 280_000, onStderr } = {}) {
 function assertNoLeftovers(run) {
   // Every process the CLI starts inherits the marker in its environment.
   const pids = runProcesses(run.runDir, { marker: run.marker });
-  for (const pid of pids) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
   assert.deepEqual(pids, [], 'no process started by the benchmark is still running');
 }
 
@@ -49,8 +69,16 @@ function assertSvg(file) {
 }
 
 const made = [];
-const tmp = (label) => { const d = fs.mkdtempSync(path.join(os.tmpdir(), `bench-test-${label}-`)); made.push(d); return d; };
-const writeMatrix = (dir, spec) => { const f = path.join(dir, 'matrix.json'); fs.writeFileSync(f, JSON.stringify(spec)); return f; };
+const tmp = (label) => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `bench-test-${label}-`));
+  made.push(d);
+  return d;
+};
+const writeMatrix = (dir, spec) => {
+  const f = path.join(dir, 'matrix.json');
+  fs.writeFileSync(f, JSON.stringify(spec));
+  return f;
+};
 const TINY = path.join(HARNESS, 'test', 'fixtures', 'tiny');
 const SHORT = ['--window', '1', '--warmup', '0', '--rewarm', '0'];
 const one = { sample: TINY, strategy: 'one process', viaNginx: true };
@@ -60,40 +88,84 @@ after(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
 });
 
-test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell, verdicts, charts, report and guide', { timeout: 300_000 }, async () => {
-  const out = tmp('tiny');
-  const matrix = writeMatrix(out, {
-    scenarios: [{
-      name: 'tiny', title: 'one process vs two replicas',
-      cells: [{ workload: 'light', topology: one }, { workload: 'light', topology: two }, { workload: 'pi', topology: one }, { workload: 'pi', topology: two }],
-      compare: [{ a: 1, b: 0, column: 'replicas', limit: 1 }, { a: 3, b: 2, column: 'replicas', limit: 1 }],
-    }],
+// The tiny plan: one process against two replicas behind nginx, on light JSON and on pi.
+function tinyMatrix(out) {
+  return writeMatrix(out, {
+    scenarios: [
+      {
+        name: 'tiny',
+        title: 'one process vs two replicas',
+        cells: [
+          { workload: 'light', topology: one },
+          { workload: 'light', topology: two },
+          { workload: 'pi', topology: one },
+          { workload: 'pi', topology: two },
+        ],
+        compare: [
+          { a: 1, b: 0, column: 'replicas', limit: 1 },
+          { a: 3, b: 2, column: 'replicas', limit: 1 },
+        ],
+      },
+    ],
   });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '3', ...SHORT]);
-  assert.equal(r.code, 0, r.stderr);
-  const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-  assert.ok(doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'), `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`);
+}
+
+// The run's protocol: the generator's flags, the schema, the rule, the tool and its ceilings.
+function assertProtocol(doc) {
+  assert.ok(
+    doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'),
+    `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`,
+  );
   assert.equal(doc.schema, 4);
   assert.deepEqual(doc.protocol.rule, { confidence: 0.95, margin: 0.1, labels: ['wins', 'equal', 'cant-tell'] });
   assert.equal(doc.tool, 'wrk');
   assert.ok(doc.ceilings.wrk.rps > 0, 'the ceiling of the generator the cells use');
-  assert.deepEqual(Object.keys(doc.ceilings), ['wrk', 'paced'], 'and of the paced generator its latency windows use, and of no other');
+  assert.deepEqual(
+    Object.keys(doc.ceilings),
+    ['wrk', 'paced'],
+    'and of the paced generator its latency windows use, and of no other',
+  );
+}
+
+// Pinned: the generator and the topologies on CPUs of their own, the core-speed probe timed within the
+// run; not pinned: it says why and flags every cell.
+function assertIsolation(doc) {
   assert.equal(typeof doc.isolation.pinned, 'boolean');
   if (doc.isolation.pinned) {
     assert.notEqual(doc.isolation.generatorCpus, doc.isolation.sutCpus, 'the generator has CPUs of its own');
-    assert.equal(doc.isolation.cpuLimits.pinning.cpus, doc.isolation.sutCpus, 'the topologies were pinned to the others');
+    assert.equal(
+      doc.isolation.cpuLimits.pinning.cpus,
+      doc.isolation.sutCpus,
+      'the topologies were pinned to the others',
+    );
     // The topologies' CPU was timed through the run, by a probe pinned there, which is gone now.
     const speed = doc.box.coreSpeed;
     assert.equal(speed.cpus, doc.isolation.sutCpus);
-    assert.ok(speed.probes >= 10 && speed.readings.length === speed.probes, JSON.stringify({ ...speed, readings: undefined }));
+    assert.ok(
+      speed.probes >= 10 && speed.readings.length === speed.probes,
+      JSON.stringify({ ...speed, readings: undefined }),
+    );
     assert.ok(speed.slowShare >= 0 && speed.slowShare <= 1 && speed.fastUs > 0 && speed.fastUs <= speed.medianUs);
     const runMs = Date.parse(doc.finishedAt) - Date.parse(speed.startedAt);
-    assert.ok(speed.readings.every(([t, us]) => t >= 0 && t <= runMs && us > 0), 'readings within the run');
+    assert.ok(
+      speed.readings.every(([t, us]) => t >= 0 && t <= runMs && us > 0),
+      'readings within the run',
+    );
   } else {
     assert.ok(doc.isolation.reason, 'an unpinned run says why');
-    assert.ok(doc.cells.every((c) => c.unpinned), 'and flags every cell');
+    assert.ok(
+      doc.cells.every((c) => c.unpinned),
+      'and flags every cell',
+    );
   }
-  assert.deepEqual(doc.cells.map((c) => c.id), ['light:node-1-nginx', 'light:node-replicas-2-nginx', 'pi:node-1-nginx', 'pi:node-replicas-2-nginx']);
+}
+
+// Every cell measured in each round; its latency windows at the same fixed rate as its pair's.
+function assertCells(doc) {
+  assert.deepEqual(
+    doc.cells.map((c) => c.id),
+    ['light:node-1-nginx', 'light:node-replicas-2-nginx', 'pi:node-1-nginx', 'pi:node-replicas-2-nginx'],
+  );
   for (const c of doc.cells) {
     assert.equal(c.status, 'ok', c.error);
     assert.equal(c.rounds.length, 3);
@@ -102,8 +174,10 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
     assert.ok(c.generatorShare > 0 && c.generatorShare < 1, `${c.id}: generator share ${c.generatorShare}`);
     for (const w of c.rounds) {
       assert.ok(w.rps > 0 && w.requests > 0 && w.errors === 0, JSON.stringify(w));
-      assert.ok(w.generatorCpuMs > 0 && w.wallMs > 0, 'the generator\'s CPU and the wall time of the window');
-      assert.ok(w.latencyMs.p50 <= w.latencyMs.p90 && w.latencyMs.p90 <= w.latencyMs.p99 && w.latencyMs.p99 <= w.latencyMs.max);
+      assert.ok(w.generatorCpuMs > 0 && w.wallMs > 0, "the generator's CPU and the wall time of the window");
+      assert.ok(
+        w.latencyMs.p50 <= w.latencyMs.p90 && w.latencyMs.p90 <= w.latencyMs.p99 && w.latencyMs.p99 <= w.latencyMs.max,
+      );
       assert.ok(w.cpuPerRequestUs > 0, 'CPU time per request accounted');
       assert.ok(w.memoryMiB > 0 && w.processes >= 3, 'memory of app(s) and nginx');
     }
@@ -111,128 +185,269 @@ test('a tiny plan through the runner: pinned, interleaved rounds, cost per cell,
     // Latency at one fixed rate per workload, below the slowest cell's capacity (in the last 2 of 3 rounds).
     assert.equal(c.paced?.rounds, 2, `${c.id}: latency windows at a fixed rate`);
     assert.ok(c.paced.rate >= 1 && c.paced.rate < c.rps.median, `${c.id}: ${c.paced.rate} req/s is below capacity`);
-    assert.equal(c.paced.rate, doc.cells.find((x) => x.workload === c.workload && x.id !== c.id).paced.rate, 'the same rate for both sides');
+    assert.equal(
+      c.paced.rate,
+      doc.cells.find((x) => x.workload === c.workload && x.id !== c.id).paced.rate,
+      'the same rate for both sides',
+    );
     for (const w of c.rounds.filter((x) => x.round > 1)) {
       assert.ok(w.paced.requests > 0 && w.paced.latencyMs.p99 > 0, JSON.stringify(w.paced));
       // Each latency slice's start, in order, within the run: to set beside the probe's readings.
       assert.equal(w.paced.sliceAt.length, w.paced.slices);
-      assert.ok(w.paced.sliceAt.every((t, i) => t >= Date.parse(doc.startedAt) && t <= Date.parse(doc.finishedAt) && (i === 0 || t > w.paced.sliceAt[i - 1])), JSON.stringify(w.paced.sliceAt));
+      assert.ok(
+        w.paced.sliceAt.every(
+          (t, i) =>
+            t >= Date.parse(doc.startedAt) &&
+            t <= Date.parse(doc.finishedAt) &&
+            (i === 0 || t > w.paced.sliceAt[i - 1]),
+        ),
+        JSON.stringify(w.paced.sliceAt),
+      );
     }
   }
+}
+
+function assertBlockOrder(doc) {
   // In blocks, one a workload (the cells its questions pair), in the plan's order: a block's rounds
   // all end before the next block's begin. Interleaved within a block: each round's cells start
   // their windows in the order of that round's first slice (a fresh shuffle every slice), and a
   // round ends before the next begins.
   const at = (id, round) => Date.parse(doc.cells.find((c) => c.id === id).rounds.find((w) => w.round === round).at);
-  const blocks = [...new Set(doc.cells.map((c) => c.workload))].map((w) => doc.cells.filter((c) => c.workload === w).map((c) => c.id));
+  const blocks = [...new Set(doc.cells.map((c) => c.workload))].map((w) =>
+    doc.cells.filter((c) => c.workload === w).map((c) => c.id),
+  );
   assert.equal(blocks.length, 2);
-  assert.ok(Math.max(...blocks[0].map((id) => at(id, 3))) < Math.min(...blocks[1].map((id) => at(id, 1))), 'the first block is measured before the second');
+  assert.ok(
+    Math.max(...blocks[0].map((id) => at(id, 3))) < Math.min(...blocks[1].map((id) => at(id, 1))),
+    'the first block is measured before the second',
+  );
   for (const ids of blocks) {
-    for (const r of [1, 2, 3]) assert.deepEqual([...ids].sort((x, y) => at(x, r) - at(y, r)), sliceOrder(ids, sliceSeed(r, 0)), `round ${r}`);
-    assert.ok(Math.max(...ids.map((id) => at(id, 1))) < Math.min(...ids.map((id) => at(id, 2))), 'a round ends before the next begins');
+    for (const r of [1, 2, 3])
+      assert.deepEqual(
+        [...ids].sort((x, y) => at(x, r) - at(y, r)),
+        sliceOrder(ids, sliceSeed(r, 0)),
+        `round ${r}`,
+      );
+    assert.ok(
+      Math.max(...ids.map((id) => at(id, 1))) < Math.min(...ids.map((id) => at(id, 2))),
+      'a round ends before the next begins',
+    );
   }
-  // The pi cells cost more CPU per request than light ones (about 100k samples each).
-  assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
+}
+
+// Each verdict: a label of the rule, a winner of the pair or none, its ratio within its interval.
+function assertVerdicts(doc) {
   assert.equal(doc.verdicts.length, 8);
   for (const v of doc.verdicts) {
     assert.ok(['wins', 'equal', 'cant-tell', 'bounded'].includes(v.label), v.label);
     // Bounded: something other than the strategies limited the cells, and the verdict says what.
-    if (v.label === 'bounded') assert.ok(v.bound?.by && v.bound.why && ['throughput', 'capacity'].includes(v.metric), JSON.stringify(v.bound));
-    assert.ok(v.label === 'wins' ? ['node-replicas-2-nginx', 'node-1-nginx'].includes(v.winner) : v.winner === null, v.winner);
+    if (v.label === 'bounded')
+      assert.ok(v.bound?.by && v.bound.why && ['throughput', 'capacity'].includes(v.metric), JSON.stringify(v.bound));
+    assert.ok(
+      v.label === 'wins' ? ['node-replicas-2-nginx', 'node-1-nginx'].includes(v.winner) : v.winner === null,
+      v.winner,
+    );
     assert.ok(v.ratio > 0 && v.ci95[0] <= v.ratio && v.ratio <= v.ci95[1], JSON.stringify(v));
     assert.equal(typeof v.suspect, 'boolean');
     assert.equal(v.rounds, v.slices ? 2 : 3);
     if (v.metric === 'p99') assert.equal(v.latencyAt, 'fixed rate');
   }
+}
+
+// The report (the probe's host speed, every chart linked) and the decision guide.
+function assertReportAndGuide(out, doc) {
   const report = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
   assert.match(report, /^# Benchmark results/);
   assert.match(report, /`light:node-1-nginx`/);
   assert.doesNotMatch(report, /NaN|undefined/);
   // The host's speed as the probe read it, to set beside another run's.
-  if (doc.box.coreSpeed) assert.ok(report.includes(`${doc.box.coreSpeed.fastUs.toLocaleString("en-US", { maximumFractionDigits: 0 })} µs at full speed`), 'the Box line gives the probe\'s fast time');
+  if (doc.box.coreSpeed)
+    assert.ok(
+      report.includes(
+        `${doc.box.coreSpeed.fastUs.toLocaleString('en-US', { maximumFractionDigits: 0 })} µs at full speed`,
+      ),
+      "the Box line gives the probe's fast time",
+    );
   const verdictChart = `verdicts-b${doc.protocol.budgets[0]}.svg`;
-  for (const f of [verdictChart, 'tiny-throughput.svg', 'tiny-p99.svg', 'tiny-cpu-per-request.svg', 'tiny-memory.svg']) {
+  for (const f of [
+    verdictChart,
+    'tiny-throughput.svg',
+    'tiny-p99.svg',
+    'tiny-cpu-per-request.svg',
+    'tiny-memory.svg',
+  ]) {
     assertSvg(path.join(out, f));
     assert.ok(report.includes(`](${f})`), `report links ${f}`);
   }
   const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
   assert.match(guide, /^# When clustering, replicas or thread pools win/);
-  assert.match(guide, /\| workload \| metric \| one process \(the baseline\) \| replicas: node:http 2 replicas ÷ node:http 1 process \|/);
+  assert.match(
+    guide,
+    /\| workload \| metric \| one process \(the baseline\) \| replicas: node:http 2 replicas ÷ node:http 1 process \|/,
+  );
   assert.doesNotMatch(guide, /NaN|undefined/);
-  assert.match(r.stdout, /light\.node-replicas-2-nginx-vs-node-1-nginx\.throughput/, 'verdicts printed');
-  assertNoLeftovers(r);
+}
 
-  // --from renders again from results.json alone, whatever the labels say now.
-  doc.cells[0].topology.label = 'RELABELLED one process';
-  doc.label = 'relabelled run';
-  fs.writeFileSync(path.join(out, 'results.json'), JSON.stringify(doc));
-  const again = await runCli(['--from', path.join(out, 'results.json')]);
-  assert.equal(again.code, 0, again.stderr);
-  const report2 = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
-  assert.match(report2, /relabelled run/);
-  assert.match(report2, /RELABELLED one process/);
-});
+test(
+  'a tiny plan through the runner: pinned, interleaved rounds, cost per cell, verdicts, charts, report and guide',
+  { timeout: 300_000 },
+  async () => {
+    const out = tmp('tiny');
+    const matrix = tinyMatrix(out);
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '3', ...SHORT]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+    assertProtocol(doc);
+    assertIsolation(doc);
+    assertCells(doc);
+    assertBlockOrder(doc);
+    // The pi cells cost more CPU per request than light ones (about 100k samples each).
+    assert.ok(doc.cells[2].cpuPerRequestUs.median > 3 * doc.cells[0].cpuPerRequestUs.median);
+    assertVerdicts(doc);
+    assertReportAndGuide(out, doc);
+    assert.match(r.stdout, /light\.node-replicas-2-nginx-vs-node-1-nginx\.throughput/, 'verdicts printed');
+    assertNoLeftovers(r);
 
-test('a process manager the platform lacks is skipped with one line; the rest runs and the run succeeds', { timeout: 90_000 }, async () => {
-  const out = tmp('skip');
-  const matrix = writeMatrix(out, { scenarios: [{ name: 'skip', cells: [{ workload: 'light', topology: one }, { workload: 'light', topology: { sample: TINY, strategy: 'reuseport', n: 2, viaNginx: true } }, { workload: 'light', topology: two }], compare: [{ a: 1, b: 0, metrics: ['throughput'] }, { a: 2, b: 0, metrics: ['throughput'] }] }] });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '2', ...SHORT]);
-  assert.equal(r.code, 0, r.stderr);
-  const lines = r.stderr.split('\n').filter((l) => /reuseport skipped/.test(l));
-  assert.equal(lines.length, 1, r.stderr);
-  const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-  assert.equal(doc.cells.find((c) => c.topology.strategy === 'reuseport').status, 'skipped');
-  assert.equal(doc.cells.find((c) => c.topology.strategy === 'one process').status, 'ok', 'the rest is measured');
-  assert.equal(doc.skipped.length, 1);
-  assert.equal(doc.skipped[0].strategy, 'reuseport');
-  assert.match(doc.skipped[0].why, /reuseport skipped: .*reusePort is not available on this platform/);
-  assert.equal(doc.skipped[0].why.split('\n').length, 1);
-  assert.equal(doc.verdicts[0].label, null, 'a question with a skipped side is not answered');
-});
+    // --from renders again from results.json alone, whatever the labels say now.
+    doc.cells[0].topology.label = 'RELABELLED one process';
+    doc.label = 'relabelled run';
+    fs.writeFileSync(path.join(out, 'results.json'), JSON.stringify(doc));
+    const again = await runCli(['--from', path.join(out, 'results.json')]);
+    assert.equal(again.code, 0, again.stderr);
+    const report2 = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+    assert.match(report2, /relabelled run/);
+    assert.match(report2, /RELABELLED one process/);
+  },
+);
 
-test('a topology that cannot start is recorded as failed, the run ends with exit 1 and nothing left running', { timeout: 90_000 }, async () => {
-  const out = tmp('crash');
-  const matrix = writeMatrix(out, { scenarios: [{ name: 'crash', cells: [{ workload: 'light', topology: { ...one, env: { CRASH_AT_START: '1' } } }, { workload: 'light', topology: two }] }] });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '1', ...SHORT]);
-  assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /1 of 2 measurements failed/);
-  assert.match(r.stderr, /light:node-1-nginx: cannot start .*exited before it was healthy/);
-  const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
-  assert.deepEqual(doc.cells.map((x) => x.status), ['failed', 'ok']);
-  assertNoLeftovers(r);
-});
+test(
+  'a process manager the platform lacks is skipped with one line; the rest runs and the run succeeds',
+  { timeout: 90_000 },
+  async () => {
+    const out = tmp('skip');
+    const matrix = writeMatrix(out, {
+      scenarios: [
+        {
+          name: 'skip',
+          cells: [
+            { workload: 'light', topology: one },
+            { workload: 'light', topology: { sample: TINY, strategy: 'reuseport', n: 2, viaNginx: true } },
+            { workload: 'light', topology: two },
+          ],
+          compare: [
+            { a: 1, b: 0, metrics: ['throughput'] },
+            { a: 2, b: 0, metrics: ['throughput'] },
+          ],
+        },
+      ],
+    });
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '2', ...SHORT]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => /reuseport skipped/.test(l));
+    assert.equal(lines.length, 1, r.stderr);
+    const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+    assert.equal(doc.cells.find((c) => c.topology.strategy === 'reuseport').status, 'skipped');
+    assert.equal(doc.cells.find((c) => c.topology.strategy === 'one process').status, 'ok', 'the rest is measured');
+    assert.equal(doc.skipped.length, 1);
+    assert.equal(doc.skipped[0].strategy, 'reuseport');
+    assert.match(doc.skipped[0].why, /reuseport skipped: .*reusePort is not available on this platform/);
+    assert.equal(doc.skipped[0].why.split('\n').length, 1);
+    assert.equal(doc.verdicts[0].label, null, 'a question with a skipped side is not answered');
+  },
+);
+
+test(
+  'a topology that cannot start is recorded as failed, the run ends with exit 1 and nothing left running',
+  { timeout: 90_000 },
+  async () => {
+    const out = tmp('crash');
+    const matrix = writeMatrix(out, {
+      scenarios: [
+        {
+          name: 'crash',
+          cells: [
+            { workload: 'light', topology: { ...one, env: { CRASH_AT_START: '1' } } },
+            { workload: 'light', topology: two },
+          ],
+        },
+      ],
+    });
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '1', ...SHORT]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /1 of 2 measurements failed/);
+    assert.match(r.stderr, /light:node-1-nginx: cannot start .*exited before it was healthy/);
+    const doc = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+    assert.deepEqual(
+      doc.cells.map((x) => x.status),
+      ['failed', 'ok'],
+    );
+    assertNoLeftovers(r);
+  },
+);
 
 test('a missing load generator stops the run at once with exit 2', { timeout: 60_000 }, async () => {
   const out = tmp('nowrk');
   const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: path.join(out, 'no-such-wrk') } });
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], {
+    env: { WRK_BIN: path.join(out, 'no-such-wrk') },
+  });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /load generator failed: wrk failed: ".*no-such-wrk" not found/);
   assert.equal(fs.existsSync(path.join(out, 'results.json')), false, 'no results from a run that measured nothing');
   assertNoLeftovers(r);
 });
 
-test('a load generator that breaks mid-run stops the topology it was measuring and exits 2', { timeout: 90_000 }, async () => {
-  const out = tmp('badwrk');
-  // Works once (the ceiling), then fails like a crashed generator.
-  const fake = path.join(out, 'wrk');
-  fs.writeFileSync(fake, `#!/bin/sh\nif [ -e "${out}/used" ]; then echo "wrk: simulated crash" >&2; exit 3; fi\ntouch "${out}/used"\nexec wrk "$@"\n`, { mode: 0o755 });
-  const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: fake } });
-  assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /load generator failed: wrk failed: wrk: simulated crash/);
-  assertNoLeftovers(r);
-});
+test(
+  'a load generator that breaks mid-run stops the topology it was measuring and exits 2',
+  { timeout: 90_000 },
+  async () => {
+    const out = tmp('badwrk');
+    // Works once (the ceiling), then fails like a crashed generator.
+    const fake = path.join(out, 'wrk');
+    fs.writeFileSync(
+      fake,
+      `#!/bin/sh\nif [ -e "${out}/used" ]; then echo "wrk: simulated crash" >&2; exit 3; fi\n` +
+        `touch "${out}/used"\nexec wrk "$@"\n`,
+      { mode: 0o755 },
+    );
+    const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: fake } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /load generator failed: wrk failed: wrk: simulated crash/);
+    assertNoLeftovers(r);
+  },
+);
 
 test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 90_000 }, async () => {
   const out = tmp('sigint');
   const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'delay', topology: two }] }] });
   let sent = false;
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'autocannon', '--window', '20', '--rounds', '1', '--warmup', '0', '--rewarm', '0'], {
-    onStderr: (text, child) => {
-      if (!sent && /round 1\/1/.test(text)) { sent = true; setTimeout(() => child.kill('SIGINT'), 1500); }
+  const r = await runCli(
+    [
+      '--matrix',
+      matrix,
+      '--out',
+      out,
+      '--tool',
+      'autocannon',
+      '--window',
+      '20',
+      '--rounds',
+      '1',
+      '--warmup',
+      '0',
+      '--rewarm',
+      '0',
+    ],
+    {
+      onStderr: (text, child) => {
+        if (!sent && /round 1\/1/.test(text)) {
+          sent = true;
+          setTimeout(() => child.kill('SIGINT'), 1500);
+        }
+      },
     },
-  });
+  );
   assert.ok(sent, r.stderr);
   assert.equal(r.code, 130, r.stderr);
   assert.match(r.stderr, /SIGINT: stopping what was started/);
@@ -257,7 +472,11 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   assert.match(r3.stderr, /^bench: error: unknown sample 'no-such-sample': expected one of /);
   assert.equal(r3.stderr.trim().split('\n').length, 1, r3.stderr);
   /** @type {[string, RegExp][]} */
-  const budgets = [['0', /'0' is not a whole number of CPUs/], ['two', /'two' is not a whole number/], ['1,64', /64 CPUs is more than this machine has/]];
+  const budgets = [
+    ['0', /'0' is not a whole number of CPUs/],
+    ['two', /'two' is not a whole number/],
+    ['1,64', /64 CPUs is more than this machine has/],
+  ];
   for (const [bad, why] of budgets) {
     const r = await runCli(['--budgets', bad, '--list']);
     assert.equal(r.code, 2, `--budgets ${bad}`);
@@ -275,7 +494,12 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
   assert.match(r4.stderr, /^bench: error: a CPU budget of 64 doesn't fit: /);
   assert.equal(r4.stderr.trim().split('\n').length, 1, r4.stderr);
   // A latency target or a price that is not a positive number: one line, exit 2, nothing started.
-  for (const [flag, bad] of [['--slo-p99', '0'], ['--slo-p99', 'fast'], ['--price-vcpu-hour', '-1'], ['--price-gib-hour', 'x']]) {
+  for (const [flag, bad] of [
+    ['--slo-p99', '0'],
+    ['--slo-p99', 'fast'],
+    ['--price-vcpu-hour', '-1'],
+    ['--price-gib-hour', 'x'],
+  ]) {
     const r = await runCli([flag, bad]);
     assert.equal(r.code, 2, `${flag} ${bad}`);
     assert.match(r.stderr, new RegExp(`${flag} must be a positive number, got '${bad}'`));
@@ -283,18 +507,30 @@ test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async
     assert.equal(r.stdout, '');
   }
   // A results file of an older schema given to the re-render: one line naming the schema it needs.
-  const old = await runCli(['--from', path.join(HARNESS, 'test', 'fixtures', 'results-schema2.json'), '--out', tmp('old')]);
+  const old = await runCli([
+    '--from',
+    path.join(HARNESS, 'test', 'fixtures', 'results-schema2.json'),
+    '--out',
+    tmp('old'),
+  ]);
   assert.equal(old.code, 2);
-  assert.match(old.stderr.trim(), /^bench: --from .*results-schema2\.json: results schema 2; the re-render needs schema 4 \(measure again with make bench\)$/);
+  assert.match(
+    old.stderr.trim(),
+    /^bench: --from .*results-schema2\.json: results schema 2; the re-render needs schema 4 \(measure again with make bench\)$/,
+  );
 });
 
-test('make bench BUDGETS=…: a non-number, zero or more CPUs than the machine has stops before anything is installed or started', () => {
-  const repo = new URL('../..', import.meta.url).pathname;
-  for (const bad of ['0', 'x', '1,999']) {
-    const r = spawnSync('make', ['-s', 'bench', `BUDGETS=${bad}`], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
-    assert.equal(r.status, 2, `BUDGETS=${bad}: ${r.stdout}${r.stderr}`);
-    assert.equal(r.stdout, '', 'nothing ran');
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, /BUDGETS: '(0|x|999)' must be a whole number of CPUs from 1 to \d+/);
-  }
-});
+test(
+  'make bench BUDGETS=…: ' +
+    'a non-number, zero or more CPUs than the machine has stops before anything is installed or started',
+  () => {
+    const repo = new URL('../..', import.meta.url).pathname;
+    for (const bad of ['0', 'x', '1,999']) {
+      const r = spawnSync('make', ['-s', 'bench', `BUDGETS=${bad}`], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 2, `BUDGETS=${bad}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '', 'nothing ran');
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /BUDGETS: '(0|x|999)' must be a whole number of CPUs from 1 to \d+/);
+    }
+  },
+);

@@ -27,10 +27,57 @@ export const MODES = {
   // of the weakest cell's capacity (run/latency.js) — in slices of latencySliceS, where the p99 and
   // the CPU per request below capacity are taken.
   // rewarmS: before a whole (unsliced) window only; 1 s, the least wrk runs (it counts whole seconds).
-  quick: { windowS: 1, warmupS: 4, warmupChunkS: 2, warmupMaxS: 6, warmupExpectS: 6, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0, stepS: 5, maxSteps: 7, ceilingS: 3, experimentRounds: 3, kills: 2, drillEvents: 2 },
-  full: { windowS: 2, warmupS: 6, warmupChunkS: 2, warmupMaxS: 40, warmupExpectS: 10, rewarmS: 1, rounds: 5, closedSliceS: 1, capacitySteps: 5, capacitySliceS: 1, capacityRange: [0.5, 1.1], sloP99Ms: 250, latencyRounds: 2, latencyWindowS: 2, latencyLoad: 0.8, latencySliceS: 1, latencyWarmS: 0.5, stepS: 5, maxSteps: 5, ceilingS: 5, experimentRounds: 3, kills: 3, drillEvents: 2 },
+  quick: {
+    windowS: 1,
+    warmupS: 4,
+    warmupChunkS: 2,
+    warmupMaxS: 6,
+    warmupExpectS: 6,
+    rewarmS: 1,
+    rounds: 5,
+    closedSliceS: 1,
+    capacitySteps: 5,
+    capacitySliceS: 1,
+    capacityRange: [0.5, 1.1],
+    sloP99Ms: 250,
+    latencyRounds: 2,
+    latencyWindowS: 2,
+    latencyLoad: 0.8,
+    latencySliceS: 1,
+    latencyWarmS: 0,
+    stepS: 5,
+    maxSteps: 7,
+    ceilingS: 3,
+    experimentRounds: 3,
+    kills: 2,
+    drillEvents: 2,
+  },
+  full: {
+    windowS: 2,
+    warmupS: 6,
+    warmupChunkS: 2,
+    warmupMaxS: 40,
+    warmupExpectS: 10,
+    rewarmS: 1,
+    rounds: 5,
+    closedSliceS: 1,
+    capacitySteps: 5,
+    capacitySliceS: 1,
+    capacityRange: [0.5, 1.1],
+    sloP99Ms: 250,
+    latencyRounds: 2,
+    latencyWindowS: 2,
+    latencyLoad: 0.8,
+    latencySliceS: 1,
+    latencyWarmS: 0.5,
+    stepS: 5,
+    maxSteps: 5,
+    ceilingS: 5,
+    experimentRounds: 3,
+    kills: 3,
+    drillEvents: 2,
+  },
 };
-
 
 const cellId = (workload, t) => `${workload}:${t.id}`;
 
@@ -40,7 +87,18 @@ function closedCell(scenario, workload, t, extra = {}) {
   const path = workloadPath(t.sample, workload, spec.params);
   if (!path) return null;
   const request = requestOf(app, workload);
-  return { id: cellId(workload, t), scenario, kind: 'closed', workload, path, ...(request ? { request } : {}), topology: t, connections: spec.connections, needsDb: workload === 'db', ...extra };
+  return {
+    id: cellId(workload, t),
+    scenario,
+    kind: 'closed',
+    workload,
+    path,
+    ...(request ? { request } : {}),
+    topology: t,
+    connections: spec.connections,
+    needsDb: workload === 'db',
+    ...extra,
+  };
 }
 
 // Which workloads each budget's questions are asked on. The default run (15 minutes on 2 cores)
@@ -71,7 +129,13 @@ function verdicts({ mode, budgets, params, apps }) {
       for (const workload of shared) {
         const rounds = params.roundsByWorkload?.[workload];
         const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
-        const extra = { latencyRounds, budget, searchCapacity: params.capacitySteps > 0, ...(rounds ? { rounds } : {}), ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}) };
+        const extra = {
+          latencyRounds,
+          budget,
+          searchCapacity: params.capacitySteps > 0,
+          ...(rounds ? { rounds } : {}),
+          ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}),
+        };
         const a = closedCell('verdicts', workload, pair.a.t, extra);
         const b = closedCell('verdicts', workload, pair.b.t, extra);
         if (!a || !b) continue;
@@ -85,11 +149,19 @@ function verdicts({ mode, budgets, params, apps }) {
           if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
           if (metric === 'capacity' && !(params.capacitySteps > 0)) continue;
           const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
+          const rate = atFixedRate ? " at a fixed rate below both sides' capacity" : '';
           questions.push({
             id: `${workload}.b${budget}.${pair.key}.${metric}`,
-            question: `${title}, ${m.title}${atFixedRate ? ' at a fixed rate below both sides\' capacity' : ''}: ${pair.what}, behind nginx, ${budget} CPU each`,
-            workload, comparison: `b${budget}.${pair.key}`, strategy: pair.a.strategy.key, budget, column: pair.key, metric, better: m.better,
-            a: a.id, b: b.id,
+            question: `${title}, ${m.title}${rate}: ${pair.what}, behind nginx, ${budget} CPU each`,
+            workload,
+            comparison: `b${budget}.${pair.key}`,
+            strategy: pair.a.strategy.key,
+            budget,
+            column: pair.key,
+            metric,
+            better: m.better,
+            a: a.id,
+            b: b.id,
             ...(atFixedRate ? { latencyAt: 'fixed rate' } : {}),
             limit: metric === 'throughput' ? limit : null,
           });
@@ -97,14 +169,7 @@ function verdicts({ mode, budgets, params, apps }) {
       }
     }
   }
-// A proxied path can't beat the same app direct: checked wherever a scenario has both.
-  const checks = [];
-  for (const c of cells.values()) {
-    if (!c.topology.viaNginx) continue;
-    const direct = [...cells.values()].find((d) => d.workload === c.workload && d.topology.sample === c.topology.sample
-      && !d.topology.viaNginx && d.topology.strategy === c.topology.strategy && d.topology.processes === c.topology.processes);
-    if (direct) checks.push({ id: `proxy.${c.id}`, what: `${c.topology.label} vs the same app direct (${c.workload})`, a: c.id, b: direct.id, field: 'rps', limit: 1 });
-  }
+  const checks = proxyChecks(cells);
   // Workload by workload, each comparison's two cells side by side (the baseline between its
   // scaled versions): a pair is measured seconds apart in every round, so the machine's drift
   // lands on both.
@@ -113,10 +178,39 @@ function verdicts({ mode, budgets, params, apps }) {
   return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
 }
 
+// A proxied path can't beat the same app direct: checked wherever a scenario has both.
+function proxyChecks(cells) {
+  const checks = [];
+  for (const c of cells.values()) {
+    if (!c.topology.viaNginx) continue;
+    const direct = [...cells.values()].find(
+      (d) =>
+        d.workload === c.workload &&
+        d.topology.sample === c.topology.sample &&
+        !d.topology.viaNginx &&
+        d.topology.strategy === c.topology.strategy &&
+        d.topology.processes === c.topology.processes,
+    );
+    if (direct)
+      checks.push({
+        id: `proxy.${c.id}`,
+        what: `${c.topology.label} vs the same app direct (${c.workload})`,
+        a: c.id,
+        b: direct.id,
+        field: 'rps',
+        limit: 1,
+      });
+  }
+  return checks;
+}
+
 function openloop({ budgets, apps, mode }) {
   const top = budgets.reduce((x, y) => (y.budget > x.budget ? y : x));
   const entries = topologiesAt(apps, { ...top, mode });
-  const cells = entries.map((e) => closedCell('openloop', 'pi', e.t)).filter(Boolean).map((c) => ({ ...c, kind: 'openloop', id: `openloop.${c.id}` }));
+  const cells = entries
+    .map((e) => closedCell('openloop', 'pi', e.t))
+    .filter(Boolean)
+    .map((c) => ({ ...c, kind: 'openloop', id: `openloop.${c.id}` }));
   return { cells, comparisons: [], checks: [] };
 }
 
@@ -124,14 +218,31 @@ function openloop({ budgets, apps, mode }) {
 // workload, from cells of the same scenario (so their rounds pair up): its scaling efficiency.
 function scalingOf(questions, cells) {
   const all = [...cells.values()];
-  const baseOf = (c) => all.find((x) => x.workload === c.workload && x.topology.sample === c.topology.sample && x.topology.strategy === 'one process' && x.budget === 1);
+  const baseOf = (c) =>
+    all.find(
+      (x) =>
+        x.workload === c.workload &&
+        x.topology.sample === c.topology.sample &&
+        x.topology.strategy === 'one process' &&
+        x.budget === 1,
+    );
   const out = new Map();
   for (const q of questions.filter((x) => x.metric === 'throughput')) {
     for (const id of [q.a, q.b]) {
       const c = cells.get(id);
       const base = baseOf(c);
       if (!base || base.id === c.id || out.has(c.id)) continue;
-      out.set(c.id, { id: `${c.workload}.${c.topology.id}.scaling`, workload: c.workload, cell: c.id, base: base.id, budget: c.budget, sample: c.topology.sample, strategy: c.topology.strategy, topology: c.topology.id, processes: c.topology.processes });
+      out.set(c.id, {
+        id: `${c.workload}.${c.topology.id}.scaling`,
+        workload: c.workload,
+        cell: c.id,
+        base: base.id,
+        budget: c.budget,
+        sample: c.topology.sample,
+        strategy: c.topology.strategy,
+        topology: c.topology.id,
+        processes: c.topology.processes,
+      });
     }
   }
   return [...out.values()];
@@ -157,7 +268,9 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
         const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
         for (const c of drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents })) {
           // The run's own engine (the first) carries none; another one is named on the cell and in its id.
-          cells.push(engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine });
+          cells.push(
+            engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine },
+          );
         }
       }
     }
@@ -168,13 +281,17 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
 export const SCENARIOS = {
   verdicts: {
     title: 'The verdicts: one process, cluster, replicas and .NET on the same CPU budget',
-    description: 'Closed loop, interleaved rounds; each question pairs two topologies on the same CPU budget, like for like (direct with direct, through nginx with through nginx).',
+    description:
+      'Closed loop, interleaved rounds; each question pairs two topologies on the same CPU budget, like for like ' +
+      '(direct with direct, through nginx with through nginx).',
     interleaved: true,
     build: verdicts,
   },
   drills: {
     title: 'When something dies, when you deploy: fault and rollout drills',
-    description: 'A fixed rate of GETs and POSTs while one instance or worker is killed with SIGKILL and brought back by its restart policy, K times, one at a time; then a rolling restart (make reload) per strategy under the same load.',
+    description:
+      'A fixed rate of GETs and POSTs while one instance or worker is killed with SIGKILL and brought back by its ' +
+      'restart policy, K times, one at a time; then a rolling restart (make reload) per strategy under the same load.',
     interleaved: false,
     // The default run's 15 minutes go to the verdicts at every budget.
     fullOnly: true,
@@ -184,7 +301,11 @@ export const SCENARIOS = {
   // of 5 s steps on one workload stays for a run that asks for it (SCENARIO=openloop).
   openloop: {
     title: 'Highest sustained fixed rate (CPU-bound pi)',
-    description: 'Open loop with the paced generator (it sends on schedule whatever comes back, and times each request from its intended send: no coordinated omission); a step is sustained when the achieved rate is within 5% of the target, p99 < 500 ms and nothing failed; the search bisects between the last passing and the first failing rate.',
+    description:
+      'Open loop with the paced generator (it sends on schedule whatever comes back, and times each request from ' +
+      'its intended send: no coordinated omission); a step is sustained when the achieved rate is within 5% of the ' +
+      'target, p99 < 500 ms and nothing failed; the search bisects between the last passing and the first failing ' +
+      'rate.',
     interleaved: false,
     fullOnly: true,
     onRequest: true,
@@ -196,8 +317,16 @@ export const SCENARIOS = {
 // The mode's parameters with the command line's. --rounds means every cell: the per-workload
 // counts go, and latency takes the last 3 of them.
 function paramsOf(mode, overrides) {
-  const params = { ...MODES[mode], ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
-  if (overrides.rounds !== undefined) Object.assign(params, { roundsByWorkload: {}, latencyRoundsByWorkload: {}, latencyRounds: params.latencyRounds || 3 });
+  const params = {
+    ...MODES[mode],
+    ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+  };
+  if (overrides.rounds !== undefined)
+    Object.assign(params, {
+      roundsByWorkload: {},
+      latencyRoundsByWorkload: {},
+      latencyRounds: params.latencyRounds || 3,
+    });
   return params;
 }
 
@@ -205,29 +334,64 @@ function paramsOf(mode, overrides) {
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
  * of that sample (and comparisons whose two cells remain).
  * apps: the app descriptions to plan over (default: every folder of this repository with an x-bench).
- * @param {{ full?: boolean, scenario?: string, sample?: string, budget?: number, budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[], engines?: string[] }} [options]
+ * @param {{
+ *   full?: boolean, scenario?: string, sample?: string, budget?: number,
+ *   budgets?: { budget: number, cpuset: string }[], processes?: number, overrides?: object, apps?: any[],
+ *   engines?: string[],
+ * }} [options]
  */
-export function plan({ full = false, scenario, sample, budget, budgets, processes, overrides = {}, apps = listApps().map((a) => describeSample(a)), engines } = {}) {
+export function plan({
+  full = false,
+  scenario,
+  sample,
+  budget,
+  budgets,
+  processes,
+  overrides = {},
+  apps = listApps().map((a) => describeSample(a)),
+  engines,
+} = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);
-  if (scenario && !SCENARIOS[scenario]) throw new Error(`unknown scenario "${scenario}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
-  const names = scenario ? [scenario] : Object.keys(SCENARIOS).filter((k) => !SCENARIOS[k].onRequest && (full || !SCENARIOS[k].fullOnly));
-  const scenarios = names.map((name) => {
-    const s = SCENARIOS[name];
-    const built = s.build({ mode, budget, budgets: budgets ?? [{ budget, cpuset: 'sut' }], n: processes, params, apps, engines });
-    let cells = built.cells;
-    if (sample) cells = cells.filter((c) => c.topology.sample === sample);
-    const ids = new Set(cells.map((c) => c.id));
-    const known = new Set([...ids, ...(built.derivedIds ?? [])]);
-    return {
-      name, title: s.title, description: s.description, interleaved: s.interleaved, experiment: s.experiment && { ...s.experiment, deviations: built.deviations ?? [] }, derive: built.derive,
-      cells,
-      comparisons: built.comparisons.filter((q) => known.has(q.a) && known.has(q.b)),
-      checks: built.checks.filter((q) => ids.has(q.a) && ids.has(q.b)),
-      scaling: (built.scaling ?? []).filter((x) => ids.has(x.cell) && ids.has(x.base)),
-    };
-  }).filter((s) => s.cells.length);
-  if (scenarios.length === 0) throw new Error(`nothing to run for${sample ? ` sample "${sample}"` : ''}${scenario ? ` scenario "${scenario}"` : ''}`);
+  if (scenario && !SCENARIOS[scenario])
+    throw new Error(`unknown scenario "${scenario}" (one of: ${Object.keys(SCENARIOS).join(', ')})`);
+  const names = scenario
+    ? [scenario]
+    : Object.keys(SCENARIOS).filter((k) => !SCENARIOS[k].onRequest && (full || !SCENARIOS[k].fullOnly));
+  const scenarios = names
+    .map((name) => {
+      const s = SCENARIOS[name];
+      const built = s.build({
+        mode,
+        budget,
+        budgets: budgets ?? [{ budget, cpuset: 'sut' }],
+        n: processes,
+        params,
+        apps,
+        engines,
+      });
+      let cells = built.cells;
+      if (sample) cells = cells.filter((c) => c.topology.sample === sample);
+      const ids = new Set(cells.map((c) => c.id));
+      const known = new Set([...ids, ...(built.derivedIds ?? [])]);
+      return {
+        name,
+        title: s.title,
+        description: s.description,
+        interleaved: s.interleaved,
+        experiment: s.experiment && { ...s.experiment, deviations: built.deviations ?? [] },
+        derive: built.derive,
+        cells,
+        comparisons: built.comparisons.filter((q) => known.has(q.a) && known.has(q.b)),
+        checks: built.checks.filter((q) => ids.has(q.a) && ids.has(q.b)),
+        scaling: (built.scaling ?? []).filter((x) => ids.has(x.cell) && ids.has(x.base)),
+      };
+    })
+    .filter((s) => s.cells.length);
+  if (scenarios.length === 0)
+    throw new Error(
+      `nothing to run for${sample ? ` sample "${sample}"` : ''}${scenario ? ` scenario "${scenario}"` : ''}`,
+    );
   return { mode, params, scenarios };
 }
 
@@ -241,7 +405,8 @@ export function plan({ full = false, scenario, sample, budget, budgets, processe
 export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) {
   const mode = full ? 'full' : 'quick';
   const params = paramsOf(mode, overrides);
-  if (!Array.isArray(spec?.scenarios) || spec.scenarios.length === 0) throw new Error('--matrix: expected {"scenarios": [...]} with at least one scenario');
+  if (!Array.isArray(spec?.scenarios) || spec.scenarios.length === 0)
+    throw new Error('--matrix: expected {"scenarios": [...]} with at least one scenario');
   const scenarios = spec.scenarios.map((s, si) => {
     const name = s.name ?? `matrix-${si + 1}`;
     if (!Array.isArray(s.cells) || s.cells.length === 0) throw new Error(`--matrix: scenario ${name} has no cells`);
@@ -249,7 +414,12 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
       workloadSpec(describeSample(c.topology.sample), c.workload); // unknown: one line naming the ones there are
       const t = topology({ budget, ...c.topology });
       const closed = (c.kind ?? 'closed') === 'closed';
-      const cell = closedCell(name, c.workload, t, { kind: c.kind ?? 'closed', latencyRounds: closed ? (params.latencyRoundsByWorkload?.[c.workload] ?? params.latencyRounds ?? 0) : 0, ...(closed && params.closedSliceS ? { sliceS: params.closedSliceS } : {}), ...(c.connections ? { connections: c.connections } : {}) });
+      const cell = closedCell(name, c.workload, t, {
+        kind: c.kind ?? 'closed',
+        latencyRounds: closed ? (params.latencyRoundsByWorkload?.[c.workload] ?? params.latencyRounds ?? 0) : 0,
+        ...(closed && params.closedSliceS ? { sliceS: params.closedSliceS } : {}),
+        ...(c.connections ? { connections: c.connections } : {}),
+      });
       if (!cell) throw new Error(`--matrix: ${name} cell ${ci}: ${t.sample} has no "${c.workload}" workload`);
       return cell;
     });
@@ -258,13 +428,28 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
       if (!a || !b) throw new Error(`--matrix: ${name}: compare names a cell that doesn't exist`);
       const measured = (m) => m !== 'capacity' && (m !== 'p99' || (a.latencyRounds && b.latencyRounds));
       return (q.metrics ?? Object.keys(METRICS)).filter(measured).map((metric) => ({
-        id: `${a.workload}.${a.topology.id}-vs-${b.topology.id}.${metric}`, question: `${a.topology.label} vs ${b.topology.label}, ${METRICS[metric].title} (${a.workload})`,
-        workload: a.workload, comparison: `${a.topology.id}-vs-${b.topology.id}`, column: q.column ?? b.topology.label, metric, better: METRICS[metric].better, a: a.id, b: b.id,
+        id: `${a.workload}.${a.topology.id}-vs-${b.topology.id}.${metric}`,
+        question: `${a.topology.label} vs ${b.topology.label}, ${METRICS[metric].title} (${a.workload})`,
+        workload: a.workload,
+        comparison: `${a.topology.id}-vs-${b.topology.id}`,
+        column: q.column ?? b.topology.label,
+        metric,
+        better: METRICS[metric].better,
+        a: a.id,
+        b: b.id,
         ...(FIXED_RATE_METRICS.has(metric) && a.latencyRounds && b.latencyRounds ? { latencyAt: 'fixed rate' } : {}),
         limit: q.limit && metric === 'throughput' ? { ratio: q.limit, why: q.why ?? 'given in the matrix' } : null,
       }));
     });
-    return { name, title: s.title ?? name, description: s.description ?? 'cells from --matrix', interleaved: s.interleaved ?? true, cells, comparisons, checks: [] };
+    return {
+      name,
+      title: s.title ?? name,
+      description: s.description ?? 'cells from --matrix',
+      interleaved: s.interleaved ?? true,
+      cells,
+      comparisons,
+      checks: [],
+    };
   });
   return { mode: spec.mode ?? 'custom', params, scenarios };
 }

@@ -19,7 +19,10 @@ export const usableCpus = (t) => Math.min(t.budgetCpus ?? Infinity, t.runtime ==
 export function limitOf(a, b, budget) {
   if (a.sample !== b.sample) return null;
   const ratio = usableCpus(a) / usableCpus(b);
-  return { ratio, why: `the same app on the same ${budget}-CPU budget: at most ×${Number(ratio.toFixed(2))} of the CPU to use` };
+  return {
+    ratio,
+    why: `the same app on the same ${budget}-CPU budget: at most ×${Number(ratio.toFixed(2))} of the CPU to use`,
+  };
 }
 
 /** The baseline app of a run: the one marked so, else the first. */
@@ -47,7 +50,14 @@ export function topologiesAt(apps, { budget, cpuset, mode }) {
       // The default run keeps its 15 minutes: at one CPU, the core strategies of the baseline app and
       // one process of the others.
       if (mode !== 'full' && budget === 1 && !(s.core && (app === base || !s.multiProcess))) continue;
-      const t = topology({ sample: app.sample, strategy: s.key, n: processesAt(s, budget), budget, viaNginx: true, cpuset });
+      const t = topology({
+        sample: app.sample,
+        strategy: s.key,
+        n: processesAt(s, budget),
+        budget,
+        viaNginx: true,
+        cpuset,
+      });
       out.push({ app, strategy: s, t: { ...t, id: `${t.id}-b${budget}` } });
     }
   }
@@ -55,7 +65,8 @@ export function topologiesAt(apps, { budget, cpuset, mode }) {
 }
 
 // The question key of one side: the strategy's slug on the baseline app, the app's key before it on another.
-const keyOf = (x, base) => (x.app === base ? x.strategy.slug : x.strategy.multiProcess ? `${x.app.key}-${x.strategy.slug}` : x.app.key);
+const keyOf = (x, base) =>
+  x.app === base ? x.strategy.slug : x.strategy.multiProcess ? `${x.app.key}-${x.strategy.slug}` : x.app.key;
 const nameOf = (x) => `${x.app.name} ${x.strategy.label(x.t.processes)}`;
 
 /**
@@ -71,20 +82,27 @@ export function pairsAt(entries, base) {
     const o = one(app);
     if (!o) continue;
     for (const m of multi(app)) pairs.push({ key: keyOf(m, base), a: m, b: o, what: `${nameOf(m)} vs ${nameOf(o)}` });
-    if (app !== base && one(base)) pairs.push({ key: keyOf(o, base), a: o, b: one(base), what: `${nameOf(o)} vs ${nameOf(one(base))}` });
+    if (app !== base && one(base))
+      pairs.push({ key: keyOf(o, base), a: o, b: one(base), what: `${nameOf(o)} vs ${nameOf(one(base))}` });
   }
   for (const app of apps) {
     const ms = multi(app);
     for (let i = 0; i < ms.length; i += 1) {
       for (let j = i + 1; j < ms.length; j += 1) {
-        pairs.push({ key: `${keyOf(ms[i], base)}-vs-${keyOf(ms[j], base).replace(`${app === base ? '' : `${app.key}-`}`, '')}`, a: ms[i], b: ms[j], what: `${nameOf(ms[i])} vs ${nameOf(ms[j])}` });
+        pairs.push({
+          key: `${keyOf(ms[i], base)}-vs-${keyOf(ms[j], base).replace(`${app === base ? '' : `${app.key}-`}`, '')}`,
+          a: ms[i],
+          b: ms[j],
+          what: `${nameOf(ms[i])} vs ${nameOf(ms[j])}`,
+        });
       }
     }
   }
   for (const app of apps.filter((a) => a !== base && a.runtime !== base.runtime)) {
     const o = one(app);
     if (!o) continue;
-    for (const m of multi(base)) pairs.push({ key: `${app.key}-vs-${m.strategy.slug}`, a: o, b: m, what: `${nameOf(o)} vs ${nameOf(m)}` });
+    for (const m of multi(base))
+      pairs.push({ key: `${app.key}-vs-${m.strategy.slug}`, a: o, b: m, what: `${nameOf(o)} vs ${nameOf(m)}` });
   }
   return pairs;
 }

@@ -2,13 +2,18 @@
 // moved (the runner's `place`) before the next budget's blocks, so its runtime's warm-up is paid
 // once, not once per budget. Only for an app whose runtime does not size itself from the CPUs it
 // starts with: a .NET process keeps the thread pool and GC heaps it sized at start-up, so one
-// started at 2 CPUs and moved to 1 is not what a team runs at 1 CPU (x-bench.movable). Only where the engine's Runner can move a
-// running deployment and the run is pinned; otherwise each budget gets a deployment of its own.
+// started at 2 CPUs and moved to 1 is not what a team runs at 1 CPU (x-bench.movable). Only where
+// the engine's Runner can move a running deployment and the run is pinned; otherwise each budget
+// gets a deployment of its own.
 import { describeSample } from '../samples.js';
 import { deploymentKey } from '../topologies.js';
 import { availableCpus, formatCpuList } from '../../../runner/index.js';
 
-const sortedEnv = (env) => Object.entries(env).sort().map(([k, v]) => `${k}=${v}`).join(',');
+const sortedEnv = (env) =>
+  Object.entries(env)
+    .sort()
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 
 /**
  * The key of a cell's deployment across budgets: its app, its knobs but the per-instance CPUs, its
@@ -20,7 +25,8 @@ export function familyKey(c) {
   if (!app.movable) return `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
   const env = { ...c.topology.env };
   if (app.knobs.cpus) delete env[app.knobs.cpus];
-  return `${c.topology.sample}[${sortedEnv(env)}]${c.engine ? `~${c.engine}` : ''}${c.topology.tag ? `#${c.topology.tag}` : ''}`;
+  const tag = c.topology.tag ? `#${c.topology.tag}` : '';
+  return `${c.topology.sample}[${sortedEnv(env)}]${c.engine ? `~${c.engine}` : ''}${tag}`;
 }
 
 /** Where a cell's topology must sit: the run's cpuset, its budget, and its app's quota per instance. */
@@ -34,7 +40,8 @@ export function cellPlacement(c, iso) {
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Whether a scenario's deployments can be moved between budgets (interleaved, pinned, a Runner with place). */
-export const canPlace = (scenario, runner, iso) => Boolean(scenario.interleaved && iso.pinned && typeof runner?.place === 'function');
+export const canPlace = (scenario, runner, iso) =>
+  Boolean(scenario.interleaved && iso.pinned && typeof runner?.place === 'function');
 
 /**
  * Moves each deployment of a block's cells to where the block wants it, once per change. run.depOf

@@ -19,7 +19,12 @@ import { familyKey, canPlace, cellPlacement } from './families.js';
 // What a process that would not start said last (the runner's error carries it after the exit),
 // without the run folder's paths: one line for the output and results.json.
 export function whatItSaid(message) {
-  const last = String(message).split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? String(message);
+  const last =
+    String(message)
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? String(message);
   const m = /exited before it was healthy \(([^)]*)\)(?:: (.*))?$/.exec(last);
   return m ? (m[2] ? `${m[2]} (${m[1]})` : m[1]) : last.replace(/\/\S+\//g, '');
 }
@@ -44,7 +49,16 @@ function deploymentsOf(scenario, runBase, counter, keyOf) {
     const key = keyOf(c);
     if (!deps.has(key)) {
       counter.n += 1;
-      deps.set(key, { key, sample: c.topology.sample, env: c.topology.env, cpuset: c.topology.cpuset, budget: c.budget, engine: c.engine ?? null, cells: [], runDir: path.join(runBase, `d${counter.n}`) });
+      deps.set(key, {
+        key,
+        sample: c.topology.sample,
+        env: c.topology.env,
+        cpuset: c.topology.cpuset,
+        budget: c.budget,
+        engine: c.engine ?? null,
+        cells: [],
+        runDir: path.join(runBase, `d${counter.n}`),
+      });
     }
     deps.get(key).cells.push(c);
   }
@@ -63,15 +77,24 @@ async function start(run, d, { build, noDatabase }) {
   ctx.hooks.phase?.(`starting ${describeSample(d.sample).folder} (${d.cells[0].topology.label})`);
   try {
     d.handle = await startDeployment(d.engine ? ctx.runners[d.engine] : ctx.runner, d, {
-      runDir: d.runDir, ...placement(d, ctx.isolation),
-      build, needsDb: d.cells.some((c) => c.needsDb), knownDatabaseError: noDatabase.get(d.sample) ?? null, log: ctx.hooks.log,
+      runDir: d.runDir,
+      ...placement(d, ctx.isolation),
+      build,
+      needsDb: d.cells.some((c) => c.needsDb),
+      knownDatabaseError: noDatabase.get(d.sample) ?? null,
+      log: ctx.hooks.log,
     });
     if (d.handle.databaseError) noDatabase.set(d.sample, d.handle.databaseError);
     d.placed = cellPlacement(d.cells[0], ctx.isolation);
   } catch (e) {
     const optional = Boolean(strategyOf(d.cells[0].topology.strategy).optional);
     const why = optional ? `${d.cells[0].topology.strategy} skipped: ${whatItSaid(e.message)}` : e.message;
-    for (const c of d.cells) Object.assign(records.get(c.id), { status: optional ? 'skipped' : 'failed', error: why, ...(optional ? {} : { lastLog: whatItSaid(e.message) }) });
+    for (const c of d.cells)
+      Object.assign(records.get(c.id), {
+        status: optional ? 'skipped' : 'failed',
+        error: why,
+        ...(optional ? {} : { lastLog: whatItSaid(e.message) }),
+      });
     ctx.hooks.log?.(optional ? why : `failed: ${e.message}`);
     return;
   }
@@ -85,7 +108,9 @@ async function databaseOf(handle, c) {
   try {
     const res = await fetch(`${handle.url(c.topology)}${path}`, { signal: AbortSignal.timeout(10_000) });
     const body = /** @type {{ provider?: string, serverVersion?: string }} */ (await res.json());
-    return res.ok ? { known: true, provider: body.provider, serverVersion: body.serverVersion } : { known: false, why: `GET ${path} answered ${res.status}` };
+    return res.ok
+      ? { known: true, provider: body.provider, serverVersion: body.serverVersion }
+      : { known: false, why: `GET ${path} answered ${res.status}` };
   } catch (e) {
     return { known: false, why: `GET ${path}: ${e.message}` };
   }
@@ -97,7 +122,10 @@ const readyProcesses = new WeakSet(); // deployments whose every process has ans
 async function prepare(c, r, handle, balancers) {
   r.cpuLimits = handle.state.cpuLimits;
   if (c.needsDb && !handle.withDatabase) {
-    Object.assign(r, { status: 'skipped', error: `no database here: ${handle.databaseError ?? 'the sample started without it'}` });
+    Object.assign(r, {
+      status: 'skipped',
+      error: `no database here: ${handle.databaseError ?? 'the sample started without it'}`,
+    });
     return;
   }
   await guarded(r, async () => {
@@ -129,7 +157,8 @@ function skipOrphans(scenario, records) {
     if (!qs.length || !alive(c.id) || c.keep) continue;
     const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
     if (partners.every((id) => !alive(id))) {
-      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ')})` });
+      const why = partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ');
+      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${why})` });
     }
   }
 }
@@ -137,8 +166,14 @@ function skipOrphans(scenario, records) {
 // How a cell is loaded, kept with it (results describe themselves): the closed-loop tool with its
 // threads and connections; the paced generator's connections for capacity and latency windows.
 function loadOf(c, ctx) {
-  const closed = c.kind === 'closed' ? { tool: c.tool ?? ctx.tool, threads: ctx.isolation.generatorThreads, connections: c.connections } : null;
-  const paced = c.searchCapacity || c.latencyRounds ? { tool: 'paced', threads: 1, connections: 'as many as the rate keeps in flight for 100 ms, at least 64' } : null;
+  const closed =
+    c.kind === 'closed'
+      ? { tool: c.tool ?? ctx.tool, threads: ctx.isolation.generatorThreads, connections: c.connections }
+      : null;
+  const paced =
+    c.searchCapacity || c.latencyRounds
+      ? { tool: 'paced', threads: 1, connections: 'as many as the rate keeps in flight for 100 ms, at least 64' }
+      : null;
   return { ...(closed ? { closed } : {}), ...(paced ? { paced } : {}) };
 }
 
@@ -149,11 +184,18 @@ function loadOf(c, ctx) {
 export async function runScenario(scenario, params, ctx, { built, counter }) {
   const keyOf = canPlace(scenario, ctx.runner, ctx.isolation) ? familyKey : depKey;
   const deps = deploymentsOf(scenario, ctx.runBase, counter, keyOf);
-  const records = new Map(scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]));
+  const records = new Map(
+    scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]),
+  );
   const deploymentOf = (c) => deps.get(keyOf(c));
   const depOf = (c) => deploymentOf(c).handle;
   const run = {
-    records, params, ctx, depOf, deploymentOf, balancers: [],
+    records,
+    params,
+    ctx,
+    depOf,
+    deploymentOf,
+    balancers: [],
     threads: ctx.isolation.generatorThreads,
     toolOf: (c) => c.tool ?? ctx.tool,
     // CPU time and memory of the services the cell's topology covers, read around each window.
@@ -166,7 +208,10 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
     const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
     const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);
     const builds = first.some((d) => describeSample(d.sample).builds && !built.has(d.sample));
-    for (const d of first) { await start(run, d, { build: !built.has(d.sample), noDatabase }); built.add(d.sample); }
+    for (const d of first) {
+      await start(run, d, { build: !built.has(d.sample), noDatabase });
+      built.add(d.sample);
+    }
     await Promise.all(all.filter((d) => !first.includes(d)).map((d) => start(run, d, { build: false, noDatabase })));
     ctx.hooks.tick?.(startupSeconds(all.length, builds));
     skipOrphans(scenario, records);
@@ -176,7 +221,10 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
     for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
     const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
     if (scenario.interleaved) await interleave(run, rounded, scenario.comparisons ?? []);
-    await oneByOne(run, live.filter((c) => !scenario.interleaved || !rounded.includes(c)));
+    await oneByOne(
+      run,
+      live.filter((c) => !scenario.interleaved || !rounded.includes(c)),
+    );
     for (const extra of scenario.derive?.(records) ?? []) records.set(extra.id, extra);
   } finally {
     ctx.hooks.phase?.(`stopping ${scenario.name}`);
