@@ -115,6 +115,12 @@ const ASKED = { quick: ['light', 'pi', 'delay'], full: ALL };
 // The default run keeps its 15 minutes: at one CPU it asks where a core's worth of work decides
 // (light JSON, CPU-bound work); the full run asks slow I/O there too.
 const askedAt = (mode, budget) => (mode === 'quick' && budget === 1 ? ['light', 'pi'] : ASKED[mode]);
+// And slow I/O only between the core strategies (one process, cluster, replicas): a wait of 50 ms
+// tests how many processes hold connections, not how they share a port (PM2, reusePort).
+const askedFor = (mode, budget, pair) =>
+  askedAt(mode, budget).filter(
+    (w) => !(mode === 'quick' && w === 'delay' && !(pair.a.strategy.core && pair.b.strategy.core)),
+  );
 
 function verdicts({ mode, budgets, params, apps }) {
   const cells = new Map();
@@ -124,7 +130,7 @@ function verdicts({ mode, budgets, params, apps }) {
   for (const { budget, cpuset } of [...budgets].sort((x, y) => y.budget - x.budget)) {
     const entries = topologiesAt(apps, { budget, cpuset, mode });
     for (const pair of pairsAt(entries, base)) {
-      const asked = askedAt(mode, budget);
+      const asked = askedFor(mode, budget, pair);
       const shared = workloadsOf(pair.a.app, asked).filter((w) => workloadsOf(pair.b.app, asked).includes(w));
       for (const workload of shared) {
         const rounds = params.roundsByWorkload?.[workload];
