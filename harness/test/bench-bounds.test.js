@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBounds } from '../bench/lib/bottleneck.js';
+import { boundText } from '../bench/lib/report/bound-text.js';
 
 // One ok closed-loop cell of one Node process at 2 CPUs that spent the whole budget: its strategy bounded it.
 const cell = (capacityRps) => ({
@@ -28,4 +29,15 @@ test('a capacity above the paced ceiling disproves the ceiling: no generator bou
   const c = boundsAt(3446, 40);
   assert.equal(c.capacityBound, undefined, 'the ceiling of 40 req/s was contradicted by 3,446 held');
   assert.equal(c.bound.by, 'strategy');
+});
+
+test('a generator-bound verdict: more cores for the generator where the budget had CPUs of its own', () => {
+  const doc = { meta: { machine: { cores: 2 } } };
+  const bound = { by: 'generator', why: 'its capacity is 80% of the paced generator\'s ceiling' };
+  const own = boundText(doc, { bound, budget: 1 });
+  assert.equal(own.short, 'generator-bound here: a generator with more cores');
+  assert.doesNotMatch(own.long, /share these/);
+  const shared = boundText(doc, { bound, budget: 2 });
+  assert.equal(shared.short, 'generator-bound here: measure on ≥ 3 cores');
+  assert.match(shared.long, /share these 2 cores/);
 });
