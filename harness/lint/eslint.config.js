@@ -12,15 +12,6 @@ const SIZE_RULES = {
   'max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }],
 };
 
-// Files of those folders that reworks in progress own (the docs' tests, the Swarm and sample Docker
-// tests): held to the rules once those land.
-const NOT_YET = [
-  'harness/test/docs-*.test.js',
-  'harness/test/decision-guide.test.js', 'harness/test/docker/swarm*.test.js',
-  'harness/test/docker/node-replicas.test.js', 'harness/test/docker/node-cluster.test.js',
-  'harness/test/docker/dotnet-api.test.js',
-];
-
 // The folders held to them.
 const SIZED = [
   'harness/runner', 'harness/lib', 'harness/bin', 'harness/test-engine', 'harness/lint', 'harness/orchestrators',
@@ -50,7 +41,7 @@ export default [
     plugins: { 'scaling-lab': { rules: { 'runner-interface': runnerInterface } } },
     rules: { 'scaling-lab/runner-interface': 'error' },
   },
-  { files: SIZED.map((dir) => `${dir}/**/*.{js,mjs,cjs}`), ignores: NOT_YET, rules: SIZE_RULES },
+  { files: SIZED.map((dir) => `${dir}/**/*.{js,mjs,cjs}`), rules: SIZE_RULES },
   {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },

@@ -20,7 +20,9 @@ export const WARNED = [
     command: /docker( compose)? kill (-s |--signal[= ])?(SIG)?HUP\b/,
     warnedIn: 'docs/when-something-dies.md',
     warning: /cancels the container's restart\s+policy/,
-    why: 'Docker counts any docker kill as a stop asked for and cancels the restart policy; send SIGHUP with docker compose exec app kill -HUP 1',
+    why:
+      'Docker counts any docker kill as a stop asked for and cancels the restart policy; ' +
+      'send SIGHUP with docker compose exec app kill -HUP 1',
   },
 ];
 const WARNS = /\b(not|never|don't|instead of|cancels?|rather than)\b/i;
@@ -34,9 +36,16 @@ export function recommendations(pages, warned = WARNED) {
       const paragraphs = paragraphsOf(text);
       for (const c of codeOf(text)) {
         if (!w.command.test(c.code)) continue;
-        if (c.block) { out.push(`${file}:${c.line}: recommends \`${w.command.exec(c.code)[0]}\` (${w.warnedIn} warns: ${w.why})`); continue; }
-        const sentence = (paragraphs.find((p) => p.line <= c.line && p.text.includes(c.code))?.text ?? '').split(/(?<=[.;:])\s/).find((s) => s.includes(c.code)) ?? '';
-        if (!WARNS.test(sentence)) out.push(`${file}:${c.line}: recommends \`${c.code}\` (${w.warnedIn} warns: ${w.why})`);
+        if (c.block) {
+          out.push(`${file}:${c.line}: recommends \`${w.command.exec(c.code)[0]}\` (${w.warnedIn} warns: ${w.why})`);
+          continue;
+        }
+        const sentence =
+          (paragraphs.find((p) => p.line <= c.line && p.text.includes(c.code))?.text ?? '')
+            .split(/(?<=[.;:])\s/)
+            .find((s) => s.includes(c.code)) ?? '';
+        if (!WARNS.test(sentence))
+          out.push(`${file}:${c.line}: recommends \`${c.code}\` (${w.warnedIn} warns: ${w.why})`);
       }
     }
   }
@@ -50,7 +59,10 @@ export const CLAIMS = [
   {
     claim: /keeps? (only )?about one( of the two)? CPUs? busy/i,
     refuted: () => Object.keys(doc.workloads ?? {}).some((w) => gain(w) > 1.2),
-    why: () => `one Express process gained ×${Math.max(...Object.keys(doc.workloads).map(gain).filter(Number.isFinite)).toFixed(2)} from 1 to 2 CPUs on some workload`,
+    why: () => {
+      const most = Math.max(...Object.keys(doc.workloads).map(gain).filter(Number.isFinite));
+      return `one Express process gained ×${most.toFixed(2)} from 1 to 2 CPUs on some workload`;
+    },
   },
   {
     claim: /make bench[^.\n]{0,80}without Docker/i,
@@ -66,9 +78,16 @@ export function engineClaims(text) {
     const plain = p.text.replace(/<!--[\s\S]*?-->/g, '');
     for (const s of plain.split(/(?<=[.;])\s+/)) {
       if (!/\b(verdicts?|committed|reference run|drills|results)\b/i.test(s)) continue;
-      const m = /\b(measured|ran|run|started)\b[^.]{0,60}?\b(on Docker|in containers|as containers|as (?:local )?processes|by the (processes|docker) engine|on the (processes|docker) engine)/i.exec(s)
-        ?? /\breplicas (?:were|are) (containers|processes)\b/i.exec(s);
-      if (m) out.push({ line: p.line, engine: /docker|container/i.test(m[0]) && !/not containers/i.test(s) ? 'docker' : 'processes', text: s.trim() });
+      const m =
+        /\b(measured|ran|run|started)\b[^.]{0,60}?\b(on Docker|in containers|as containers|as (?:local )?processes|by the (processes|docker) engine|on the (processes|docker) engine)/i.exec(
+          s,
+        ) ?? /\breplicas (?:were|are) (containers|processes)\b/i.exec(s);
+      if (m)
+        out.push({
+          line: p.line,
+          engine: /docker|container/i.test(m[0]) && !/not containers/i.test(s) ? 'docker' : 'processes',
+          text: s.trim(),
+        });
     }
   }
   return out;
@@ -78,7 +97,10 @@ test('no page recommends a command another page warns against, and the warnings 
   const all = pages();
   for (const w of WARNED) {
     const warner = all.find((p) => p.file === w.warnedIn);
-    assert.ok(warner && w.warning.test(warner.text.replace(/\s+/g, ' ')), `${w.warnedIn} still warns about ${w.command}`);
+    assert.ok(
+      warner && w.warning.test(warner.text.replace(/\s+/g, ' ')),
+      `${w.warnedIn} still warns about ${w.command}`,
+    );
   }
   assert.deepEqual(recommendations(all), []);
 });
@@ -86,8 +108,16 @@ test('no page recommends a command another page warns against, and the warnings 
 test('no page states a claim the committed results refute', () => {
   const bad = [];
   for (const { file, text } of pages()) {
-    const pieces = [...paragraphsOf(text), ...codeOf(text).filter((c) => c.block).map((c) => ({ line: c.line, text: c.code }))];
-    for (const p of pieces) for (const c of CLAIMS) if (c.claim.test(p.text) && c.refuted()) bad.push(`${file}:${p.line}: "${c.claim.exec(p.text)[0]}": ${c.why()}`);
+    const pieces = [
+      ...paragraphsOf(text),
+      ...codeOf(text)
+        .filter((c) => c.block)
+        .map((c) => ({ line: c.line, text: c.code })),
+    ];
+    for (const p of pieces)
+      for (const c of CLAIMS)
+        if (c.claim.test(p.text) && c.refuted())
+          bad.push(`${file}:${p.line}: "${c.claim.exec(p.text)[0]}": ${c.why()}`);
   }
   assert.deepEqual(bad, []);
 });
@@ -97,7 +127,12 @@ test('every statement of which engine measured the verdicts agrees with protocol
   const claims = pages().flatMap(({ file, text }) => engineClaims(text).map((c) => ({ file, ...c })));
   t.diagnostic(`${claims.length} statements, engine ${engine}`);
   assert.ok(claims.length > 0, 'the docs say which engine measured the verdicts');
-  assert.deepEqual(claims.filter((c) => c.engine !== engine).map((c) => `${c.file}:${c.line}: says ${c.engine}, results.json says ${engine}: ${c.text}`), []);
+  assert.deepEqual(
+    claims
+      .filter((c) => c.engine !== engine)
+      .map((c) => `${c.file}:${c.line}: says ${c.engine}, results.json says ${engine}: ${c.text}`),
+    [],
+  );
 });
 
 test("an experiment's answer named in the docs is the run's, qualifier and all", () => {
@@ -108,7 +143,10 @@ test("an experiment's answer named in the docs is the run's, qualifier and all",
     for (const { file, text } of pages()) {
       for (const p of paragraphsOf(text)) {
         if (!names.some((n) => p.text.includes(n))) continue;
-        const rest = p.text.replace(/<!--[\s\S]*?-->|\*\*/g, '').split(a.answer).join('');
+        const rest = p.text
+          .replace(/<!--[\s\S]*?-->|\*\*/g, '')
+          .split(a.answer)
+          .join('');
         const word = /\b(confirmed|refuted|not testable)\b/i.exec(rest);
         if (word) bad.push(`${file}:${p.line}: "${word[0]}" about ${a.id}; the run's answer is "${a.answer}"`);
       }
@@ -119,12 +157,31 @@ test("an experiment's answer named in the docs is the run's, qualifier and all",
 
 test('the checks catch what they are for', () => {
   const warned = [{ ...WARNED[0], warnedIn: 'a.md' }];
-  const pagesOf = (text) => [{ file: 'a.md', text: 'x' }, { file: 'b.md', text }];
+  const pagesOf = (text) => [
+    { file: 'a.md', text: 'x' },
+    { file: 'b.md', text },
+  ];
   assert.equal(recommendations(pagesOf('```sh\ndocker compose kill -s SIGHUP app\n```\n'), warned).length, 1);
   assert.equal(recommendations(pagesOf('Send it with `docker kill --signal=HUP x` to reload.\n'), warned).length, 1);
-  assert.deepEqual(recommendations(pagesOf('Not `docker compose kill -s SIGHUP app`: it cancels the policy.\n'), warned), []);
-  assert.deepEqual(engineClaims('The committed verdicts were measured on Docker, in containers.').map((c) => c.engine), ['docker']);
-  assert.deepEqual(engineClaims('The verdicts were measured by the <!-- q protocol.engine.name -->processes<!-- /q --> engine.').map((c) => c.engine), ['processes']);
-  assert.deepEqual(engineClaims('Its replicas are processes under cgroups, not containers; the verdicts ran as local processes.').map((c) => c.engine), ['processes']);
+  assert.deepEqual(
+    recommendations(pagesOf('Not `docker compose kill -s SIGHUP app`: it cancels the policy.\n'), warned),
+    [],
+  );
+  assert.deepEqual(
+    engineClaims('The committed verdicts were measured on Docker, in containers.').map((c) => c.engine),
+    ['docker'],
+  );
+  assert.deepEqual(
+    engineClaims('The verdicts were measured by the <!-- q protocol.engine.name -->processes<!-- /q --> engine.').map(
+      (c) => c.engine,
+    ),
+    ['processes'],
+  );
+  assert.deepEqual(
+    engineClaims('Its replicas are processes under cgroups, not containers; the verdicts ran as local processes.').map(
+      (c) => c.engine,
+    ),
+    ['processes'],
+  );
   assert.ok(CLAIMS[0].claim.test('one process keeps about one CPU busy'));
 });

@@ -17,7 +17,8 @@ const rel = (f) => path.relative(REPO_ROOT, f);
 /** Targets and variables of a Makefile. */
 export function makefileNames(text) {
   const targets = new Set();
-  for (const m of text.matchAll(/^([A-Za-z0-9_. %/-]+(?: [A-Za-z0-9_. %/-]+)*)\s*:(?!=)/gm)) for (const t of m[1].split(/\s+/)) if (t && !t.startsWith('.')) targets.add(t);
+  for (const m of text.matchAll(/^([A-Za-z0-9_. %/-]+(?: [A-Za-z0-9_. %/-]+)*)\s*:(?!=)/gm))
+    for (const t of m[1].split(/\s+/)) if (t && !t.startsWith('.')) targets.add(t);
   const vars = new Set([...text.matchAll(/\$\((?:if |or |filter [^,]*,)?\$?\(?([A-Z][A-Z0-9_]*)\)/g)].map((m) => m[1]));
   for (const m of text.matchAll(/^([A-Z][A-Z0-9_]*)\s*[:?+]?=/gm)) vars.add(m[1]);
   return { targets, vars };
@@ -30,10 +31,19 @@ export function makeCalls(code) {
     const body = line.replace(/\s#.*$/, '');
     for (const part of body.split(/&&|\|\||;|\|/)) {
       // Shell words: a quoted value (PATHS='/a,POST /b {"x":1}') is one argument.
-      const words = part.trim().replace(/^\$\s+/, '').match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
+      const words =
+        part
+          .trim()
+          .replace(/^\$\s+/, '')
+          .match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
       const at = words.indexOf('make');
       if (at !== 0) continue;
-      calls.push(words.slice(1).map((w) => w.replace(/^\[|\]$/g, '')).filter(Boolean));
+      calls.push(
+        words
+          .slice(1)
+          .map((w) => w.replace(/^\[|\]$/g, ''))
+          .filter(Boolean),
+      );
     }
   }
   return calls;
@@ -61,8 +71,13 @@ test('every make invocation in docs/ and the READMEs names a target and variable
       for (const args of makeCalls(code)) {
         seen += 1;
         for (const a of args) {
-          if (a.startsWith('-')) bad.push(`${rel(f)}:${line}: make ${args.join(' ')}: option ${a} (use a Make variable)`);
-          else if (a.includes('=')) { if (!vars.has(a.split('=')[0])) bad.push(`${rel(f)}:${line}: make ${args.join(' ')}: no variable ${a.split('=')[0]} in the Makefile`); } else if (!/^[<]/.test(a) && !targets.has(a)) bad.push(`${rel(f)}:${line}: make ${args.join(' ')}: no target ${a}`);
+          if (a.startsWith('-'))
+            bad.push(`${rel(f)}:${line}: make ${args.join(' ')}: option ${a} (use a Make variable)`);
+          else if (a.includes('=')) {
+            if (!vars.has(a.split('=')[0]))
+              bad.push(`${rel(f)}:${line}: make ${args.join(' ')}: no variable ${a.split('=')[0]} in the Makefile`);
+          } else if (!/^[<]/.test(a) && !targets.has(a))
+            bad.push(`${rel(f)}:${line}: make ${args.join(' ')}: no target ${a}`);
         }
       }
     }
@@ -74,7 +89,10 @@ test('every make invocation in docs/ and the READMEs names a target and variable
 test('every relative link and anchor in docs/ and the READMEs resolves', () => {
   const bad = [];
   const anchors = new Map();
-  const anchorsIn = (f) => { if (!anchors.has(f)) anchors.set(f, anchorsOf(fs.readFileSync(f, 'utf8'))); return anchors.get(f); };
+  const anchorsIn = (f) => {
+    if (!anchors.has(f)) anchors.set(f, anchorsOf(fs.readFileSync(f, 'utf8')));
+    return anchors.get(f);
+  };
   for (const f of markdownFiles()) {
     const md = fs.readFileSync(f, 'utf8');
     // Links outside code: inline code and fences are examples, not links.
@@ -84,8 +102,12 @@ test('every relative link and anchor in docs/ and the READMEs resolves', () => {
       if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue; // http:, mailto: …
       const [file, anchor] = href.split('#');
       const target = file ? path.resolve(path.dirname(f), decodeURIComponent(file)) : f;
-      if (!fs.existsSync(target)) { bad.push(`${rel(f)}: ${href}: no such file`); continue; }
-      if (anchor && target.endsWith('.md') && !anchorsIn(target).has(anchor)) bad.push(`${rel(f)}: ${href}: no such anchor`);
+      if (!fs.existsSync(target)) {
+        bad.push(`${rel(f)}: ${href}: no such file`);
+        continue;
+      }
+      if (anchor && target.endsWith('.md') && !anchorsIn(target).has(anchor))
+        bad.push(`${rel(f)}: ${href}: no such anchor`);
     }
   }
   assert.deepEqual(bad, []);
@@ -97,7 +119,8 @@ test('a block that changes into a sample folder holds no root make command', () 
     for (const { code, line, block } of codeOf(fs.readFileSync(f, 'utf8'))) {
       if (!block) continue;
       const cd = /(^|\s|&&\s*)cd\s+(node-cluster|node-replicas|dotnet-api)\b/m.exec(code);
-      if (cd && makeCalls(code.slice(cd.index)).length) bad.push(`${rel(f)}:${line}: cd ${cd[2]} and a root make in one block`);
+      if (cd && makeCalls(code.slice(cd.index)).length)
+        bad.push(`${rel(f)}:${line}: cd ${cd[2]} and a root make in one block`);
     }
   }
   assert.deepEqual(bad, []);
@@ -109,7 +132,9 @@ test('the checks catch what they are for', () => {
   assert.deepEqual(makeCalls('cd x && make bench --budget 2 # c'), [['bench', '--budget', '2']]);
   assert.deepEqual(makeCalls('make bench --budget 2   # comment'), [['bench', '--budget', '2']]);
   assert.deepEqual(makeCalls('$ make up SAMPLE=a; make ps'), [['up', 'SAMPLE=a'], ['ps']]);
-  const { targets, vars } = makefileNames('X := 1\nbench: setup\n\tnode a $(if $(FULL),--full) $(or $(SERVICE),app)\nkill term: \n');
+  const { targets, vars } = makefileNames(
+    'X := 1\nbench: setup\n\tnode a $(if $(FULL),--full) $(or $(SERVICE),app)\nkill term: \n',
+  );
   assert.deepEqual([...targets].sort(), ['bench', 'kill', 'term']);
   assert.ok(vars.has('FULL') && vars.has('SERVICE') && vars.has('X'));
 });
@@ -117,25 +142,42 @@ test('the checks catch what they are for', () => {
 test('the prose pages read in paragraphs of at most 80 words', () => {
   const long = [];
   for (const f of proseFiles()) {
-    for (const p of paragraphsOf(fs.readFileSync(f, 'utf8'))) if (p.words > 80) long.push(`${rel(f)}:${p.line}: ${p.words} words: ${p.text.slice(0, 70)}…`);
+    for (const p of paragraphsOf(fs.readFileSync(f, 'utf8')))
+      if (p.words > 80) long.push(`${rel(f)}:${p.line}: ${p.words} words: ${p.text.slice(0, 70)}…`);
   }
   assert.deepEqual(long, []);
 });
 
 test('the prose pages show output as short examples beside command and date, never raw logs', () => {
   const bad = [];
-  for (const f of proseFiles()) for (const p of outputProblems(fs.readFileSync(f, 'utf8'))) bad.push(`${rel(f)}:${p.line}: ${p.why}`);
+  for (const f of proseFiles())
+    for (const p of outputProblems(fs.readFileSync(f, 'utf8'))) bad.push(`${rel(f)}:${p.line}: ${p.why}`);
   assert.deepEqual(bad, []);
 });
 
 test('the paragraph and output checks catch what they are for', () => {
   const wall = Array.from({ length: 81 }, (_, i) => `w${i}`).join(' ');
-  assert.deepEqual(paragraphsOf(`# T\n\n${wall}\n\n| a | b |\n\n\`\`\`\n${wall}\n\`\`\`\n- one\n- two <!-- q x -->three<!-- /q --> [four](f.md)\n`).map((p) => p.words), [81, 2, 4]);
+  assert.deepEqual(
+    paragraphsOf(
+      `# T\n\n${wall}\n\n| a | b |\n\n\`\`\`\n${wall}\n\`\`\`\n` +
+        '- one\n- two <!-- q x -->three<!-- /q --> [four](f.md)\n',
+    ).map((p) => p.words),
+    [81, 2, 4],
+  );
   const quoted = `<!-- q verdicts[a] verdict -->${'x '.repeat(79)}<!-- /q -->`;
   assert.equal(paragraphsOf(quoted)[0].words, 79, 'a quote counts as the words it shows, its marker as none');
   assert.deepEqual(outputProblems('Hand run, 2026-11-27:\n\n```console\n$ make ps\nok\n```\n'), []);
-  assert.match(outputProblems('```console\nok\n```\n').map((p) => p.why).join(), /starts with the \$ command.*no date/);
+  assert.match(
+    outputProblems('```console\nok\n```\n')
+      .map((p) => p.why)
+      .join(),
+    /starts with the \$ command.*no date/,
+  );
   assert.match(outputProblems(`2026-11-27\n\`\`\`console\n$ x\n${'a\n'.repeat(20)}\`\`\`\n`)[0].why, /lines of output/);
-  assert.equal(outputProblems('```\n{"pid":1}\n{"pid":2}\n{"pid":3}\n```\n').length, 1, 'JSON log lines in a plain block');
+  assert.equal(
+    outputProblems('```\n{"pid":1}\n{"pid":2}\n{"pid":3}\n```\n').length,
+    1,
+    'JSON log lines in a plain block',
+  );
   assert.deepEqual(outputProblems('```\nnode-replicas/\n├── compose.yaml\n```\n'), [], 'a tree is not a log');
 });

@@ -81,10 +81,13 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
 
 // A capacity search bounded by the paced generator: its capacity above GENERATOR_SHARE of the
 // generator's own measured ceiling (ceilings.paced, the highest rate it holds against a bare nginx).
+// A capacity above the ceiling itself disproves that ceiling (the same generator held the higher
+// rate, on time, in the search): the ceiling was mis-measured (a stall of a busy machine during its
+// search), and it bounds nothing.
 const GENERATOR_SHARE = 0.7;
 function capacityBoundOf(cell, bound, pacedCeiling) {
   const cap = cell.capacity?.rps;
-  if (!(pacedCeiling > 0) || !(cap > GENERATOR_SHARE * pacedCeiling)) return bound;
+  if (!(pacedCeiling > 0) || !(cap > GENERATOR_SHARE * pacedCeiling) || cap > pacedCeiling) return bound;
   const share = Math.round((100 * cap) / pacedCeiling);
   const why = `its capacity, ${Math.round(cap)} req/s, is ${share}% of the paced generator's ceiling`;
   return { ...bound, by: 'generator', why };

@@ -18,9 +18,16 @@ describe(`dotnet-api on Docker Compose v2 with compose.postgres.yaml ${STAND_INS
     secretsReady('dotnet-api');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    project = new Project({ sample: 'dotnet-api', name: 'lab-dotnet-api', files: ['compose.yaml', 'compose.postgres.yaml'], env: { HTTP_PORT: String(port), CPUS: '1' } });
+    project = new Project({
+      sample: 'dotnet-api',
+      name: 'lab-dotnet-api',
+      files: ['compose.yaml', 'compose.postgres.yaml'],
+      env: { HTTP_PORT: String(port), CPUS: '1' },
+    });
     project.down();
-    await project.step('app', 'docker compose up --build --wait', () => project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 900_000 }));
+    await project.step('app', 'docker compose up --build --wait', () =>
+      project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 900_000 }),
+    );
   });
 
   after(() => {
@@ -35,7 +42,11 @@ describe(`dotnet-api on Docker Compose v2 with compose.postgres.yaml ${STAND_INS
     const body = /** @type {any} */ (await list.json());
     const items = Array.isArray(body) ? body : body.items;
     assert.ok(items.length > 0, 'the seed is there');
-    const bad = await fetch(`${base}/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ""' });
+    const bad = await fetch(`${base}/products`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": ""',
+    });
     assert.equal(bad.status, 400);
     assert.match(bad.headers.get('content-type'), /application\/problem\+json/);
   });
@@ -56,7 +67,11 @@ describe(`dotnet-api on Docker Compose v2 with compose.postgres.yaml ${STAND_INS
     project.run(['up', '-d', '--no-recreate', '--wait', '--scale', 'app=2'], { timeout: 300_000 });
     const log = project.run(['logs', '--no-log-prefix', 'migrator']).stdout;
     assert.match(log, /Up to date, checked as products_app .*the administrator's login not used/);
-    assert.equal((log.match(/Migrations applied/g) ?? []).length, 1, 'migrated as the administrator once, at the first up');
+    assert.equal(
+      (log.match(/Migrations applied/g) ?? []).length,
+      1,
+      'migrated as the administrator once, at the first up',
+    );
     project.run(['up', '-d', '--no-recreate', '--wait', '--scale', 'app=1'], { timeout: 300_000 });
   });
 

@@ -18,11 +18,16 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
     secretsReady('node-cluster');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    project = new Project({ sample: 'node-cluster', name: 'lab-node-cluster', env: { HTTP_PORT: String(port), CPUS: '1' } });
+    project = new Project({
+      sample: 'node-cluster',
+      name: 'lab-node-cluster',
+      env: { HTTP_PORT: String(port), CPUS: '1' },
+    });
     project.down();
     // --no-deps: app and nginx without the mongo service they depend on.
-    await project.step('app', 'docker compose up --build --wait --no-deps app nginx',
-      () => project.run(['up', '--build', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }));
+    await project.step('app', 'docker compose up --build --wait --no-deps app nginx', () =>
+      project.run(['up', '--build', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }),
+    );
   });
 
   after(() => {
@@ -35,14 +40,17 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
     assert.equal(health.status, 200);
     const ready = await fetch(`${base}/ready`);
     assert.equal(ready.status, 503);
-    assert.equal((/** @type {any} */ (await ready.json())).reason, 'database unavailable');
+    assert.equal(/** @type {any} */ (await ready.json()).reason, 'database unavailable');
     const items = await fetch(`${base}/api/items`);
     assert.equal(items.status, 503);
     assert.match(items.headers.get('content-type'), /json/);
-    const line = await waitFor(() => {
-      const logs = project.run(['logs', '--no-log-prefix', 'app']).stdout;
-      return logs.split('\n').find((l) => l.includes('mongodb connect failed, retrying'));
-    }, { what: 'a log line saying MongoDB is not there', timeoutMs: 20_000 });
+    const line = await waitFor(
+      () => {
+        const logs = project.run(['logs', '--no-log-prefix', 'app']).stdout;
+        return logs.split('\n').find((l) => l.includes('mongodb connect failed, retrying'));
+      },
+      { what: 'a log line saying MongoDB is not there', timeoutMs: 20_000 },
+    );
     console.log(`  node-cluster's log ${STAND_INS}: ${line}`);
   });
 

@@ -26,10 +26,25 @@ const IMAGES = { all: [APP_IMAGE], manager: ['postgres:18', 'nginxinc/nginx-unpr
 const FILES = ['compose.yaml', 'compose.swarm.yaml', 'compose.swarm.postgres.yaml'];
 const SAMPLE_DIR = path.join(REPO_ROOT, 'dotnet-api');
 
-const inNode = (node, args, opts = {}) => docker(['exec', ...(opts.input ? ['-i'] : []), ...(opts.workdir ? ['-w', opts.workdir] : []), ...(opts.env ? Object.entries(opts.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]) : []), node, 'docker', ...args], opts);
+const inNode = (node, args, opts = {}) =>
+  docker(
+    [
+      'exec',
+      ...(opts.input ? ['-i'] : []),
+      ...(opts.workdir ? ['-w', opts.workdir] : []),
+      ...(opts.env ? Object.entries(opts.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]) : []),
+      node,
+      'docker',
+      ...args,
+    ],
+    opts,
+  );
 const inNodeOk = (node, args, opts = {}) => {
   const res = inNode(node, args, opts);
-  if (res.status !== 0) throw new Error(`${node}: docker ${args.join(' ')}: ${(res.stderr || res.stdout).trim().split('\n').slice(-2).join(' | ')}`);
+  if (res.status !== 0)
+    throw new Error(
+      `${node}: docker ${args.join(' ')}: ${(res.stderr || res.stdout).trim().split('\n').slice(-2).join(' | ')}`,
+    );
   return res.stdout.trim();
 };
 
@@ -44,85 +59,157 @@ function loadImages(images, nodes) {
   for (const node of nodes) inNodeOk(node, ['load', '-q'], { input: saved.stdout, timeout: 300_000 });
 }
 
-describe(`a three-node Swarm, a node killed under GET + POST load (the slow one: about 3 min) ${STAND_INS}`, { skip }, () => {
-  let port;
+// The three nodes: privileged containers each running a Docker daemon, on a bridge network of their
+// own; node 1 (the manager, where nginx runs) publishes nginx's port to 127.0.0.1 only.
+async function startNodes(port) {
+  dockerOk(['network', 'create', '--driver', 'bridge', NET]);
+  for (const [i, node] of NODES.entries()) {
+    const publish = i === 0 ? ['-p', `127.0.0.1:${port}:8080`] : [];
+    const name = ['--name', node, '--hostname', `node${i + 1}`, '--network', NET];
+    dockerOk(['run', '-d', '--privileged', ...name, ...publish, 'scaling-lab/swarm-node:local']);
+  }
+  for (const node of NODES)
+    await waitFor(() => inNode(node, ['version']).status === 0, { what: `${node}'s dockerd`, timeoutMs: 60_000 });
+}
 
-  before(async () => {
-    if (failed) throw new Error(failed);
-    buildStandIns(['dind']);
-    secretsReady('dotnet-api');
-    new Project({ sample: 'dotnet-api', name: 'lab-build-dotnet-api' }).run(['build', '--quiet', 'app'], { timeout: 900_000 });
-    removeNodes();
-    port = await freePort();
-    dockerOk(['network', 'create', '--driver', 'bridge', NET]);
-    for (const [i, node] of NODES.entries()) {
-      // Node 1 (the manager, where nginx runs) publishes nginx's port to 127.0.0.1 only.
-      dockerOk(['run', '-d', '--privileged', '--name', node, '--hostname', `node${i + 1}`, '--network', NET,
-        ...(i === 0 ? ['-p', `127.0.0.1:${port}:8080`] : []), 'scaling-lab/swarm-node:local']);
-    }
-    for (const node of NODES) await waitFor(() => inNode(node, ['version']).status === 0, { what: `${node}'s dockerd`, timeoutMs: 60_000 });
-    // The images, from this daemon to the nodes that run them (no registry to pull from).
-    loadImages(IMAGES.all, NODES);
-    loadImages(IMAGES.manager, [NODES[0]]);
-    const managerIp = dockerOk(['inspect', '-f', `{{(index .NetworkSettings.Networks "${NET}").IPAddress}}`, NODES[0]]).trim();
-    inNodeOk(NODES[0], ['swarm', 'init', '--advertise-addr', managerIp]);
-    const token = inNodeOk(NODES[0], ['swarm', 'join-token', '-q', 'worker']);
-    for (const node of NODES.slice(1)) inNodeOk(node, ['swarm', 'join', '--token', token, `${managerIp}:2377`]);
-    // The sample's folder on the manager: nginx's config and the seed are bind-mounted from it,
-    // the secrets are read from it by `stack deploy`.
-    dockerOk(['exec', NODES[0], 'mkdir', '-p', '/stack/dotnet-api', '/stack/database']);
-    for (const f of ['nginx', 'secrets', ...FILES]) dockerOk(['cp', path.join(SAMPLE_DIR, f), `${NODES[0]}:/stack/dotnet-api/`]);
-    dockerOk(['cp', path.join(REPO_ROOT, 'database', 'products'), `${NODES[0]}:/stack/database/`]);
+function formSwarm() {
+  const ipOf = `{{(index .NetworkSettings.Networks "${NET}").IPAddress}}`;
+  const managerIp = dockerOk(['inspect', '-f', ipOf, NODES[0]]).trim();
+  inNodeOk(NODES[0], ['swarm', 'init', '--advertise-addr', managerIp]);
+  const token = inNodeOk(NODES[0], ['swarm', 'join-token', '-q', 'worker']);
+  for (const node of NODES.slice(1)) inNodeOk(node, ['swarm', 'join', '--token', token, `${managerIp}:2377`]);
+}
+
+// The sample's folder on the manager: nginx's config and the seed are bind-mounted from it, the
+// secrets are read from it by `stack deploy`.
+function copySample() {
+  dockerOk(['exec', NODES[0], 'mkdir', '-p', '/stack/dotnet-api', '/stack/database']);
+  for (const f of ['nginx', 'secrets', ...FILES])
+    dockerOk(['cp', path.join(SAMPLE_DIR, f), `${NODES[0]}:/stack/dotnet-api/`]);
+  dockerOk(['cp', path.join(REPO_ROOT, 'database', 'products'), `${NODES[0]}:/stack/database/`]);
+}
+
+async function setUp() {
+  if (failed) throw new Error(failed);
+  buildStandIns(['dind']);
+  secretsReady('dotnet-api');
+  const build = new Project({ sample: 'dotnet-api', name: 'lab-build-dotnet-api' });
+  build.run(['build', '--quiet', 'app'], { timeout: 900_000 });
+  removeNodes();
+  const port = await freePort();
+  await startNodes(port);
+  // The images, from this daemon to the nodes that run them (no registry to pull from).
+  loadImages(IMAGES.all, NODES);
+  loadImages(IMAGES.manager, [NODES[0]]);
+  formSwarm();
+  copySample();
+  return port;
+}
+
+// The nodes each running API task is on.
+const tasksOn = () =>
+  inNodeOk(NODES[0], [
+    'service',
+    'ps',
+    '--filter',
+    'desired-state=running',
+    '--format',
+    '{{.Node}} {{.CurrentState}}',
+    'dn_app',
+  ])
+    .split('\n')
+    .filter((l) => / Running /.test(l))
+    .map((l) => l.split(' ')[0]);
+
+// nginx listens on 8080 inside node 1 (published there in host mode), which maps to 127.0.0.1:port.
+async function deployStack(base) {
+  inNodeOk(NODES[0], ['stack', 'deploy', '--detach=true', ...FILES.flatMap((f) => ['-c', f]), 'dn'], {
+    workdir: '/stack/dotnet-api',
+    env: { HTTP_PORT: '8080', REPLICAS: '3', CPUS: '0.5' },
+    timeout: 120_000,
   });
-
-  after(() => removeNodes());
-
-  test(`node 2 killed under load: no GET fails, no acknowledged write lost or doubled ${STAND_INS}`, async () => {
-    // nginx listens on 8080 inside node 1 (published there in host mode), which maps to 127.0.0.1:port.
-    inNodeOk(NODES[0], ['stack', 'deploy', '--detach=true', ...FILES.flatMap((f) => ['-c', f]), 'dn'],
-      { workdir: '/stack/dotnet-api', env: { HTTP_PORT: '8080', REPLICAS: '3', CPUS: '0.5' }, timeout: 120_000 });
-    const started = Date.now();
-    const tasksOn = () => inNodeOk(NODES[0], ['service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}} {{.CurrentState}}', 'dn_app'])
-      .split('\n').filter((l) => / Running /.test(l)).map((l) => l.split(' ')[0]);
-    await waitFor(() => new Set(tasksOn()).size === 3, { what: 'an API task running on each of the 3 nodes', timeoutMs: 180_000, everyMs: 1000 });
-    const base = `http://127.0.0.1:${port}`;
-    // The seed through nginx: read the body, not only the status.
-    const seeded = await waitFor(async () => {
+  await waitFor(() => new Set(tasksOn()).size === 3, {
+    what: 'an API task running on each of the 3 nodes',
+    timeoutMs: 180_000,
+    everyMs: 1000,
+  });
+  // The seed through nginx: read the body, not only the status.
+  const seeded = await waitFor(
+    async () => {
       const res = await fetch(`${base}/products?pageSize=5`);
       if (res.status !== 200) return undefined;
       const body = /** @type {any} */ (await res.json());
       return body.items?.length === 5 ? body.items : undefined;
-    }, { what: 'GET /products through nginx with the seed in its body', timeoutMs: 120_000, everyMs: 1000 });
-    assert.equal(seeded[0].sku, 'SKU-0001');
+    },
+    { what: 'GET /products through nginx with the seed in its body', timeoutMs: 120_000, everyMs: 1000 },
+  );
+  assert.equal(seeded[0].sku, 'SKU-0001');
+}
 
-    const writes = writesOf(SAMPLE_DIR);
-    const prefix = `nodes-${Date.now().toString(36)}`;
-    const load = startMixedLoad(base, { get: '/products?pageSize=1', post: { path: writes.post, body: (id) => bodyFor(writes, id) }, prefix, concurrency: 4, pauseMs: 50 });
-    await sleep(3000);
-    dockerOk(['kill', NODES[1]]);
-    const killed = Date.now();
-    await waitFor(() => {
+// The requestIds PostgreSQL (on node 1) holds for `prefix`, read with the sample's own x-bench.writes.list.
+function storedIds(writes, prefix) {
+  const filter = ['--filter', 'label=com.docker.swarm.service.name=dn_postgres'];
+  const pg = inNodeOk(NODES[0], ['ps', '-q', ...filter]).split('\n')[0];
+  const argv = writes.list.map((a) =>
+    a.replaceAll('$$', '$').replaceAll('{prefix}', prefix).replaceAll('{port}', '5432'),
+  );
+  const listed = inNode(NODES[0], ['exec', pg, ...argv]);
+  assert.equal(listed.status, 0, `the store (PostgreSQL on node 1) could not be read: ${listed.stderr.trim()}`);
+  return listed.stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+async function nodeKilledUnderLoad(port) {
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  await deployStack(base);
+  const writes = writesOf(SAMPLE_DIR);
+  const prefix = `nodes-${Date.now().toString(36)}`;
+  const post = { path: writes.post, body: (id) => bodyFor(writes, id) };
+  const load = startMixedLoad(base, { get: '/products?pageSize=1', post, prefix, concurrency: 4, pauseMs: 50 });
+  await sleep(3000);
+  dockerOk(['kill', NODES[1]]);
+  const killed = Date.now();
+  await waitFor(
+    () => {
       const on = tasksOn();
       return on.length >= 2 && !on.includes('node2');
-    }, { what: 'node 2 marked Down and no API task left on it', timeoutMs: 120_000, everyMs: 1000 });
-    const gone = Date.now();
-    // Past nginx's re-resolution of the name, and any request that was waiting on node 2.
-    await sleep(15_000);
-    const stats = await load.stop();
+    },
+    { what: 'node 2 marked Down and no API task left on it', timeoutMs: 120_000, everyMs: 1000 },
+  );
+  const gone = Date.now();
+  // Past nginx's re-resolution of the name, and any request that was waiting on node 2.
+  await sleep(15_000);
+  const stats = await load.stop();
+  const w = account(stats, storedIds(writes, prefix));
+  const s = (ms) => Math.round(ms / 1000);
+  console.log(
+    `  three-node Swarm ${STAND_INS}: up in ${s(killed - started)} s; node 2 killed, no API task on it after ` +
+      `${s(gone - killed)} s; under load ${describeMixed(stats)}; writes ${JSON.stringify(w)}`,
+  );
+  assert.ok(stats.get.ok > 100 && stats.post.ok > 100, `the load ran: ${describeMixed(stats)}`);
+  assert.equal(stats.get.failed, 0, `no GET failed: ${describeMixed(stats)}`);
+  assert.equal(w.lost, 0, `no acknowledged write lost: ${JSON.stringify(w)}`);
+  assert.equal(w.duplicated, 0, `no write stored twice: ${JSON.stringify(w)}`);
+  assert.equal(w.unknown, 0, `nothing stored that was not sent: ${JSON.stringify(w)}`);
+  const after = await Promise.all(
+    Array.from({ length: 20 }, () => fetch(`${base}/products?pageSize=1`).then((r) => r.status)),
+  );
+  assert.deepEqual(after, Array(20).fill(200), 'the service answers after the loss of node 2');
+}
 
-    const pg = inNodeOk(NODES[0], ['ps', '-q', '--filter', 'label=com.docker.swarm.service.name=dn_postgres']).split('\n')[0];
-    const argv = writes.list.map((a) => a.replaceAll('$$', '$').replaceAll('{prefix}', prefix).replaceAll('{port}', '5432'));
-    const listed = inNode(NODES[0], ['exec', pg, ...argv]);
-    assert.equal(listed.status, 0, `the store (PostgreSQL on node 1) could not be read: ${listed.stderr.trim()}`);
-    const w = account(stats, listed.stdout.split('\n').map((l) => l.trim()).filter(Boolean));
-    console.log(`  three-node Swarm ${STAND_INS}: up in ${Math.round((killed - started) / 1000)} s; node 2 killed, no API task on it after ${Math.round((gone - killed) / 1000)} s; under load ${describeMixed(stats)}; writes ${JSON.stringify(w)}`);
-
-    assert.ok(stats.get.ok > 100 && stats.post.ok > 100, `the load ran: ${describeMixed(stats)}`);
-    assert.equal(stats.get.failed, 0, `no GET failed: ${describeMixed(stats)}`);
-    assert.equal(w.lost, 0, `no acknowledged write lost: ${JSON.stringify(w)}`);
-    assert.equal(w.duplicated, 0, `no write stored twice: ${JSON.stringify(w)}`);
-    assert.equal(w.unknown, 0, `nothing stored that was not sent: ${JSON.stringify(w)}`);
-    const after = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/products?pageSize=1`).then((r) => r.status)));
-    assert.deepEqual(after, Array(20).fill(200), 'the service answers after the loss of node 2');
-  });
-});
+describe(
+  `a three-node Swarm, a node killed under GET + POST load (the slow one: about 3 min) ${STAND_INS}`,
+  { skip },
+  () => {
+    let port = 0;
+    before(async () => {
+      port = await setUp();
+    });
+    after(() => removeNodes());
+    test(`node 2 killed under load: no GET fails, no acknowledged write lost or doubled ${STAND_INS}`, () =>
+      nodeKilledUnderLoad(port));
+  },
+);

@@ -28,6 +28,15 @@ export function boundText(doc, v) {
   const why = v.bound?.why ?? 'no reason recorded';
   const cores = doc.meta?.machine?.cores;
   const need = coresFor(v.budget ?? 1);
+  // At a budget this machine gives CPUs of their own, the generator has its own CPU too: more of the
+  // machine would not help the topology, a generator with more cores would.
+  if (by === 'generator' && cores && need <= cores) {
+    return {
+      short: `${WHO.generator}: a generator with more cores`,
+      long: `${WHO.generator}: the load generator, on CPUs of its own, was the limit, not the strategies — `
+        + `give it more cores (${why})`,
+    };
+  }
   if (by === 'machine' || by === 'generator') {
     const sharing = `the load generator, nginx and the kernel share these ${cores ?? 'few'} cores with it`;
     return {
