@@ -260,7 +260,8 @@ test('every strategy gets a crash and a rollout drill; replicas a stop and a sca
     workload: 'light',
     path: '/api',
     connections: null,
-    needsDb: true,
+    needsDb: false,
+    wantsDb: true,
     rate: 50,
     postShare: 0.2,
     mix: {
@@ -277,8 +278,8 @@ test('every strategy gets a crash and a rollout drill; replicas a stop and a sca
   );
   const [replicas] = drillCells(EXPRESS, 'replicas', 2, 1);
   assert.deepEqual(
-    [replicas.topology.instances, replicas.topology.env.CLUSTERING_ENABLED, replicas.needsDb],
-    [2, 'false', Boolean(EXPRESS.writes)],
+    [replicas.topology.instances, replicas.topology.env.CLUSTERING_ENABLED, replicas.needsDb, replicas.wantsDb],
+    [2, 'false', false, Boolean(EXPRESS.writes)],
   );
   assert.equal(whyNotDrillable(DOTNET, 'pm2'), '.NET lists x-bench.strategies without pm2');
   assert.equal(

@@ -16,7 +16,7 @@ export { SCHEMA };
 
 // What a cell keeps in results.json (the plan's working fields, like its URL, stay behind).
 function cellRecord(c, isolation) {
-  const { url, needsDb, cpuLimits, ...kept } = c;
+  const { url, needsDb, wantsDb, cpuLimits, ...kept } = c;
   return { ...kept, budgetCpus: c.topology.budgetCpus, unpinned: !isolation.pinned };
 }
 

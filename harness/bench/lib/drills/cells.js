@@ -45,7 +45,7 @@ function mixOf(app, postShare) {
 /**
  * drillCells(app, strategy, processes, budget, { kills, events, rate, postShare }): the cells —
  * [{ id, scenario: 'drills', kind: 'fault' | 'rollout' | 'stop' | 'scale-down', app, strategy (its
- * slug), processes, budget, topology, workload, path, connections, needsDb, how?, roll?, kills?,
+ * slug), processes, budget, topology, workload, path, connections, needsDb, wantsDb, how?, roll?, kills?,
  * events?, rate, postShare, mix }]. `app`: describeSample's description; `processes`: 1 for
  * one-process, 2 or more for the others. Throws one line for input it can't use (an unknown
  * strategy, one the app can't run, a count or budget that is not a positive number).
@@ -82,7 +82,10 @@ export function drillCells(app, strategy, processes, budget, options = {}) {
     workload: 'light',
     path: mix.get,
     connections: null,
-    needsDb: Boolean(app.writes),
+    // The store where it runs, to count the writes in it; without it the drill still runs (its POSTs
+    // go to the app's post route) and says its writes were not counted.
+    needsDb: false,
+    wantsDb: Boolean(app.writes),
     rate: o.rate,
     postShare: mix.postShare,
     mix,

@@ -80,7 +80,8 @@ async function start(run, d, { build, noDatabase }) {
       runDir: d.runDir,
       ...placement(d, ctx.isolation),
       build,
-      needsDb: d.cells.some((c) => c.needsDb),
+      // Drills want the store (to count writes) but run without it: up with it, alone if it fails.
+      needsDb: d.cells.some((c) => c.needsDb || c.wantsDb),
       knownDatabaseError: noDatabase.get(d.sample) ?? null,
       log: ctx.hooks.log,
     });
