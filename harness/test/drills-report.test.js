@@ -226,10 +226,14 @@ test('the section: a table per engine with a pass line per strategy, every drill
     processes,
     /\| scale-down \| replicas \| dotnet-api \| 2 \| 2 \| 0 of 300 \| 0 of 75 \| 402 ms \/ 403 ms \| 0 ms \| 75 acknowledged: 0 lost, 0 duplicated \| 71 ms \|/,
   );
-  assert.match(md, /- \*\*pm2\*\*: crash — fault of pm2 as done; rollout — rollout of pm2 as done\./);
+  assert.match(md, /- \*\*pm2\*\*, crash: fault of pm2 as done\.\n- \*\*pm2\*\*, rollout: rollout of pm2 as done\./);
   assert.match(
     md,
-    /- \*\*replicas\*\*: crash — fault of replicas as done; rollout — rollout of replicas as done; graceful stop — stop of replicas as done; scale-down — scale-down of replicas as done\./,
+    new RegExp(
+      ['crash: fault', 'rollout: rollout', 'graceful stop: stop', 'scale-down: scale-down']
+        .map((d) => `- \\*\\*replicas\\*\\*, ${d} of replicas as done\\.`)
+        .join('\n'),
+    ),
   );
   assert.match(
     md,

@@ -139,10 +139,11 @@ function howDrilled(cells, doc) {
     if (!by.has(a.strategy)) by.set(a.strategy, new Map());
     by.get(a.strategy).set(c.kind, c.drill.what);
   }
+  // One item per strategy and drill: short enough to read at a glance.
   const line = ([s, kinds]) =>
-    `- **${s}**: ${DRILL_KINDS.filter((k) => kinds.has(k))
-      .map((k) => `${kindName(k)} — ${kinds.get(k)}`)
-      .join('; ')}.`;
+    DRILL_KINDS.filter((k) => kinds.has(k))
+      .map((k) => `- **${s}**, ${kindName(k)}: ${kinds.get(k)}.`)
+      .join('\n');
   return [...by].sort(([x], [y]) => orderOf(x) - orderOf(y)).map(line);
 }
 

@@ -172,5 +172,24 @@ export function seedSection(doc, { anchor = (id) => `#${id}` } = {}) {
   const answers = seedAnswers(doc);
   if (!answers.length) return [];
   const control = (a) => (a.control ? ` (control: [\`${a.control}\`](${anchor(a.control)}))` : '');
-  return answers.flatMap((a) => [`- **${a.title}** — **${a.answer}**${control(a)}: ${a.why}`]).concat(['']);
+  return answers
+    .flatMap((a) => {
+      const [first, ...more] = paragraphsUnder(a.why, WORDS);
+      return [`- **${a.title}** — **${a.answer}**${control(a)}: ${first}`, ...more.map((p) => `\n  ${p}`)];
+    })
+    .concat(['']);
+}
+
+// The guide's paragraphs stay short: a long explanation goes on in paragraphs of its own under the
+// item, whole sentences of at most `max` words each (a longer sentence stands alone).
+const WORDS = 60;
+function paragraphsUnder(text, max) {
+  const out = [];
+  for (const sentence of text.split(/(?<=[.:])\s+(?=[A-Z])/)) {
+    const last = out.at(-1);
+    const words = (t) => t.split(/\s+/).length;
+    if (last !== undefined && words(last) + words(sentence) <= max) out[out.length - 1] = `${last} ${sentence}`;
+    else out.push(sentence);
+  }
+  return out;
 }
