@@ -79,9 +79,13 @@ export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
   const at = `${budget ? ` at ${budget} CPU` : ''}${engine ? ` on ${engine}` : ''}`;
   const missing = ['fault', 'rollout'].filter((k) => !ok.some((c) => c.kind === k));
   if (!ok.length || missing.length) {
-    const why = mine
-      .filter((c) => !measured(c))
-      .map((c) => `${kindName(c.kind)} ${c.status}${c.error ? `: ${c.error}` : ''}`);
+    // One reason once, with every drill it stopped (on both engines the same reason repeats).
+    const byReason = new Map();
+    for (const c of mine.filter((x) => !measured(x))) {
+      const reason = `${c.status}${c.error ? `: ${c.error}` : ''}`;
+      byReason.set(reason, new Set([...(byReason.get(reason) ?? []), kindName(c.kind)]));
+    }
+    const why = [...byReason].map(([reason, kinds]) => `${[...kinds].join(', ')} ${reason}`);
     return {
       drilled: false,
       lostNothing: false,
