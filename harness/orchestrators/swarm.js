@@ -21,17 +21,33 @@ function has(doc, dotted) {
 
 // docker compose config on the two files, with .env.example for the variables (as in the
 // compose check of harness/test/configs.test.js).
+// Swarm drops a service's tmpfs: list (compose.swarm.yaml mounts those folders as tmpfs volumes
+// instead): a third file, on standard input, resets it as Swarm does, so Compose does not see the
+// same folder mounted twice.
+function swarmDrops(sampleDir) {
+  const base = YAML.parse(fs.readFileSync(path.join(sampleDir, 'compose.yaml'), 'utf8')) ?? {};
+  const names = Object.entries(base.services ?? {}).filter(([, svc]) => svc?.tmpfs).map(([name]) => name);
+  return names.length ? `services:\n${names.map((n) => `  ${n}:\n    tmpfs: !reset []\n`).join('')}` : '';
+}
+
 export function mergeSwarm(sampleDir) {
   const envExample = path.join(sampleDir, '.env.example');
+  const drops = swarmDrops(sampleDir);
   const args = [
     '-f',
     'compose.yaml',
     '-f',
     SWARM_FILE,
+    ...(drops ? ['-f', '-'] : []),
     ...(fs.existsSync(envExample) ? ['--env-file', '.env.example'] : []),
     'config',
   ];
-  const res = spawnSync('docker', ['compose', ...args], { cwd: sampleDir, encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync('docker', ['compose', ...args], {
+    cwd: sampleDir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    input: drops || undefined,
+  });
   if (res.error) throw new Error(`docker compose could not run: ${res.error.message}`);
   if (res.status !== 0) {
     // Compose v2: "validating <file>: services.app.deploy.update_config.order value must be one of ..."
