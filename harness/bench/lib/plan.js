@@ -13,6 +13,32 @@ import { METRICS } from './metrics.js';
 
 export { METRICS };
 
+const QUICK = {
+  windowS: 1,
+  warmupS: 4,
+  warmupChunkS: 2,
+  warmupMaxS: 6,
+  warmupExpectS: 6,
+  rewarmS: 1,
+  rounds: 5,
+  closedSliceS: 1,
+  capacitySteps: 5,
+  capacitySliceS: 1,
+  capacityRange: [0.5, 1.1],
+  sloP99Ms: 250,
+  latencyRounds: 2,
+  latencyWindowS: 2,
+  latencyLoad: 0.8,
+  latencySliceS: 1,
+  latencyWarmS: 0,
+  stepS: 5,
+  maxSteps: 7,
+  ceilingS: 3,
+  experimentRounds: 3,
+  kills: 2,
+  drillEvents: 2,
+};
+
 export const MODES = {
   // Default: at most 15 minutes on a 2-core machine, every core strategy at every budget.
   // Warm-up: chunks of warmupChunkS until two agree within 3% (at least warmupS, at most warmupMaxS).
@@ -27,55 +53,18 @@ export const MODES = {
   // of the weakest cell's capacity (run/latency.js) — in slices of latencySliceS, where the p99 and
   // the CPU per request below capacity are taken.
   // rewarmS: before a whole (unsliced) window only; 1 s, the least wrk runs (it counts whole seconds).
-  quick: {
-    windowS: 1,
-    warmupS: 4,
-    warmupChunkS: 2,
-    warmupMaxS: 6,
-    warmupExpectS: 6,
-    rewarmS: 1,
-    rounds: 5,
-    closedSliceS: 1,
-    capacitySteps: 5,
-    capacitySliceS: 1,
-    capacityRange: [0.5, 1.1],
-    sloP99Ms: 250,
-    latencyRounds: 2,
-    latencyWindowS: 2,
-    latencyLoad: 0.8,
-    latencySliceS: 1,
-    latencyWarmS: 0,
-    stepS: 5,
-    maxSteps: 7,
-    ceilingS: 3,
-    experimentRounds: 3,
-    kills: 2,
-    drillEvents: 2,
-  },
+  quick: QUICK,
+  // The full run: the same protocol with longer windows and warm-ups, fewer open-loop steps, more kills.
   full: {
+    ...QUICK,
     windowS: 2,
     warmupS: 6,
-    warmupChunkS: 2,
     warmupMaxS: 40,
     warmupExpectS: 10,
-    rewarmS: 1,
-    rounds: 5,
-    closedSliceS: 1,
-    capacitySteps: 5,
-    capacitySliceS: 1,
-    capacityRange: [0.5, 1.1],
-    sloP99Ms: 250,
-    latencyRounds: 2,
-    latencyWindowS: 2,
-    latencyLoad: 0.8,
-    latencySliceS: 1,
     latencyWarmS: 0.5,
-    stepS: 5,
     maxSteps: 5,
     ceilingS: 5,
-    experimentRounds: 3,
     kills: 3,
-    drillEvents: 2,
   },
 };
 
