@@ -7,6 +7,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
+import { isAlive } from '../../lib/processes.js';
 import { socketPath, readSnapshot } from './snapshot.js';
 
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'supervisor-main.js');
@@ -27,9 +28,15 @@ export function call(runDir, cmd, args = {}, { timeoutMs = 60_000 } = {}) {
     socket.on('data', (chunk) => { buffer += chunk; });
     socket.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       clearTimeout(timer);
-      // No socket, or nobody listening on it: the supervisor is gone. Anything else (EMFILE, EAGAIN)
-      // is this process's trouble, not a sign that nothing runs.
-      if (!['ENOENT', 'ECONNREFUSED'].includes(err.code ?? '')) {
+      // No socket, or nobody listening on it: the supervisor is gone. So is a reset before any answer
+      // from a supervisor that has died (a killed process's threads close its socket after it shows
+      // as dead). Anything else (EMFILE, EAGAIN) is this process's trouble, not a sign that nothing runs.
+      const gone =
+        ['ENOENT', 'ECONNREFUSED'].includes(err.code ?? '') ||
+        (['ECONNRESET', 'EPIPE'].includes(err.code ?? '') &&
+          !buffer &&
+          !isAlive(readSnapshot(runDir)?.supervisor?.pid));
+      if (!gone) {
         reject(new Error(`cannot reach the run's supervisor: ${err.code ?? err.message}`, { cause: err }));
         return;
       }
