@@ -5,13 +5,25 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { TOOLS } from './tools/index.js';
 import { nginxBinary } from '../../lib/nginx-binary.js';
+import { track } from './cleanup.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 
+// The version probes still running. `dotnet --version` takes a second or more: a Ctrl-C in that
+// second must not leave it behind, so Ctrl-C's stopAll waits for it and an exit kills any left.
+const probes = new Set();
+process.on('exit', () => {
+  for (const child of probes) child.kill('SIGKILL');
+});
+
 function sh(cmd, args, opts = {}) {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: 10000, ...opts }, (err, stdout, stderr) =>
+    const child = execFile(cmd, args, { timeout: 10000, ...opts }, (err, stdout, stderr) =>
       resolve(err ? null : `${stdout}${stderr}`.trim()));
+    probes.add(child);
+    const gone = new Promise((done) => child.once('close', done));
+    const untrack = track(() => (child.kill('SIGKILL'), gone));
+    gone.then(() => { probes.delete(child); untrack(); });
   });
 }
 
