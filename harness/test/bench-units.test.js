@@ -20,7 +20,7 @@ import { histogram, quantileOf } from '../bench/lib/histogram.js';
 import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/verdicts.js';
 import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
 import { plan, MODES } from '../bench/lib/plan.js';
-import { blocksOf, warmUpOrder } from '../bench/lib/blocks.js';
+import { blocksOf, warmUpOrder, startsBefore } from '../bench/lib/blocks.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
 import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/isolation.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
@@ -557,6 +557,19 @@ test('blocks: the cells of each question measured together, one workload at one 
     warmUpOrder(cells, (c) => floors[c.id]).map((c) => c.id),
     ['b', 'd', 'a', 'e', 'c'],
   );
+});
+
+test('an app\'s deployments start right before its first warm-up in a block, not with the block', () => {
+  const cell = (id, sample) => ({ id, topology: { sample } });
+  // The warm-up order of a verdict block: .NET first (its minute), then Express, then node:http.
+  const order = [cell('dn1', 'dotnet-api'), cell('dn2', 'dotnet-api'), cell('ex1', 'node-cluster'),
+    cell('node1', 'node-replicas'), cell('ex2', 'node-cluster')];
+  assert.deepEqual(
+    startsBefore(order).map((cells) => cells.map((c) => c.id)),
+    [['dn1', 'dn2'], [], ['ex1', 'ex2'], ['node1'], []],
+    'Express starts after the .NET warm-ups, node:http after the first Express one',
+  );
+  assert.deepEqual(startsBefore([]), []);
 });
 
 // Each question of the verdicts pairs two cells like for like: one scenario, one budget, the same CPUs,

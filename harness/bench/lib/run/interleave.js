@@ -2,7 +2,7 @@
 // each block warmed up, then measured in its rounds — A B C, then C B A, … — so drift of the
 // machine lands on every topology alike and no cell sits idle long between windows; then each
 // cell's capacity at the latency target, and the block's latency windows at one fixed rate.
-import { blocksOf, warmUpOrder } from '../blocks.js';
+import { blocksOf, warmUpOrder, startsBefore } from '../blocks.js';
 import { closedWindow, combineWindows, sliceOrder, sliceSeed, fixedCount } from '../measure.js';
 import { getTool } from '../tools/index.js';
 import { guarded, finish } from './record.js';
@@ -15,14 +15,20 @@ import { placeBlock } from './families.js';
 /** Measures the interleaved cells of a scenario (run: scenario.js's run) and finishes their records. */
 export async function interleave(run, cells, comparisons) {
   const warmedProcesses = new Set(); // deployments whose runtime got its once-per-process warm-up
-  for (const block of blocksOf(cells, comparisons)) {
-    await placeBlock(run, block);
-    await warmBlock(run, block, warmedProcesses);
+  const blocks = blocksOf(cells, comparisons);
+  // The app whose warm-up opens a block (.NET's minute) is loaded the moment its block begins: its
+  // deployments start with the scenario, all at once, instead of on the run's clock between blocks.
+  await run.ready(blocks.flatMap((b) => startsBefore(warmUpOrder(b, (c) => warmupFloor(c, true)))[0] ?? []));
+  for (const cellsOfBlock of blocks) {
+    await placeBlock(run, cellsOfBlock);
+    await warmBlock(run, cellsOfBlock, warmedProcesses);
+    const block = cellsOfBlock.filter((c) => run.records.get(c.id).status === 'pending');
     await roundsOfBlock(run, block);
     await capacityBlock(run, block.filter((c) => c.searchCapacity));
     await latencyWindows(run, block);
   }
   for (const c of cells) {
+    if (run.records.get(c.id).status === 'skipped') continue;
     finish(run.records.get(c.id), {
       tool: run.toolOf(c),
       windowS: c.kind === 'count' ? null : windowOf(c, run.params),
@@ -41,12 +47,18 @@ export async function interleave(run, cells, comparisons) {
 // per .NET process): a Node cell warmed before them sat idle through them past the ~100 s after
 // which V8's memory reducer shrinks an idle heap (blocks.js), and came out ×0.5–×0.6 of its later
 // rounds in its first (light JSON at 2 CPUs, default run, 2026-11-26).
+// An app's deployments not started yet start right before its first warm-up here (run.ready): an
+// Express process started with the block and left idle through the .NET warm-ups (about 2 min)
+// ran at a third of its speed for the whole run (harness/bench/README.md, "Express slowed").
 async function warmBlock(run, cells, warmedProcesses) {
   const { records, params: p, ctx, threads, toolOf } = run;
   const floorOf = (c) => warmupFloor(c, !warmedProcesses.has(run.deploymentOf(c)));
-  for (const c of warmUpOrder(cells, floorOf)) {
+  const order = warmUpOrder(cells, floorOf);
+  const starts = startsBefore(order);
+  for (const [i, c] of order.entries()) {
+    await run.ready(starts[i]);
     const rec = records.get(c.id);
-    if (c.kind === 'count' || rec.status === 'failed') continue;
+    if (c.kind === 'count' || rec.status !== 'pending') continue;
     ctx.hooks.phase?.(`warm-up ${c.id}`);
     await guarded(rec, async () => {
       const floor = floorOf(c);

@@ -1,6 +1,7 @@
-// One scenario of a plan: start every deployment its cells need (all up at once, each pinned to the
-// CPUs of the system under test under its budget), verify each cell's answer, measure (interleaved
-// or one by one), then stop what was started. A cell that fails is recorded and the run goes on.
+// One scenario of a plan: start every deployment its cells need (each pinned to the CPUs of the
+// system under test under its budget; an interleaved one as its blocks reach it), verify each cell's
+// answer, measure (interleaved or one by one), then stop what was started. A cell that fails is
+// recorded and the run goes on.
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { deploymentKey } from '../topologies.js';
@@ -178,6 +179,22 @@ function loadOf(c, ctx) {
   return { ...(closed ? { closed } : {}), ...(paced ? { paced } : {}) };
 }
 
+// Starts the deployments given that are not started yet: one per app first (it builds, if the app
+// has a build step), then the rest at once: starting is mostly waiting for health checks.
+async function startDeployments(run, wanted, { built, noDatabase }) {
+  const all = [...new Set(wanted)].filter((d) => !d.started);
+  if (!all.length) return;
+  for (const d of all) d.started = true;
+  const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);
+  const builds = first.some((d) => describeSample(d.sample).builds && !built.has(d.sample));
+  for (const d of first) {
+    await start(run, d, { build: !built.has(d.sample), noDatabase });
+    built.add(d.sample);
+  }
+  await Promise.all(all.filter((d) => !first.includes(d)).map((d) => start(run, d, { build: false, noDatabase })));
+  run.ctx.hooks.tick?.(startupSeconds(all.length, builds));
+}
+
 /**
  * Runs one scenario: returns its cells' records. ctx: the run's context (context.js); built: the
  * apps already built in this run (a build step runs once); counter: numbers the run folders.
@@ -202,30 +219,30 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
     // CPU time and memory of the services the cell's topology covers, read around each window.
     usageOf: (c) => () => depOf(c).usage(c.topology, c.workload),
   };
+  const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
+  const startFor = (cells) => startDeployments(run, cells.map(deploymentOf), { built, noDatabase });
   try {
-    // One deployment per app first (it builds, if the app has a build step), then the rest at once:
-    // starting is mostly waiting for health checks.
-    const all = [...deps.values()];
-    const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
-    const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);
-    const builds = first.some((d) => describeSample(d.sample).builds && !built.has(d.sample));
-    for (const d of first) {
-      await start(run, d, { build: !built.has(d.sample), noDatabase });
-      built.add(d.sample);
+    // An interleaved scenario starts its deployments as its blocks reach them (interleave.js: right
+    // before their first warm-up), not all at once here.
+    const lazy = scenario.interleaved && !scenario.cells.some((c) => c.kill);
+    if (!lazy) {
+      await startFor(scenario.cells);
+      skipOrphans(scenario, records);
     }
-    await Promise.all(all.filter((d) => !first.includes(d)).map((d) => start(run, d, { build: false, noDatabase })));
-    ctx.hooks.tick?.(startupSeconds(all.length, builds));
-    skipOrphans(scenario, records);
     const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
     // Instances an experiment kills go down after every answer was verified, before anything is
     // measured; killed as `docker kill` does, so the app's restart policy does not bring them back.
     for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
     const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
+    const pending = (cells) => cells.filter((c) => records.get(c.id).status === 'pending');
+    run.ready = async (cells) => {
+      await startFor(cells);
+      skipOrphans(scenario, records);
+      return pending(cells);
+    };
     if (scenario.interleaved) await interleave(run, rounded, scenario.comparisons ?? []);
-    await oneByOne(
-      run,
-      live.filter((c) => !scenario.interleaved || !rounded.includes(c)),
-    );
+    const rest = live.filter((c) => !scenario.interleaved || !rounded.includes(c));
+    await oneByOne(run, await run.ready(rest));
     for (const extra of scenario.derive?.(records) ?? []) records.set(extra.id, extra);
   } finally {
     ctx.hooks.phase?.(`stopping ${scenario.name}`);
