@@ -30,11 +30,11 @@ const tapCount = (name) => () => {
  */
 
 /** @returns {Suite} */
-const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [] } = {}) => ({
+const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [], concurrency = 1 } = {}) => ({
   name,
   cwd: path.join(REPO_ROOT, dir),
   command: process.execPath,
-  args: ['--test', '--test-concurrency=1', '--test-timeout=300000', ...extra,
+  args: ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...extra,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${path.join(results, `${name}.tap`)}`, ...files],
   count: tapCount(name),
@@ -66,22 +66,34 @@ const staticSuite = () => ({
 });
 
 function allSuites() {
-  // The harness suite includes the runner's own unit tests (harness/runner/test/).
-  const harness = nodeSuite('harness', 'harness', { files: ['test/*.test.js', 'runner/test/*.test.js'] });
+  // The harness suite includes the runner's own unit tests (harness/runner/test/). Its files run two
+  // at a time: most of their time is spent waiting on the processes they start, each under a marker
+  // and a run folder of its own.
+  const harness = nodeSuite('harness', 'harness', {
+    files: ['test/*.test.js', 'runner/test/*.test.js'], concurrency: LANE_WIDTH,
+  });
   const suites = [staticSuite(), harness];
   for (const sample of ['node-replicas', 'node-cluster']) {
     if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push(nodeSuite(sample, sample));
   }
   if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
   // The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
-  // the stand-in images for the whole suite (harness/test-engine/global-setup.js).
+  // the stand-in images for the whole suite (harness/test-engine/global-setup.js); its files three at
+  // a time, each on Compose projects and ports of its own (the two Swarm files take turns).
   const setup = '--test-global-setup=test-engine/global-setup.js';
+  const docker = nodeSuite('docker', 'harness', {
+    files: ['test/docker/*.test.js'], extra: [setup, '--test-timeout=900000'], concurrency: DOCKER_WIDTH,
+  });
   suites.push({
-    ...nodeSuite('docker', 'harness', { files: ['test/docker/*.test.js'], extra: [setup, '--test-timeout=900000'] }),
+    ...docker,
     lane: 'docker',
   });
   return suites;
 }
+
+// Files side by side within a suite (TEST_LANES=1: one at a time, as in a debugging run).
+const LANE_WIDTH = process.env.TEST_LANES === '1' ? 1 : 2;
+const DOCKER_WIDTH = process.env.TEST_LANES === '1' ? 1 : 3;
 
 const seconds = (ms) => `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 

@@ -4,7 +4,10 @@
 import { after } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from '../../lib/processes.js';
 import { prepareEngine, stopEngine } from '../../test-engine/stand-ins.js';
 import { docker, DOCKER_HOST } from '../../test-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
@@ -43,6 +46,32 @@ export function dockerOk(args, opts) {
 }
 
 export { freePort };
+
+/**
+ * The Docker files run side by side (harness/bin/test-all.js); the two Swarm files take turns: both
+ * build under the projects `lab-build-*` and turn an engine into a Swarm. A lock directory beside
+ * the engine's, held by this process, taken over from a holder that died; returns its release.
+ * @param {string} name @param {{ waitMs?: number }} [options]
+ */
+export async function takeTurns(name, { waitMs = 20 * 60_000 } = {}) {
+  const dir = path.join(os.tmpdir(), `scaling-lab-turn-${name}`);
+  const holderOf = () => Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8')) || 0;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'pid'), String(process.pid));
+      return () => fs.rmSync(dir, { recursive: true, force: true });
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    let holder = -1; // not written yet: its holder is between mkdir and write
+    try { holder = holderOf(); } catch { /* not written yet */ }
+    if (holder === 0 || (holder > 0 && !isAlive(holder))) fs.rmSync(dir, { recursive: true, force: true });
+    else if (Date.now() > deadline) throw new Error(`waited ${waitMs / 60_000} min for ${dir} (held by pid ${holder})`);
+    else await sleep(1000);
+  }
+}
 
 /**
  * The shared poll (harness/lib/poll.js) at the Docker tests' pace: up to 30 s, every 250 ms, and a

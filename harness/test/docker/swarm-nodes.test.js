@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
+import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS, takeTurns } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
 import { writesOf, bodyFor, account } from './writes.js';
 import { buildStandIns } from '../../test-engine/stand-ins.js';
@@ -205,10 +205,15 @@ describe(
   { skip },
   () => {
     let port = 0;
+    let release = () => {};
     before(async () => {
+      release = await takeTurns('swarm');
       port = await setUp();
     });
-    after(() => removeNodes());
+    after(() => {
+      removeNodes();
+      release();
+    });
     test(`node 2 killed under load: no GET fails, no acknowledged write lost or doubled ${STAND_INS}`, () =>
       nodeKilledUnderLoad(port));
   },

@@ -5,7 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
+import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS, takeTurns } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import YAML from 'yaml';
 import { REPO_ROOT } from '../../lib/repo-root.js';
@@ -187,10 +187,15 @@ async function dotnetWithPostgres() {
 }
 
 describe(`the samples on a single-node Swarm ${STAND_INS}`, { skip }, () => {
-  before(setUp);
+  let release = () => {};
+  before(async () => {
+    release = await takeTurns('swarm');
+    await setUp();
+  });
 
   after(() => {
     docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
+    release();
   });
 
   test(`docker stack config passes for every sample, nginx's tmpfs mounted ${STAND_INS}`, configMerges);
