@@ -17,6 +17,16 @@ async function listenOnce(port) {
   return bound;
 }
 
+// Every port this process handed out. A port is free when it is picked, not when its owner binds
+// it: deployments started side by side pick first and bind seconds later, so without this two of
+// them can be handed the same port (a FULL run's drills did: a reusePort process and a published
+// container range both got 32087).
+const handedOut = new Set();
+const handOut = (ports) => {
+  for (const p of ports) handedOut.add(p);
+  return ports;
+};
+
 // The range the kernel draws source ports of outgoing connections from. A port picked there (as
 // port 0 does) can be taken by one of the load generator's or nginx's connections before the
 // server binds it ("still could not bind()"), so listening ports come from below it.
@@ -33,13 +43,15 @@ export async function freePort() {
   const min = 20000;
   const max = lo - 1;
   for (let i = 0; max > min && i < 100; i += 1) {
+    const port = min + Math.floor(Math.random() * (max - min));
+    if (handedOut.has(port)) continue;
     try {
-      return await listenOnce(min + Math.floor(Math.random() * (max - min)));
+      return handOut([await listenOnce(port)])[0];
     } catch (err) {
       if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
     }
   }
-  return listenOnce(0);
+  return handOut([await listenOnce(0)])[0];
 }
 
 /**
@@ -52,9 +64,12 @@ export async function freePortRange(count) {
   const max = lo - count;
   for (let i = 0; max > min && i < 100; i += 1) {
     const first = min + Math.floor(Math.random() * (max - min));
+    const ports = Array.from({ length: count }, (_, k) => first + k);
+    if (ports.some((p) => handedOut.has(p))) continue;
     const held = [];
     try {
-      for (let p = first; p < first + count; p += 1) held.push(await holdPort(p));
+      for (const p of ports) held.push(await holdPort(p));
+      handOut(ports);
       return [first, first + count - 1];
     } catch (err) {
       if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
