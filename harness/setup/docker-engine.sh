@@ -27,7 +27,7 @@ fi
 # Valid-Until on a mirror or snapshot, hence Check-Valid-Until: no.
 sources=/etc/apt/sources.list.d/scaling-lab-sid.sources
 if [ ! -e "$sources" ]; then
-  archive=$("$(dirname "$0")/../docker/debian-archive.sh")
+  archive=$("$(dirname "$0")/debian-archive.sh")
   if [ -z "$archive" ]; then
     echo "setup: no Debian archive found in apt's sources; Docker Engine 28 not installed, the Docker tests are skipped." >&2
     exit 0

@@ -31,7 +31,7 @@ rootfs() { # name packages... -> prints the image name of the imported root file
   local image="scaling-lab/stand-in-rootfs:$name-$key" tar="$cache/rootfs-$name-$key.tar"
   if docker image inspect "$image" >/dev/null 2>&1; then echo "$image"; return; fi
   if [ ! -s "$tar" ]; then
-    local archive; archive=$("$here/debian-archive.sh")
+    local archive; archive=$(harness/setup/debian-archive.sh)
     [ -n "$archive" ] || { echo "stand-in images: no Debian archive in apt's sources" >&2; return 1; }
     log "mmdebstrap sid ($name): $*" >&2
     rm -f "$cache"/rootfs-"$name"-*.tar
