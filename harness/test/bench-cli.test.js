@@ -322,7 +322,7 @@ test(
 
 test(
   'a process manager the platform lacks is skipped with one line; the rest runs and the run succeeds',
-  { timeout: 90_000 },
+  { timeout: 180_000 },
   async () => {
     const out = tmp('skip');
     const matrix = writeMatrix(out, {
@@ -358,7 +358,7 @@ test(
 
 test(
   'a topology that cannot start is recorded as failed, the run ends with exit 1 and nothing left running',
-  { timeout: 90_000 },
+  { timeout: 180_000 },
   async () => {
     const out = tmp('crash');
     const matrix = writeMatrix(out, {
@@ -399,7 +399,7 @@ test('a missing load generator stops the run at once with exit 2', { timeout: 60
 
 test(
   'a load generator that breaks mid-run stops the topology it was measuring and exits 2',
-  { timeout: 90_000 },
+  { timeout: 180_000 },
   async () => {
     const out = tmp('badwrk');
     // Works once (the ceiling), then fails like a crashed generator.
@@ -418,7 +418,9 @@ test(
   },
 );
 
-test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 90_000 }, async () => {
+// 49 s and 78 s with two busy loops on this 2-core machine (CI runs other suites beside it): the
+// limit only bounds a hang.
+test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 240_000 }, async () => {
   const out = tmp('sigint');
   const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'delay', topology: two }] }] });
   let sent = false;
