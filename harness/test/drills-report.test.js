@@ -186,6 +186,29 @@ test('the verdict a deploy leaf quotes: lost nothing, what was lost, a lone proc
   assert.equal(drillVerdict(d, 'blue-green', 1).drilled, false, 'a strategy the run never drilled');
 });
 
+test('a strategy drilled on two engines is drilled only where both ran; the text names the option', () => {
+  const RPD = { ...RP, engine: 'docker' };
+  const failedOnDocker = {
+    ...cell('rollout', RPD, part(1, 0), part(1, 0), NO_MONGO),
+    engine: 'docker',
+    status: 'failed',
+    error: 'the new process never listened',
+  };
+  delete failedOnDocker.drill;
+  const crashOnDocker = cell('fault', RPD, part(500, 0), part(120, 0), NO_MONGO);
+  const d = { ...doc(), cells: [...doc().cells, crashOnDocker, failedOnDocker] };
+  const both = drillVerdict(d, 'reuseport', 1, { name: 'Express 2 reusePort processes' });
+  assert.deepEqual([both.drilled, both.lostNothing], [false, false], 'its Docker rollout failed');
+  assert.equal(
+    both.text,
+    'Express 2 reusePort processes has no rollout drill at 1 CPU on docker in this run ' +
+      '(rollout failed: the new process never listened), so nothing says what a deploy of it costs.',
+  );
+  const processes = drillVerdict(d, 'reuseport', 1, { engine: 'processes', name: 'Express 2 reusePort processes' });
+  assert.deepEqual([processes.drilled, processes.lostNothing], [true, true], 'the process engine alone passes');
+  assert.match(processes.text, /^Express 2 reusePort processes lost nothing in its drills at 1 CPU on processes /);
+});
+
 test('the section: a table per engine with a pass line per strategy, every drill, and why', () => {
   const md = renderDrills(doc()).join('\n');
   const processes = md.slice(md.indexOf('### On the process engine'), md.indexOf('### On Docker'));

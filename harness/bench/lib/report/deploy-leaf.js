@@ -9,10 +9,11 @@ const NO_DRILLS = 'make bench SCENARIO=drills (or FULL=1)';
 const DRILL_KINDS = new Set(['fault', 'rollout']);
 
 /**
- * drillVerdict(doc, strategy, budget, { app }) -> { drilled, lostNothing, text }, from drills.js; a
- * strategy it doesn't know (or a drills.js without it) reads as not drilled, with why.
+ * drillVerdict(doc, strategy, budget, { app, name }) -> { drilled, lostNothing, text }, from drills.js,
+ * for one option (its text names the option, e.g. "Express 2 replicas"); a strategy it doesn't know
+ * (or a drills.js without it) reads as not drilled, with why.
  */
-function verdictOf(doc, t, budget) {
+function verdictOf(doc, o, budget) {
   const judge = /** @type {any} */ (drills).drillVerdict;
   if (typeof judge !== 'function')
     return {
@@ -21,7 +22,7 @@ function verdictOf(doc, t, budget) {
       text: 'the drills could not be judged (no drillVerdict in report/drills.js)',
     };
   try {
-    return judge(doc, t.strategy, budget, { app: t.sample });
+    return judge(doc, o.topology.strategy, budget, { app: o.topology.sample, name: o.name });
   } catch (e) {
     return { drilled: false, lostNothing: false, text: e.message };
   }
@@ -31,9 +32,9 @@ function verdictOf(doc, t, budget) {
 function drilledAt(doc, at) {
   const multi = optionsAt(doc, at.workload, at.budget, (t) => t.processes >= 2);
   return multi.map((o) => {
-    const here = verdictOf(doc, o.topology, at.budget);
+    const here = verdictOf(doc, o, at.budget);
     if (here.drilled) return { o, d: here, elsewhere: false };
-    const any = verdictOf(doc, o.topology, undefined);
+    const any = verdictOf(doc, o, undefined);
     return { o, d: any, elsewhere: any.drilled };
   });
 }

@@ -61,14 +61,48 @@ export function lossText(cell) {
 const sameBudget = (a, b) => b === undefined || b === null || (Number.isFinite(a) && Math.abs(a - b) < 1e-9);
 
 /**
- * drillVerdict(doc, strategyKey, budget, { app, engine }) -> { drilled, lostNothing, text }: whether
- * the strategy's crash and rollout drills ran at that budget (of every app, or of `app`; on every
- * engine of the run, or `engine`), whether they lost nothing against the pass line, and a sentence
- * a deploy leaf can quote — what was lost where it lost something.
- * @param {any} doc @param {string} strategy @param {number} [budget] @param {{ app?: string, engine?: string }} [where]
+ * Per engine the run drilled this strategy on (or `engine`), the crash or rollout not measured there
+ * and why: [{ engine, missing, why }], empty when both were measured everywhere.
  */
-export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
+function gaps(doc, mine, engine) {
+  const engines = engine ? [engine] : [...new Set(mine.map((c) => aboutCell(c, doc).engine))];
+  return (engines.length ? engines : [engine]).flatMap((e) => {
+    const here = mine.filter((c) => !e || aboutCell(c, doc).engine === e);
+    const missing = ['fault', 'rollout'].filter((k) => !here.some((c) => c.kind === k && measured(c)));
+    // One reason once, with every drill it stopped.
+    const byReason = new Map();
+    for (const c of here.filter((x) => !measured(x))) {
+      const reason = `${c.status}${c.error ? `: ${c.error}` : ''}`;
+      byReason.set(reason, new Set([...(byReason.get(reason) ?? []), kindName(c.kind)]));
+    }
+    const why = [...byReason].map(([reason, kinds]) => `${[...kinds].join(', ')} ${reason}`);
+    return missing.length ? [{ engine: e, missing, why, of: engines.length }] : [];
+  });
+}
+
+/** The sentence for a strategy without a crash and a rollout drill on every engine it was drilled on. */
+function notDrilledText(subject, budget, engine, holes) {
+  const parts = holes.map((h) => {
+    const on = h.engine && (engine || h.of > 1) ? ` on ${h.engine}` : '';
+    const why = h.why.length ? ` (${h.why.join('; ')})` : '';
+    const at = budget ? ` at ${budget} CPU` : '';
+    return `no ${h.missing.map(kindName).join(' or ')} drill${at}${on} in this run${why}`;
+  });
+  return `${subject} has ${parts.join('; ')}, so nothing says what a deploy of it costs.`;
+}
+
+/**
+ * drillVerdict(doc, strategyKey, budget, { app, engine, name }) -> { drilled, lostNothing, text }:
+ * whether the strategy's crash and rollout drills ran at that budget (of every app, or of `app`) on
+ * every engine the run drilled it on (or on `engine`), whether they lost nothing against the pass
+ * line, and a sentence a deploy leaf can quote, naming the strategy `name` (default its slug) and
+ * what was lost where it lost something.
+ * @param {any} doc @param {string} strategy @param {number} [budget]
+ * @param {{ app?: string, engine?: string, name?: string }} [where]
+ */
+export function drillVerdict(doc, strategy, budget, { app, engine, name } = {}) {
   const key = strategyKey(strategy);
+  const subject = name ?? key;
   const mine = drillCellsOf(doc).filter((c) => {
     const a = aboutCell(c, doc);
     return (
@@ -77,22 +111,9 @@ export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
   });
   const ok = mine.filter(measured);
   const at = `${budget ? ` at ${budget} CPU` : ''}${engine ? ` on ${engine}` : ''}`;
-  const missing = ['fault', 'rollout'].filter((k) => !ok.some((c) => c.kind === k));
-  if (!ok.length || missing.length) {
-    // One reason once, with every drill it stopped (on both engines the same reason repeats).
-    const byReason = new Map();
-    for (const c of mine.filter((x) => !measured(x))) {
-      const reason = `${c.status}${c.error ? `: ${c.error}` : ''}`;
-      byReason.set(reason, new Set([...(byReason.get(reason) ?? []), kindName(c.kind)]));
-    }
-    const why = [...byReason].map(([reason, kinds]) => `${[...kinds].join(', ')} ${reason}`);
-    return {
-      drilled: false,
-      lostNothing: false,
-      text:
-        `${key} has no ${missing.map(kindName).join(' or ')} drill${at} in this run` +
-        `${why.length ? ` (${why.join('; ')})` : ''}, so nothing says what a deploy of it costs.`,
-    };
+  const holes = gaps(doc, mine, engine);
+  if (!ok.length || holes.length) {
+    return { drilled: false, lostNothing: false, text: notDrilledText(subject, budget, engine, holes) };
   }
   const judged = ok.map((c) => ({ c, a: aboutCell(c, doc), j: judgeDrill(c) }));
   const single = judged.every((x) => x.a.processes < 2);
@@ -113,7 +134,8 @@ export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
   const sentences = [];
   if (lostNothing) {
     sentences.push(
-      `${key} lost nothing in its drills${at} (${kinds}): no GET failed, no request failed while it was rolled out` +
+      `${subject} lost nothing in its drills${at} (${kinds}): ` +
+        'no GET failed, no request failed while it was rolled out' +
         `${counted.length ? `, and the store kept every one of ${num(acked)} acknowledged writes, none twice` : ''}.`,
     );
     if (inFlight)
@@ -123,11 +145,11 @@ export function drillVerdict(doc, strategy, budget, { app, engine } = {}) {
       );
   } else if (single) {
     sentences.push(
-      `${key} has nothing to fail over to${at}: ` +
+      `${subject} has nothing to fail over to${at}: ` +
         `${losses.length ? losses.join('; ') : 'its drills happened to lose nothing this time'}.`,
     );
   } else {
-    sentences.push(`${key} lost something in its drills${at}: ${losses.join('; ')}.`);
+    sentences.push(`${subject} lost something in its drills${at}: ${losses.join('; ')}.`);
   }
   if (notCounted.length) sentences.push(`Writes not counted: ${notCounted.join('; ')}.`);
   return { drilled: true, lostNothing, text: sentences.join(' ') };
