@@ -6,19 +6,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
 import { removeRunGroups } from './cgroups.js';
-import { OVERRIDE, compose, containers, docker } from './project.js';
+import { OVERRIDE, OWN_CONTAINERS, compose, containers, docker } from './project.js';
 import { readRecord, removeRecord } from './record.js';
 
-// What is still there with the project's label: containers, networks, volumes.
+// What is still there of the project: containers, networks, volumes.
 function leftovers(record) {
-  const label = `label=com.docker.compose.project=${record.project}`;
+  const label = ['--filter', `label=com.docker.compose.project=${record.project}`];
   return [
-    ['ps', '-aq'],
-    ['network', 'ls', '-q'],
-    ['volume', 'ls', '-q'],
+    ['ps', '-aq', ...OWN_CONTAINERS(record.project)],
+    ['network', 'ls', '-q', ...label],
+    ['volume', 'ls', '-q', ...label],
   ].flatMap(
     (cmd) =>
-      docker(record, [...cmd, '--filter', label], { check: false })
+      docker(record, cmd, { check: false })
         .stdout?.trim()
         .split('\n')
         .filter(Boolean) ?? [],

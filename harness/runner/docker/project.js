@@ -81,18 +81,22 @@ const rowOf = (c) => ({
   url: urlOf(c),
 });
 
+// Compose stamps its project and service labels on the images it builds, and a container inherits
+// its image's labels: a Swarm task or a `docker run` of an image this run built carries the run's
+// project label too. Only a container Compose itself created has a container number.
+export const OWN_CONTAINERS = (project) => [
+  '--filter',
+  `label=com.docker.compose.project=${project}`,
+  '--filter',
+  'label=com.docker.compose.container-number',
+];
+
 /**
  * Every container of the project (stopped ones too), in service and number order:
  * [{ service, index, name, id, pid, running, status, health, exit, restarts, restart, url }].
  */
 export function containers(record) {
-  const ids = docker(record, [
-    'ps',
-    '-aq',
-    '--no-trunc',
-    '--filter',
-    `label=com.docker.compose.project=${record.project}`,
-  ])
+  const ids = docker(record, ['ps', '-aq', '--no-trunc', ...OWN_CONTAINERS(record.project)])
     .stdout.trim()
     .split('\n')
     .filter(Boolean);
@@ -111,8 +115,9 @@ export function findContainer(record, service, index) {
   });
   const [one] = res.status === 0 ? /** @type {any[]} */ (JSON.parse(res.stdout || '[]')) : [];
   const labels = one?.Config?.Labels ?? {};
-  if (labels['com.docker.compose.project'] === record.project && labels['com.docker.compose.service'] === service)
-    return rowOf(one);
+  const numbered = 'com.docker.compose.container-number' in labels;
+  const ours = numbered && labels['com.docker.compose.project'] === record.project;
+  if (ours && labels['com.docker.compose.service'] === service) return rowOf(one);
   const all = containers(record);
   const mine = all.filter((c) => c.service === service);
   if (!mine.length)

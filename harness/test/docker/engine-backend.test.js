@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerFor, availableCpus, PlacementError } from '../../runner/index.js';
-import { engine, docker, waitFor, STAND_INS } from './helpers.js';
+import { engine, docker, dockerOk, waitFor, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 
 const { skip, failed } = await engine();
@@ -57,11 +57,8 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     assert.deepEqual(state.cpuLimits.budget, { enforced: true, cpus: 1 });
   });
 
-  test(`ps: every container, running and healthy ${STAND_INS}`, async () => {
-    const rows = await runner.ps({ runDir });
-    assert.deepEqual(rows.map((r) => `${r.service}-${r.index}`), ['app-1', 'app-2', 'nginx-1']);
-    for (const r of rows) assert.equal(r.status, 'running (healthy)', `${r.name}`);
-  });
+  test(`ps: every container, running and healthy; none made from its image outside Compose ${STAND_INS}`, () =>
+    psListsItsOwn(runDir, state.services.app.instances[0].id));
 
   test(`usage: CPU time and memory of each container from its cgroup, growing with the load ${STAND_INS}`, async () => {
     await usageGrows(runDir, state.url);
@@ -99,6 +96,24 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     await scaleUpAndDown(runDir, state.url);
   });
 });
+
+// ps() lists the run's containers, and not a container of an image the run built that was made
+// outside Compose (a Swarm task of it, a `docker run`), though it inherits the run's project label.
+async function psListsItsOwn(runDir, appId) {
+  const mine = JSON.parse(docker(['inspect', appId]).stdout)[0];
+  const outsider = `lab-outsider-${process.pid}`;
+  dockerOk(['create', '--name', outsider, mine.Config.Image]);
+  try {
+    const { Labels } = JSON.parse(docker(['inspect', outsider]).stdout)[0].Config;
+    const project = 'com.docker.compose.project';
+    assert.equal(Labels[project], mine.Config.Labels[project], "the image handed the run's project label on");
+    const rows = await runner.ps({ runDir });
+    assert.deepEqual(rows.map((r) => `${r.service}-${r.index}`), ['app-1', 'app-2', 'nginx-1']);
+    for (const r of rows) assert.equal(r.status, 'running (healthy)', `${r.name}`);
+  } finally {
+    docker(['rm', '-f', outsider]);
+  }
+}
 
 // usage() from each container's cgroup: CPU time that grows with load, memory and throttling counters.
 async function usageGrows(runDir, url) {

@@ -133,9 +133,12 @@ export class Project {
   /** Removes the project's containers, networks and volumes; returns what is still there. */
   down() {
     this.run(['down', '-v', '--remove-orphans', '--timeout', '5'], { check: false, timeout: 180_000 });
-    const label = `label=com.docker.compose.project=${this.name}`;
-    const left = ['ps -aq', 'network ls -q', 'volume ls -q']
-      .map((cmd) => docker([...cmd.split(' '), '--filter', label]).stdout.trim())
+    // A container of an image this project built (a Swarm task) carries its label too: only the ones
+    // Compose created have a container number.
+    const label = ['--filter', `label=com.docker.compose.project=${this.name}`];
+    const left = [['ps', '-aq', ...label, '--filter', 'label=com.docker.compose.container-number'],
+      ['network', 'ls', '-q', ...label], ['volume', 'ls', '-q', ...label]]
+      .map((cmd) => docker(cmd).stdout.trim())
       .filter(Boolean);
     return left;
   }
