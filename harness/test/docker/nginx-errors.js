@@ -5,7 +5,7 @@
 //
 // Every case is sent on a raw socket and read until its Content-Length is in, not until the close:
 // nginx answers a too-large body at once but then lingers on the connection reading the rest, and
-// an HTTP client that waits to finish sending (or for the close through docker-proxy) can stall.
+// an HTTP client that waits to finish sending, or for the close, can stall.
 import net from 'node:net';
 
 const ANSWER_MS = 15_000;
