@@ -52,19 +52,35 @@ function assertAddsUp(d) {
 // 2 replicas: the pass line. nginx < 1.27.4 (Debian's here) closes idle client keep-alive
 // connections at once when a reload retires its workers (a rollout or scale switches the
 // upstream): a POST sent on one at that instant is reset before any app sees it. A crash may also
-// fail the POSTs in flight on the killed process (502). Nothing else.
+// fail the POSTs in flight on the killed process (502). A stop too: the SIGTERM goes straight to
+// the instance, nginx still sends to it, and when Kestrel closes its idle keep-alive connections
+// a POST nginx has just written to one gets no answer ("upstream prematurely closed connection");
+// nginx never sends a POST twice, so it answers 502 — failed and not stored, the client told.
+// Hand run 2026-11-29 with two busy loops beside it: 4 such POSTs in 72 stop events (about 9,000
+// POSTs), never two in one event. Nothing else.
+const ALLOWED_POST_ERRORS = {
+  fault: ['HTTP 502', 'ECONNRESET'],
+  stop: ['HTTP 502', 'ECONNRESET'],
+  rollout: ['ECONNRESET'],
+  'scale-down': ['ECONNRESET'],
+};
+
 function assertReplicasKept(d, kind) {
   assert.deepEqual([d.strategy, d.engine, d.processes, d.app], ['replicas', 'processes', 2, 'dotnet-api']);
   assertAddsUp(d);
   assert.equal(d.writes.lost, 0, `lost: ${d.writes.lostIds}`);
   assert.equal(d.writes.duplicated, 0, `duplicated: ${d.writes.duplicatedIds}`);
   assert.equal(d.get.failed, 0, `${kind}: no GET failed (${JSON.stringify(d.get.errors)})`);
-  const allowed = kind === 'fault' ? ['HTTP 502', 'ECONNRESET'] : ['ECONNRESET'];
+  const allowed = ALLOWED_POST_ERRORS[kind];
+  assert.ok(allowed, `a drill kind this test knows (${kind})`);
   assert.deepEqual(
     Object.keys(d.post.errors).filter((e) => !allowed.includes(e)),
     [],
     JSON.stringify(d.post.errors),
   );
+  if (kind === 'stop') {
+    assert.ok(d.post.failed <= d.events.length, `at most one POST per stop: ${JSON.stringify(d.post)}`);
+  }
 }
 
 test(
