@@ -97,7 +97,7 @@ test(
 );
 
 test(
-  '1 .NET process: its crash and its restart in place fail requests, counted; no write lost',
+  '1 .NET process: its crash and its restart in place fail or hold requests, counted; no write lost',
   { skip, timeout: 600_000 },
   (t) =>
     withDotnet(1, async ({ runDir, url }) => {
@@ -106,8 +106,13 @@ test(
         t.diagnostic(`${cell.kind}: ${counts(d)}`);
         assertAddsUp(d);
         assert.equal(d.writes.lost + d.writes.duplicated, 0);
-        assert.ok(d.get.failed > 0, `${cell.kind}: nothing to fail over to, GETs failed (${d.get.failed})`);
-        assert.ok(d.outageMs.max > 0, 'the clients saw failures for a while');
+        // Nothing to fail over to: its clients fail, or wait for it. A client starved of CPU through
+        // the gap sends late, and waited (make test 2026-11-29: a restart in place failed 1 POST
+        // and no GET, an outage of 2 ms).
+        const failed = d.get.failed + d.post.failed;
+        const seen = `${cell.kind}: ${counts(d)}, latency ${JSON.stringify(d.latencyMs)}`;
+        assert.ok(failed > 0 || d.latencyMs.max > 1000, `requests failed or waited: ${seen}`);
+        if (failed > 0) assert.ok(d.outageMs.max > 0, `the clients saw failures for a while: ${seen}`);
       }
     }),
 );
