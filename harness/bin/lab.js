@@ -103,6 +103,7 @@ program
     if (cgroupsLeft.length) console.log(`cgroups left behind: ${cgroupsLeft.join(' ')}`);
   });
 
+/** @param {import('../runner/index.js').Runner} runner @param {{ runDir: string }} o @param {string} service */
 const policyNote = async (runner, o, service) => {
   const entry = (await runner.readState(o.runDir))?.services?.[service];
   const policy = entry?.restart?.name ?? 'no';

@@ -13,7 +13,7 @@ import { faultDrill } from '../bench/lib/drills/fault.js';
 import { rolloutDrill } from '../bench/lib/drills/rollout.js';
 import { lifecycleDrill } from '../bench/lib/drills/lifecycle.js';
 import { isAlive } from '../lib/processes.js';
-import { waitFor } from './helpers.js';
+import { waitFor, asRunner } from './helpers.js';
 
 const MIX = {
   get: '/',
@@ -54,7 +54,7 @@ function sleeper(t) {
 function recordingRunner(extra = {}) {
   const calls = [];
   const pids = { 1: 101, 2: 102 };
-  return {
+  return asRunner({
     calls,
     readState: async (runDir) =>
       runDir === RUN_DIR
@@ -80,7 +80,7 @@ function recordingRunner(extra = {}) {
       return { pid: pids[o.index], healthyAt: Date.now(), inRotationAt: Date.now() + 5 };
     },
     ...extra,
-  };
+  });
 }
 
 test('the fault drill kills instances and waits for them through the runner it is given', async (t) => {

@@ -17,6 +17,7 @@ import { drillCells, whyNotDrillable } from '../bench/lib/drills/cells.js';
 import { describeSample } from '../bench/lib/samples.js';
 import { postId } from '../bench/lib/drills/load.js';
 import { outageBetween, failuresBetween } from '../bench/lib/drills/under-load.js';
+import { asRunner } from './helpers.js';
 
 const post = (n, status, error) => ({
   method: 'POST',
@@ -127,7 +128,7 @@ test('x-bench.writes that the drill cannot use: one line each', () => {
 
 // ps rows as a runner gives them; exec as the test sets it.
 /** @param {{ rows: any[], exec?: any, engine?: string, skipped?: string }} o */
-const runnerWith = ({ rows, exec, engine = 'processes', skipped }) => ({
+const runnerWith = ({ rows, exec, engine = 'processes', skipped }) => asRunner({
   engine,
   ps: async () => rows,
   readState: async () => ({ services: { db: skipped ? { skipped } : { instances: [] } } }),

@@ -13,6 +13,13 @@ export const FIXTURE = path.join(path.dirname(new URL(import.meta.url).pathname)
 /** A regular expression from parts (String.raw), so a long expected message fits in short lines. */
 export const pattern = (...parts) => new RegExp(parts.join(''));
 
+/**
+ * A test's stand-in for part of the Runner contract, typed as the whole: the code under test may
+ * call only what the stand-in has (anything else is not a function, and the test fails).
+ * @template T @param {T} fake @returns {T & import('../runner/index.js').Runner}
+ */
+export const asRunner = (fake) => /** @type {any} */ (fake);
+
 export function tempRunDir(label) {
   return fs.mkdtempSync(path.join(os.tmpdir(), `lab-${label}-`));
 }

@@ -21,7 +21,8 @@ const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'c
 /**
  * Measures each named tool's ceiling (req/s) with the isolation the cells get, on the run's Runner.
  * @param {string[]} toolNames
- * @param {{ runner: any, runDir: string, isolation: any, durationS?: number, connections?: number,
+ * @param {{ runner: import('../../runner/index.js').Runner, runDir: string, isolation: any,
+ *   durationS?: number, connections?: number,
  *   onStep?: (line: string) => void }} options
  */
 export async function measureCeilings(toolNames, options) {

@@ -129,6 +129,7 @@ async function waitHealthy(url, health, timeoutS) {
 }
 
 // An app that opted in to reusePort, run as two processes: the second must listen beside the first.
+/** @param {any} app @param {import('../../../runner/index.js').Runner} runner @param {(line: string) => void} log */
 async function checkReusePort(app, runner, log) {
   const runDir = path.join(app.out, 'check-reuseport');
   const untrack = track(() => runner.down({ runDir }));

@@ -2,7 +2,10 @@
 // drill that was not handed one: what it POSTs and where its writes are kept.
 import { describeSample } from '../samples.js';
 
-/** { name, app }: the run's sample name and its description. */
+/**
+ * { name, app }: the run's sample name and its description.
+ * @param {import('../../../runner/index.js').Runner} runner @param {string} runDir
+ */
 export async function appOfRun(runner, runDir) {
   const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);

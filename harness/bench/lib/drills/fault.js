@@ -15,7 +15,10 @@ import { withDefaults, drillUnderLoad, checkMix, eventsRecord, spread } from './
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** @typedef {import('./under-load.js').Where} Where @typedef {import('./under-load.js').Load} Load */
+
 // The service's instances as they are now: [{ index, name, pid, url }] (a restarted one has a new pid).
+/** @param {Where} where */
 async function appOf({ runner, runDir, service }) {
   const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
@@ -35,6 +38,10 @@ const saidListening = (log, pid) =>
 
 // A cluster worker is back once the primary has as many workers as before the kill, none of them
 // the victim, the new one has said it listens, and the instance answers its health check.
+/**
+ * @param {Where & { index: number, name: string, victim: number, before: number[],
+ *   log: { read: () => Promise<string> }, timeoutMs?: number }} options
+ */
 async function workerBack({ runner, runDir, service, index, name, victim, before, log, timeoutMs = 60_000 }) {
   const deadline = Date.now() + timeoutMs;
   const at = { runDir, service, index };
@@ -64,6 +71,7 @@ const originOf = (u) => {
 // A container that restarts takes the first free port of its service's loopback range, its own
 // while its siblings hold theirs (runner/docker/override.js). Should it move all the same, a load
 // sent straight to the old port can't follow it, and every request after would count as lost.
+/** @param {Where & { inst: { index: number, name: string, url: string }, url: string }} options */
 async function checkSameAddress({ runner, runDir, service, inst, url }) {
   const now = (await appOf({ runner, runDir, service })).find((i) => i.index === inst.index);
   if (originOf(url) === originOf(inst.url) && originOf(now?.url) !== originOf(inst.url)) {
@@ -74,6 +82,7 @@ async function checkSameAddress({ runner, runDir, service, inst, url }) {
   }
 }
 
+/** @param {Where & { url: string, k: number, load: Load }} options */
 async function killInstance({ runner, runDir, service, url, k, load }) {
   const instances = await appOf({ runner, runDir, service });
   const inst = instances[k % instances.length];
@@ -91,6 +100,7 @@ async function killInstance({ runner, runDir, service, url, k, load }) {
   };
 }
 
+/** @param {Where & { load: Load }} options */
 async function killWorker({ runner, runDir, service, load }) {
   const [inst] = await appOf({ runner, runDir, service });
   const at = { runDir, service, index: inst.index };

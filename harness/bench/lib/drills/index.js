@@ -7,6 +7,8 @@ import { lifecycleDrill } from './lifecycle.js';
 import { drillOf, drillText } from './strategies.js';
 import { describeSample } from '../samples.js';
 
+/** @typedef {import('../../../runner/index.js').Runner} Runner */
+
 export { drillCells, whyNotDrillable, DRILL_DEFAULTS } from './cells.js';
 export { drillOf, drillText, STRATEGY_KEYS, strategyKey } from './strategies.js';
 export { accountWrites, keptEverything } from './writes.js';
@@ -23,7 +25,7 @@ function mixOf(cell, app) {
  * runDrillCell({ cell, runner, runDir, url, app, name, service, log }) -> the drill's record: it
  * names its kind, strategy, engine, processes, budget, app and what was done (`what`). `app`: the
  * app's description (default: describeSample of the cell's topology's sample, else of the run).
- * @param {{ cell: any, runner: any, runDir: string, url: string, app?: any, name?: string, service?: string,
+ * @param {{ cell: any, runner: Runner, runDir: string, url: string, app?: any, name?: string, service?: string,
  *   log?: (line: string) => void }} options
  */
 export async function runDrillCell({ cell, runner, runDir, url, app, name, service = 'app', log = () => {} }) {

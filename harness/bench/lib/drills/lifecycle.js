@@ -11,12 +11,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const LIFECYCLE = ['stop', 'scale-down'];
 
+/** @typedef {import('./under-load.js').Where} Where @typedef {import('./under-load.js').Load} Load */
+
+/** @param {import('./under-load.js').Runner} runner @param {string} runDir @param {string} service */
 async function instancesOf(runner, runDir, service) {
   const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
   return rows.sort((a, b) => a.index - b.index);
 }
 
 // Until the instance's process `pid` is gone (it drained and exited), bounded.
+/** @param {Where & { index: number, pid: number, name: string, timeoutMs?: number }} options */
 async function exited({ runner, runDir, service, index, pid, name, timeoutMs = 60_000 }) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -27,6 +31,7 @@ async function exited({ runner, runDir, service, index, pid, name, timeoutMs = 6
   }
 }
 
+/** @param {Where & { k: number, load: Load, log: (line: string) => void }} step */
 async function stopOne({ runner, runDir, service, k, load, log }) {
   const rows = await instancesOf(runner, runDir, service);
   const inst = rows[k % rows.length];
@@ -44,6 +49,7 @@ async function stopOne({ runner, runDir, service, k, load, log }) {
   return { target: inst.name, pid: inst.pid, newPid: now?.pid ?? null, atMs: Math.round(atMs), stoppedMs, backMs };
 }
 
+/** @param {Where & { k: number, load: Load, log: (line: string) => void }} step */
 async function scaleDownOne({ runner, runDir, service, k, load, log }) {
   const n = (await instancesOf(runner, runDir, service)).length;
   const atMs = load.now();

@@ -9,6 +9,7 @@ import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-lo
 
 export const ROLLS = ['reload', 'restart'];
 
+/** @param {import('./under-load.js').Where & { log: (line: string) => void }} options */
 async function restartInPlace({ runner, runDir, service, log }) {
   const rows = (await runner.ps({ runDir }))
     .filter((r) => r.service === service && Number.isInteger(r.index))

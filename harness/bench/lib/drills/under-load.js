@@ -7,10 +7,15 @@ import { appOfRun } from './app.js';
 import { median, round } from '../stats.js';
 import { runnerFor } from '../../../runner/index.js';
 
+/** @typedef {import('../../../runner/index.js').Runner} Runner */
+/** Where a drill's step acts: the engine's Runner, the run and the service. @typedef {{ runner: Runner, runDir: string,
+ *   service: string }} Where */
+/** The load a drill runs under (load.js startLoad). @typedef {ReturnType<typeof startLoad>} Load */
+
 /**
  * What every drill takes (each adds its own: how, kills, roll, kind, events).
  * @typedef {object} DrillOptions
- * @property {Partial<import('../../../runner/index.js').Runner>} [runner]  the engine's (default: processes)
+ * @property {Runner} [runner]  the engine's (default: processes)
  * @property {string} runDir
  * @property {string} [service]   default 'app'
  * @property {string} url         where the clients go (the app's nginx)
@@ -96,7 +101,7 @@ export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, a
  * The options every drill shares, with their defaults: the processes engine's runner, service
  * 'app', 100 requests/s, 1 s of plain load before and after, 0.5 s between events.
  * @param {DrillOptions} options
- * @returns {DrillOptions & { runner: any, service: string, rate: number, about: any, log: (line: string) => void,
+ * @returns {DrillOptions & { runner: Runner, service: string, rate: number, about: any, log: (line: string) => void,
  *   settleMs: number, gapMs: number }}
  */
 export function withDefaults(options) {
@@ -111,7 +116,7 @@ export function withDefaults(options) {
  * its writes, each with an id, and the store is read back afterwards. Returns { records, result,
  * durationS, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or
  * { counted: false, why } }. A store that can't be read back throws one line naming it.
- * @param {{ runner: any, runDir: string, url: string, rate: number, mix: any, settleMs?: number, app?: any,
+ * @param {{ runner: Runner, runDir: string, url: string, rate: number, mix: any, settleMs?: number, app?: any,
  *   name?: string, tag?: string }} options
  * @param {(load: any) => Promise<any>} action
  */

@@ -9,6 +9,8 @@
 // An app with no store (`writes: null`), or whose store does not run here, says so instead; a store
 // that runs but cannot be read back fails the drill with one line naming it.
 
+/** @typedef {import('../../../runner/index.js').Runner} Runner */
+
 /** Ids are made of these only, so they need no quoting in a body, a URL or the store's query. */
 const SAFE = /^[a-z0-9-]+$/;
 
@@ -62,6 +64,7 @@ export function writesOn(app, engine) {
  * Whether the drill counts its writes in the store, for an app (its x-bench description) running
  * in runDir: { counted: true, store, writes, post: { path, body, contentType } } (the POST to send
  * instead of the mix's) or { counted: false, why }.
+ * @param {{ runner: Runner, runDir: string, app: any, name?: string }} options
  */
 export async function planWrites({ runner, runDir, app, name = 'the app' }) {
   const writes = writesOn(app, runner.engine);
@@ -93,7 +96,10 @@ const firstLine = (text) =>
     .map((l) => l.trim())
     .find(Boolean) ?? '';
 
-/** The ids the store holds that start with `prefix`, one per stored row (a duplicate twice). */
+/**
+ * The ids the store holds that start with `prefix`, one per stored row (a duplicate twice).
+ * @param {{ runner: Runner, runDir: string, writes: any, prefix: string }} options
+ */
 export async function readBack({ runner, runDir, writes, prefix }) {
   if (!SAFE.test(prefix))
     throw new Error(`a write id prefix is made of a-z, 0-9 and - (got ${JSON.stringify(prefix)})`);

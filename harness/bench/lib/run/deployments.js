@@ -4,11 +4,17 @@ import { describeSample } from '../samples.js';
 import { servicesOf } from '../topologies.js';
 import { track } from '../cleanup.js';
 
-/** Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it). */
+/** @typedef {import('../../../runner/index.js').Runner} Runner */
+
+/**
+ * Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it).
+ * @param {Runner} runner @param {string} runDir
+ */
 export const stopRunDir = (runner, runDir) => runner.down({ runDir });
 
 // Up with its database, or without it where it needn't or can't have it (`alone`: the sample's own
 // recipe): { state, databaseError, startedAlone }.
+/** @param {Runner} runner @param {any} s @param {any} options */
 async function upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError }) {
   if (s.database && !needsDb && s.withoutDatabase) {
     return { state: await runner.up(alone), databaseError: null, startedAlone: true };
@@ -32,6 +38,7 @@ const sumOf = (xs, f) => xs.reduce((sum, i) => sum + f(i), 0);
 
 // CPU ns and memory of the services a topology covers: its app, nginx if through it, and its
 // database for the workload that uses it.
+/** @param {Runner} runner @param {string} runDir @param {any} s */
 const usageReader = (runner, runDir, s) => async (t, workload) => {
   const u = await runner.usage({ runDir });
   const wanted = servicesOf(t, { withDatabase: workload === 'db' });
@@ -63,6 +70,7 @@ const usageReader = (runner, runDir, s) => async (t, workload) => {
  * needsDb: false starts the app without its database where the sample says how (x-bench.without_database);
  * knownDatabaseError: that database already failed to start here (said why), so it isn't tried again.
  * Returns { state, runner, withDatabase, databaseError, url(topology), usage(topology), stop() }.
+ * @param {Runner} runner @param {any} dep @param {any} opts
  */
 export async function startDeployment(runner, dep, opts) {
   const { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log } = opts;

@@ -39,7 +39,10 @@ export function cellPlacement(c, iso) {
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-/** Whether a scenario's deployments can be moved between budgets (interleaved, pinned, a Runner with place). */
+/**
+ * Whether a scenario's deployments can be moved between budgets (interleaved, pinned, a Runner with place).
+ * @param {any} scenario @param {import('../../../runner/index.js').Runner} runner @param {any} iso
+ */
 export const canPlace = (scenario, runner, iso) =>
   Boolean(scenario.interleaved && iso.pinned && typeof runner?.place === 'function');
 
