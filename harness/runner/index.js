@@ -57,3 +57,5 @@ export { listSamples, resolveSample, loadTopology } from './common/compose.js';
 export { availableCpus, formatCpuList, pinProcess } from './common/cgroup.js';
 // Every live process of a run folder, for leak checks.
 export { runProcesses } from './common/run-processes.js';
+// What is left of a Compose project (the Docker tests' own projects check it after their down too).
+export { LEFTOVER_QUERIES } from './docker/project.js';

@@ -6,17 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
 import { removeRunGroups } from './cgroups.js';
-import { OVERRIDE, OWN_CONTAINERS, compose, containers, docker } from './project.js';
+import { OVERRIDE, LEFTOVER_QUERIES, compose, containers, docker } from './project.js';
 import { readRecord, removeRecord } from './record.js';
 
 // What is still there of the project: containers, networks, volumes.
 function leftovers(record) {
-  const label = ['--filter', `label=com.docker.compose.project=${record.project}`];
-  return [
-    ['ps', '-aq', ...OWN_CONTAINERS(record.project)],
-    ['network', 'ls', '-q', ...label],
-    ['volume', 'ls', '-q', ...label],
-  ].flatMap(
+  return LEFTOVER_QUERIES(record.project).flatMap(
     (cmd) =>
       docker(record, cmd, { check: false })
         .stdout?.trim()

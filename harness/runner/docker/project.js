@@ -84,12 +84,22 @@ const rowOf = (c) => ({
 // Compose stamps its project and service labels on the images it builds, and a container inherits
 // its image's labels: a Swarm task or a `docker run` of an image this run built carries the run's
 // project label too. Only a container Compose itself created has a container number.
-export const OWN_CONTAINERS = (project) => [
+const OWN_CONTAINERS = (project) => [
   '--filter',
   `label=com.docker.compose.project=${project}`,
   '--filter',
   'label=com.docker.compose.container-number',
 ];
+
+/** The docker commands that list what is left of a project: its containers (above), networks, volumes. */
+export const LEFTOVER_QUERIES = (project) => {
+  const label = ['--filter', `label=com.docker.compose.project=${project}`];
+  return [
+    ['ps', '-aq', ...OWN_CONTAINERS(project)],
+    ['network', 'ls', '-q', ...label],
+    ['volume', 'ls', '-q', ...label],
+  ];
+};
 
 /**
  * Every container of the project (stopped ones too), in service and number order:

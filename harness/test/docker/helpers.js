@@ -13,6 +13,7 @@ import { docker, DOCKER_HOST } from '../../test-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort } from '../../lib/ports.js';
 import { waitFor as poll } from '../../lib/poll.js';
+import { LEFTOVER_QUERIES } from '../../runner/index.js';
 
 export const STAND_INS = '(stand-in images)';
 export { docker };
@@ -133,11 +134,7 @@ export class Project {
   /** Removes the project's containers, networks and volumes; returns what is still there. */
   down() {
     this.run(['down', '-v', '--remove-orphans', '--timeout', '5'], { check: false, timeout: 180_000 });
-    // A container of an image this project built (a Swarm task) carries its label too: only the ones
-    // Compose created have a container number.
-    const label = ['--filter', `label=com.docker.compose.project=${this.name}`];
-    const left = [['ps', '-aq', ...label, '--filter', 'label=com.docker.compose.container-number'],
-      ['network', 'ls', '-q', ...label], ['volume', 'ls', '-q', ...label]]
+    const left = LEFTOVER_QUERIES(this.name)
       .map((cmd) => docker(cmd).stdout.trim())
       .filter(Boolean);
     return left;

@@ -45,8 +45,12 @@ function send(what, port, bytes) {
       if (answer) finish(null, answer);
     });
     // nginx may reset a connection it stopped reading once it has answered: keep what came.
-    socket.on('error', (e) => finish(parse(buf) ? null : e, parse(buf)));
-    socket.on('close', () => finish(parse(buf) ? null : new Error(`closed after ${buf.length} bytes`), parse(buf)));
+    const ended = (err) => {
+      const answer = parse(buf);
+      finish(answer ? null : err, answer);
+    };
+    socket.on('error', ended);
+    socket.on('close', () => ended(new Error(`closed after ${buf.length} bytes`)));
   });
 }
 
