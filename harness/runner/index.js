@@ -54,7 +54,7 @@ export { DEFAULT_RUN_DIR } from './common/run-dir.js';
 export { listSamples, resolveSample, loadTopology } from './common/compose.js';
 // CPUs: those this machine lets a run use, and pinning a process outside any run (the benchmark's
 // load generator) to CPUs of its own.
-export { availableCpus, formatCpuList, pinProcess } from './common/cgroup.js';
+export { availableCpus, formatCpuList, parseCpuList, pinProcess } from './common/cgroup.js';
 // Every live process of a run folder, for leak checks.
 export { runProcesses } from './common/run-processes.js';
 // What is left of a Compose project (the Docker tests' own projects check it after their down too).

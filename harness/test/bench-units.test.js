@@ -21,6 +21,8 @@ import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/verdicts.
 import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
 import { plan, MODES } from '../bench/lib/plan.js';
 import { blocksOf, warmUpOrder, startsBefore } from '../bench/lib/blocks.js';
+import { processWarmupFloor, lentCpus, warmupFloor } from '../bench/lib/run/warmup.js';
+import { familyKey, familyKeysOf } from '../bench/lib/run/families.js';
 import { describeSample, workloadPath } from '../bench/lib/samples.js';
 import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/isolation.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
@@ -570,6 +572,55 @@ test('an app\'s deployments start right before its first warm-up in a block, not
     'Express starts after the .NET warm-ups, node:http after the first Express one',
   );
   assert.deepEqual(startsBefore([]), []);
+});
+
+test('a sub-CPU Node deployment warms up under its whole cpuset, its floor by those CPUs; .NET never', () => {
+  const node = (processes, budgetCpus) => ({ sample: 'node-cluster', processes, budgetCpus });
+  // The experiment's 0.1-CPU container: 10 s of V8 per process per CPU take 100 s under its quota.
+  assert.equal(processWarmupFloor(node(1, 0.1)), 100);
+  assert.equal(lentCpus(node(1, 0.1), 0.1, 1), 1);
+  assert.equal(lentCpus(node(1, 0.1), 1, 1), 1, 'its quota is below the run budget it shares with nginx');
+  assert.equal(processWarmupFloor(node(1, 0.1), 1), 10, 'under the lent CPU');
+  assert.equal(processWarmupFloor(node(4, 0.4), lentCpus(node(4, 0.4), 0.4, 1)), 40, 'four processes share it');
+  assert.equal(lentCpus(node(2, 1), 1, 1), null, 'already under all of its cpuset');
+  assert.equal(lentCpus(node(2, 2), 2, 2), null);
+  // .NET's floor is wall time per process (dynamic PGO), not CPU time: nothing to gain by lending.
+  assert.equal(lentCpus({ sample: 'dotnet-api', processes: 4, budgetCpus: 1 }, 0.25, 1), null);
+  const cell = { workload: 'light', topology: node(4, 0.4) };
+  assert.equal(warmupFloor(cell, true, 1), 40);
+  assert.equal(warmupFloor(cell, false, 1), 0, 'a deployment already warmed pays no runtime floor');
+});
+
+test('one block never shares a moved deployment between two placements; budgets still share one', () => {
+  const exp = plan({ full: true, budget: 1, processes: 2, scenario: 'exp-cluster-vs-containers' }).scenarios[0];
+  const key = familyKeysOf(exp);
+  const byId = (id) => exp.cells.find((c) => c.id === `exp-cluster-vs-containers:${id}`);
+  // 1 container × 0.1 CPU and 1 container × 0.4 CPU: one family (the same app, knobs but its CPUs),
+  // one block (their questions pair them with the same cell): a deployment each.
+  assert.equal(familyKey(byId('cpus-0.1-x1')), familyKey(byId('cpus-0.4-1-worker')));
+  assert.notEqual(key(byId('cpus-0.1-x1')), key(byId('cpus-0.4-1-worker')));
+  const budgets = [
+    { budget: 2, cpuset: 'all' },
+    { budget: 1, cpuset: 'sut' },
+  ];
+  const v = plan({ budget: 1, budgets, processes: 2, scenario: 'verdicts' }).scenarios[0];
+  const cluster = v.cells.filter((c) => c.workload === 'pi' && c.topology.strategy === 'cluster');
+  assert.equal(cluster.length, 2, 'a cluster at each budget');
+  assert.equal(familyKeysOf(v)(cluster[0]), familyKeysOf(v)(cluster[1]), 'moved between budgets, warmed once');
+});
+
+test('the full run drills every multi-process strategy on both engines, the lone process on its own', () => {
+  const p = plan({ full: true, budget: 1, processes: 2, engines: ['processes', 'docker'], scenario: 'drills' });
+  const ids = p.scenarios[0].cells.map((c) => c.id);
+  const onDocker = (id) => id.split(':')[1] === 'docker';
+  const strategies = (engine) =>
+    new Set(p.scenarios[0].cells.filter((c) => onDocker(c.id) === (engine === 'docker')).map((c) => c.strategy));
+  assert.ok(ids.some((id) => id.startsWith('fault:express-1-nginx')), 'the counter-example runs');
+  assert.ok(!ids.some((id) => /^\w+:docker:(express|dotnet)-1-/.test(id)), 'not on Docker too');
+  for (const s of ['cluster', 'pm2', 'reuseport', 'replicas'])
+    assert.ok(strategies('docker').has(s) && strategies('processes').has(s), s);
+  for (const kind of ['fault', 'rollout'])
+    assert.ok(ids.includes(`${kind}:docker:dotnet-replicas-2-nginx@1`), `${kind} of .NET replicas on Docker`);
 });
 
 // Each question of the verdicts pairs two cells like for like: one scenario, one budget, the same CPUs,

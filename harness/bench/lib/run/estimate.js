@@ -2,8 +2,8 @@
 import { deploymentKey } from '../topologies.js';
 import { describeSample } from '../samples.js';
 import { latencyRounds } from '../measure.js';
-import { warmupFloor } from './warmup.js';
-import { familyKey } from './families.js';
+import { warmupFloor, lentCpus } from './warmup.js';
+import { familyKeysOf } from './families.js';
 
 export const BUILD_S = 45;
 export const PACED_CEILING_S = 15;
@@ -13,8 +13,11 @@ export const startupSeconds = (deployments, builds) => deployments * START_S + (
 export const roundsOf = (c, p) => c.rounds ?? p.rounds;
 export const windowOf = (c, p) => c.windowS ?? p.windowS;
 
-const warmupCost = (cell, p, firstOnDeployment) =>
-  Math.max(p.warmupExpectS ?? p.warmupS, warmupFloor(cell, firstOnDeployment));
+// `lends`: the engine moves deployments, so a sub-CPU one warms up under a whole CPU (run/warmup.js).
+const warmupCost = (cell, p, firstOnDeployment, lends = false) => {
+  const lent = lends ? lentCpus(cell.topology, cell.budget, 1) : null;
+  return Math.max(p.warmupExpectS ?? p.warmupS, warmupFloor(cell, firstOnDeployment, lent));
+};
 
 // A cell's latency window at a fixed rate: whole slices of latencySliceS, taken in turn with the others.
 const PACED_OVERHEAD_S = 0.05; // per slice
@@ -33,10 +36,10 @@ export const slicesOf = (c, p) => (c.sliceS ? Math.max(1, Math.round(windowOf(c,
 // A sliced window: wrk's start and stop around each slice; a whole one: its re-warm first.
 export const closedCost = (c, p) => (c.sliceS ? slicesOf(c, p) * (c.sliceS + 0.06) : windowOf(c, p) + p.rewarmS + 0.4);
 
-export function costOf(cell, p, firstOnDeployment = false) {
+export function costOf(cell, p, firstOnDeployment = false, lends = false) {
   if (cell.kind === 'closed') {
-    return warmupCost(cell, p, firstOnDeployment) + roundsOf(cell, p) * closedCost(cell, p) + capacityCost(cell, p)
-      + latencyCost(cell, p);
+    return warmupCost(cell, p, firstOnDeployment, lends) + roundsOf(cell, p) * closedCost(cell, p)
+      + capacityCost(cell, p) + latencyCost(cell, p);
   }
   if (cell.kind === 'count') return 2 + roundsOf(cell, p) * (cell.expectS ?? 8);
   if (cell.kind === 'openloop') return 2 + p.maxSteps * (p.stepS + 1.5);
@@ -62,14 +65,14 @@ export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S, move
   let s = 2 * p.ceilingS + 2 + PACED_CEILING_S;
   const samples = new Set();
   for (const sc of plan.scenarios) {
-    const keyOf = moves && sc.interleaved ? familyKey : (c) => deploymentKey(c.topology);
+    const keyOf = moves && sc.interleaved ? familyKeysOf(sc) : (c) => deploymentKey(c.topology);
     const deps = new Set(sc.cells.map(keyOf));
     for (const c of sc.cells) samples.add(c.topology.sample);
     s += deps.size * startS;
     const seen = new Set();
     for (const c of sc.cells) {
       const key = keyOf(c);
-      s += costOf(c, p, !seen.has(key));
+      s += costOf(c, p, !seen.has(key), moves && sc.interleaved);
       seen.add(key);
     }
   }

@@ -7,6 +7,7 @@
 // gets a deployment of its own.
 import { describeSample } from '../samples.js';
 import { deploymentKey } from '../topologies.js';
+import { blocksOf } from '../blocks.js';
 import { availableCpus, formatCpuList } from '../../../runner/index.js';
 
 const sortedEnv = (env) =>
@@ -22,19 +23,53 @@ const sortedEnv = (env) =>
  */
 export function familyKey(c) {
   const app = describeSample(c.topology.sample);
-  if (!app.movable) return `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
+  if (!app.movable) return deploymentKeyOf(c);
   const env = { ...c.topology.env };
   if (app.knobs.cpus) delete env[app.knobs.cpus];
   const tag = c.topology.tag ? `#${c.topology.tag}` : '';
   return `${c.topology.sample}[${sortedEnv(env)}]${c.engine ? `~${c.engine}` : ''}${tag}`;
 }
 
-/** Where a cell's topology must sit: the run's cpuset, its budget, and its app's quota per instance. */
+/** The key of a cell's own deployment: its topology's start, on its engine. */
+export const deploymentKeyOf = (c) => `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
+
+const placementOf = (c) => `${c.topology.cpuset}/${c.budget ?? c.topology.budgetCpus}/${c.topology.cpusPerInstance}`;
+
+/**
+ * The deployment key of a scenario's cells where deployments move (familyKey), but for two cells of
+ * one family that one block measures at different placements: its rounds take them in turn, and a
+ * shared deployment sat wherever the block placed it last (an experiment's 1 container × 0.1 CPU was
+ * measured at 0.4 CPU, its neighbour's quota: 0.40 CPU used, FULL run of 2026-11-28). Those get a
+ * deployment each (deploymentKey).
+ */
+export function familyKeysOf(scenario) {
+  const split = new Set();
+  for (const block of blocksOf(scenario.cells, scenario.comparisons ?? [])) {
+    const where = new Map();
+    for (const c of block) {
+      const k = familyKey(c);
+      if (where.has(k) && where.get(k) !== placementOf(c)) split.add(k);
+      else where.set(k, placementOf(c));
+    }
+  }
+  return (c) => (split.has(familyKey(c)) ? deploymentKeyOf(c) : familyKey(c));
+}
+
+/**
+ * Where a cell's topology must sit, as it was started (run/scenario.js): the run's cpuset, the cell's
+ * budget (else the run's: an experiment's containers share the CPU left after the generator with its
+ * nginx, each under its own quota), and its app's quota per instance.
+ */
 export function cellPlacement(c, iso) {
   const t = c.topology;
-  const cpuset = t.cpuset === 'all' ? formatCpuList(availableCpus()) : iso.sutCpus;
+  const all = t.cpuset === 'all';
+  const cpuset = all ? formatCpuList(availableCpus()) : iso.sutCpus;
   const app = describeSample(t.sample);
-  return { cpuset, budget: c.budget ?? t.budgetCpus, cpus: t.cpusPerInstance ? { [app.app]: t.cpusPerInstance } : {} };
+  return {
+    cpuset,
+    budget: c.budget ?? (all ? undefined : iso.budgetCpus),
+    cpus: t.cpusPerInstance ? { [app.app]: t.cpusPerInstance } : {},
+  };
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);

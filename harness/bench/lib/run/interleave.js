@@ -6,11 +6,12 @@ import { blocksOf, warmUpOrder, startsBefore } from '../blocks.js';
 import { closedWindow, combineWindows, sliceOrder, sliceSeed, fixedCount } from '../measure.js';
 import { getTool } from '../tools/index.js';
 import { guarded, finish } from './record.js';
-import { warmUp, warmupFloor } from './warmup.js';
+import { warmUp, warmupFloor, lentCpus } from './warmup.js';
 import { roundsOf, windowOf, slicesOf, closedCost } from './estimate.js';
 import { capacityBlock } from './capacity.js';
 import { latencyWindows } from './latency.js';
-import { placeBlock } from './families.js';
+import { placeBlock, cellPlacement } from './families.js';
+import { parseCpuList } from '../../../runner/index.js';
 
 /** Measures the interleaved cells of a scenario (run: scenario.js's run) and finishes their records. */
 export async function interleave(run, cells, comparisons) {
@@ -50,9 +51,18 @@ export async function interleave(run, cells, comparisons) {
 // An app's deployments not started yet start right before its first warm-up here (run.ready): an
 // Express process started with the block and left idle through the .NET warm-ups (about 2 min)
 // ran at a third of its speed for the whole run (harness/bench/README.md, "Express slowed").
+// A deployment held below the CPUs it is pinned to (an experiment's 0.1-CPU containers) warms up
+// under all of them where the engine can move it (run/warmup.js lentCpus), and is measured under
+// its own quota.
 async function warmBlock(run, cells, warmedProcesses) {
   const { records, params: p, ctx, threads, toolOf } = run;
-  const floorOf = (c) => warmupFloor(c, !warmedProcesses.has(run.deploymentOf(c)));
+  const first = (c) => !warmedProcesses.has(run.deploymentOf(c));
+  const lentOf = (c) => {
+    if (!run.canPlace || !first(c)) return null;
+    const want = cellPlacement(c, ctx.isolation);
+    return lentCpus(c.topology, want.budget, parseCpuList(want.cpuset).length);
+  };
+  const floorOf = (c) => warmupFloor(c, first(c), lentOf(c));
   const order = warmUpOrder(cells, floorOf);
   const starts = startsBefore(order);
   for (const [i, c] of order.entries()) {
@@ -62,13 +72,30 @@ async function warmBlock(run, cells, warmedProcesses) {
     ctx.hooks.phase?.(`warm-up ${c.id}`);
     await guarded(rec, async () => {
       const floor = floorOf(c);
+      const lent = lentOf(c);
       warmedProcesses.add(run.deploymentOf(c));
       const target = { url: rec.url, connections: c.connections, threads, request: c.request };
       const params = { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) };
-      rec.warmup = await warmUp(getTool(toolOf(c)), target, params);
+      if (lent) await lend(run, c, lent);
+      try {
+        rec.warmup = { ...(await warmUp(getTool(toolOf(c)), target, params)), ...(lent ? { lentCpus: lent } : {}) };
+      } finally {
+        // Back under its own quota before anything of it is measured.
+        if (lent) await placeBlock(run, [c]);
+      }
     });
     ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
   }
+}
+
+// A deployment's warm-up under `cpus` CPUs of its cpuset: its budget, and each instance's quota.
+async function lend(run, c, cpus) {
+  const d = run.deploymentOf(c);
+  const want = cellPlacement(c, run.ctx.isolation);
+  const lent = { ...want, budget: cpus, cpus: Object.fromEntries(Object.keys(want.cpus).map((k) => [k, cpus])) };
+  run.ctx.hooks.phase?.(`warm-up ${c.id} under ${cpus} CPU (measured under its own quotas)`);
+  await d.handle.runner.place({ runDir: d.runDir, ...lent });
+  d.placed = lent;
 }
 
 async function roundsOfBlock(run, cells) {

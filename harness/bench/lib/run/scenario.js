@@ -4,18 +4,16 @@
 // recorded and the run goes on.
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
-import { deploymentKey } from '../topologies.js';
 import { startDeployment } from './deployments.js';
 import { verify, everyProcessServes } from '../verify.js';
 import { startNaiveBalancer } from '../naive-balancer.js';
 import { describeSample } from '../samples.js';
-import { availableCpus, formatCpuList } from '../../../runner/index.js';
 import { strategyOf } from '../strategies/index.js';
 import { guarded } from './record.js';
 import { startupSeconds } from './estimate.js';
 import { interleave } from './interleave.js';
 import { oneByOne } from './one-by-one.js';
-import { familyKey, canPlace, cellPlacement } from './families.js';
+import { familyKeysOf, deploymentKeyOf, canPlace, cellPlacement } from './families.js';
 
 // What a process that would not start said last (the runner's error carries it after the exit),
 // without the run folder's paths: one line for the output and results.json.
@@ -35,15 +33,12 @@ export function whatItSaid(message) {
 // CPUs, the generator then sharing them, or an experiment whose generator does next to nothing.
 function placement(d, iso) {
   if (!iso.pinned) return { cpuset: undefined, budget: d.budget ?? iso.budgetCpus };
-  if (d.cpuset === 'all') return { cpuset: formatCpuList(availableCpus()), budget: d.budget };
-  return { cpuset: iso.sutCpus, budget: d.budget ?? iso.budgetCpus };
+  const { cpuset, budget } = cellPlacement(d.cells[0], iso);
+  return { cpuset, budget };
 }
 
-// A deployment is one start of a topology on one engine (the drills run the same ones on both).
-const depKey = (c) => `${deploymentKey(c.topology)}${c.engine ? `~${c.engine}` : ''}`;
-
-// The deployments a scenario's cells run on: one per distinct topology start (keyOf: depKey, or
-// familyKey where a deployment is moved between budgets).
+// The deployments a scenario's cells run on: one per distinct topology start on one engine (keyOf:
+// deploymentKeyOf, or familyKeysOf where a deployment is moved between budgets).
 function deploymentsOf(scenario, runBase, counter, keyOf) {
   const deps = new Map();
   for (const c of scenario.cells) {
@@ -200,7 +195,8 @@ async function startDeployments(run, wanted, { built, noDatabase }) {
  * apps already built in this run (a build step runs once); counter: numbers the run folders.
  */
 export async function runScenario(scenario, params, ctx, { built, counter }) {
-  const keyOf = canPlace(scenario, ctx.runner, ctx.isolation) ? familyKey : depKey;
+  const movable = canPlace(scenario, ctx.runner, ctx.isolation);
+  const keyOf = movable ? familyKeysOf(scenario) : deploymentKeyOf;
   const deps = deploymentsOf(scenario, ctx.runBase, counter, keyOf);
   const records = new Map(
     scenario.cells.map((c) => [c.id, { ...c, status: 'pending', rounds: [], load: loadOf(c, ctx) }]),
@@ -213,6 +209,9 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
     ctx,
     depOf,
     deploymentOf,
+    // The engine moves a running deployment (run/families.js): between budgets, and to lend a
+    // warm-up the CPUs of its cpuset (run/warmup.js lentCpus).
+    canPlace: movable,
     balancers: [],
     threads: ctx.isolation.generatorThreads,
     toolOf: (c) => c.tool ?? ctx.tool,

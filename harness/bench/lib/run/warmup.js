@@ -6,21 +6,36 @@ import { round } from '../stats.js';
 // The seconds of load a started deployment needs before it is steady (x-bench.warmup_min_s):
 // `process` once per deployment, or `process_per_cpu` for each process that shares a CPU (V8
 // optimises each process on its own: a cluster of 2 on one CPU needs twice the wall time).
-export function processWarmupFloor(t) {
+// `lentCpus`: the CPUs its warm-up runs under instead of its budget (lentCpus below).
+export function processWarmupFloor(t, lentCpus = null) {
   const floors = describeSample(t.sample).warmupMinS;
   const perCpu = floors.process_per_cpu
-    ? floors.process_per_cpu * Math.max(1, Math.ceil(t.processes / (t.budgetCpus || 1)))
+    ? floors.process_per_cpu * Math.max(1, Math.ceil(t.processes / (lentCpus ?? (t.budgetCpus || 1))))
     : 0;
   return Math.max(floors.process ?? 0, perCpu);
 }
 
 /**
- * The least seconds a cell's warm-up takes: its workload's floor, and on the deployment's first
- * warm-up the runtime's.
+ * The CPUs a deployment's first warm-up may borrow: where its runtime's floor is CPU time per process
+ * (x-bench.warmup_min_s process_per_cpu: V8 optimises on CPU time, which a 0.1-CPU quota hands out at
+ * a tenth of the wall-clock rate) and its quotas or `budget` are below the `cpusInSet` CPUs it is
+ * pinned to, the warm-up runs under all of them and its rounds under its own quotas again. Else null.
+ * Only where the engine moves a running deployment (run/families.js canPlace).
  */
-export function warmupFloor(cell, firstOnDeployment) {
+export function lentCpus(t, budget, cpusInSet) {
+  if (!describeSample(t.sample).warmupMinS.process_per_cpu) return null;
+  // Its own CPUs: its instances' quotas (t.budgetCpus), within the budget it is placed under.
+  const own = Math.min(t.budgetCpus || Infinity, budget || Infinity);
+  return own < cpusInSet ? cpusInSet : null;
+}
+
+/**
+ * The least seconds a cell's warm-up takes: its workload's floor, and on the deployment's first
+ * warm-up the runtime's (under `lent` CPUs where it borrows them).
+ */
+export function warmupFloor(cell, firstOnDeployment, lent = null) {
   const workload = describeSample(cell.topology.sample).warmupMinS[cell.workload] ?? 0;
-  return Math.max(workload, firstOnDeployment ? processWarmupFloor(cell.topology) : 0);
+  return Math.max(workload, firstOnDeployment ? processWarmupFloor(cell.topology, lent) : 0);
 }
 
 /**
