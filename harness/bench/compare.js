@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Compares the verdicts of two runs (two results.json files): are they consistent — no opposite
-// winners, no "wins" against "equal", each ratio inside the other's widened interval, and each
-// run's median 95% half-width at most 10%? One line per question and a summary; exit 1 if not.
+// winners, no "wins" against "equal", each ratio inside the other's widened interval — and precise,
+// each run's median 95% half-width at most 10%? One line per question and a summary; exit 0 if
+// both, 1 if they are not consistent, 3 if they are consistent but not that precise.
 //   node harness/bench/compare.js docs/results/results.json .run/bench/<time>/results.json
 import { readFileSync } from 'node:fs';
 import { compareRuns } from './lib/compare-runs.js';
@@ -44,5 +45,6 @@ for (const [name, s] of Object.entries(r.runs)) {
   console.log(`${name}: ${width} (at most 10%: ${s.narrowEnough ? 'yes' : 'NO'}); `
     + `${s.wins} wins, ${s.equal} equal, ${s.cantTell} can't tell`);
 }
-console.log(`${r.agree} of ${r.compared} verdicts consistent${r.ok ? '' : ' — FAILED'}`);
-process.exit(r.ok ? 0 : 1);
+const precision = r.precise ? '' : '; not precise: a median half-width over 10% (exit 3)';
+console.log(`${r.agree} of ${r.compared} verdicts consistent${r.consistent ? '' : ' — FAILED'}${precision}`);
+process.exit(r.consistent ? (r.precise ? 0 : 3) : 1);

@@ -1061,6 +1061,7 @@ test(
       { verdicts: [v('w.t', 'cant-tell', null, 1.4, 0.5, 3)] },
     );
     assert.equal(wide.ok, false, 'intervals too wide to decide anything do not pass');
+    assert.deepEqual([wide.consistent, wide.precise], [true, false], 'consistent, but deciding nothing');
     assert.equal(wide.runs.first.narrowEnough, false);
     // Schema 2 files: a winner or 'tie'; the label comes from the interval by today's rule.
     assert.equal(

@@ -86,8 +86,12 @@ export function compareRuns(a, b) {
   const compared = questions.filter((q) => q.compared);
   const runs = { first: runSummary(a), second: runSummary(b) };
   const agree = compared.filter((q) => q.ok).length;
+  // Consistent: every question agrees. Precise: intervals narrow enough to decide something. Either
+  // can fail alone (a noisy machine's honest floors make runs agree by deciding little).
+  const consistent = agree === compared.length && compared.length > 0;
+  const precise = runs.first.narrowEnough && runs.second.narrowEnough;
   return {
-    questions, compared: compared.length, agree, runs, host: hostSpeeds(a, b),
-    ok: agree === compared.length && compared.length > 0 && runs.first.narrowEnough && runs.second.narrowEnough,
+    questions, compared: compared.length, agree, runs, host: hostSpeeds(a, b), consistent, precise,
+    ok: consistent && precise,
   };
 }
