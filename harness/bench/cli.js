@@ -7,13 +7,14 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SCENARIOS } from './lib/plan.js';
+import { describeSample } from './lib/samples.js';
 import { runContext } from './lib/context.js';
 import { runBench } from './lib/bench.js';
 import { rerender, RerenderError } from './lib/rerender.js';
 import { estimateSeconds, stopAll } from './lib/run/index.js';
 import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
-import { resolveSample } from '../runner/index.js';
+import { resolveSample, missingSecretFiles } from '../runner/index.js';
 import { relaunchWithHeap } from './lib/generator-heap.js';
 import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js';
 
@@ -132,6 +133,15 @@ function listPlan(ctx) {
   return 0;
 }
 
+// Every app of the plan has the secret files its compose.yaml names (make bench creates them with
+// make secrets): found missing only when its first deployment starts, they failed every one of its cells.
+function checkSecrets(ctx) {
+  const samples = new Set(ctx.plan.scenarios.flatMap((s) => s.cells.map((c) => c.topology.sample)));
+  const missing = [...samples].flatMap((sample) => missingSecretFiles(describeSample(sample).dir));
+  if (missing.length)
+    throw new Error(`${missing.join(', ')} missing: run \`make secrets\` (make bench does it first)`);
+}
+
 const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
 
 async function main() {
@@ -165,6 +175,7 @@ async function main() {
   }
   const ctx = runContext(opts);
   if (opts.list) return listPlan(ctx);
+  checkSecrets(ctx); // a sample's password files: else one line, exit 2, before anything starts
   if (app) await checkAppOnEngine(app, ctx.engineChoice); // healthy, every path below 400: else one line, exit 2
   return runBench(ctx, { label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '), prices });
 }

@@ -456,6 +456,23 @@ test('Ctrl-C while measuring stops every process it started and exits 130', { ti
   assertNoLeftovers(r);
 });
 
+test('a secret file the app needs is missing: one line, exit 2, nothing started', { timeout: 60_000 }, async () => {
+  const out = tmp('nosecret');
+  const app = path.join(out, 'app');
+  fs.cpSync(TINY, app, { recursive: true });
+  const compose = path.join(app, 'compose.yaml');
+  fs.appendFileSync(compose, '\nsecrets:\n  pw:\n    file: ./secrets/pw.txt\n');
+  const matrix = writeMatrix(out, {
+    scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: { ...one, sample: app } }] }],
+  });
+  const r = await runCli(['--matrix', matrix, '--out', out, ...SHORT]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr.trim(), /^bench: error: \S*secrets\/pw\.txt missing: run `make secrets`/);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.equal(fs.existsSync(path.join(out, 'results.json')), false, 'nothing measured');
+  assertNoLeftovers(r);
+});
+
 test('bad input: one clear line and a non-zero exit', { timeout: 60_000 }, async () => {
   const r1 = await runCli(['--scenario', 'nope']);
   assert.notEqual(r1.code, 0);

@@ -16,6 +16,21 @@ export function listSamples() {
     .sort();
 }
 
+/**
+ * The secret files a sample's compose.yaml names (top-level `secrets:` with a `file:`) that are not
+ * there, as paths relative to the repository (or absolute outside it). Both engines need them.
+ * @param {string} dir the sample's folder
+ * @returns {string[]}
+ */
+export function missingSecretFiles(dir) {
+  const doc = YAML.parse(fs.readFileSync(path.join(dir, 'compose.yaml'), 'utf8')) ?? {};
+  return Object.values(doc.secrets ?? {})
+    .filter((s) => s && typeof s.file === 'string')
+    .map((s) => path.resolve(dir, s.file))
+    .filter((f) => !fs.existsSync(f))
+    .map((f) => (f.startsWith(`${REPO_ROOT}${path.sep}`) ? path.relative(REPO_ROOT, f) : f));
+}
+
 export function resolveSample(sample) {
   if (!sample) throw new Error(`no sample given: use SAMPLE=<${listSamples().join('|')}>`);
   const dir = path.resolve(REPO_ROOT, sample);
