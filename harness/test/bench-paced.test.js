@@ -148,17 +148,18 @@ test(
       order.push('calm');
       res.end('{}');
     });
+    // One answer held back STALL_MS. A timer rather than a busy loop, so that the stall is the
+    // server's alone: a busy CI machine can pause this whole process for 150 ms, never for 800.
+    const STALL_MS = 800;
     let stalls = 1;
     const stalled = await serve((req, res) => {
       order.push('stalled');
       if (stalls > 0) {
         stalls -= 1;
-        const until = Date.now() + 200;
-        while (Date.now() < until) {
-          /* one 200 ms stall */
-        }
+        setTimeout(() => res.end('{}'), STALL_MS);
+      } else {
+        res.end('{}');
       }
-      res.end('{}');
     });
     try {
       const byId = await latencyBlock({
@@ -174,10 +175,11 @@ test(
       assert.equal(c.requests, 60, '3 slices × 0.5 s × 40/s, pooled');
       assert.equal(s.requests, 60);
       assert.equal(c.slices, 3);
-      // The calm cell held its rate. The stalled one may not have: the 200 ms stall can stretch its slice.
-      assert.ok(c.held, c.why);
-      assert.ok(s.latencyMs.max >= 150, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
-      assert.ok(c.latencyMs.max < 150, `and not with the other: ${c.latencyMs.max} ms`);
+      // Whether a cell held its rate is heldOf's (bench-units); on a loaded machine the calm one may not.
+      assert.equal(c.errors, 0);
+      assert.equal(s.errors, 0);
+      assert.ok(s.latencyMs.max >= STALL_MS, `the stall stays with the cell it hit: ${s.latencyMs.max} ms`);
+      assert.ok(c.latencyMs.max < STALL_MS, `and not with the other: ${c.latencyMs.max} ms`);
       // In turn, each slice in the order sliceOrder gives it (consecutive runs of one server's requests show it).
       const expected = [0, 1, 2].flatMap((s) => sliceOrder(['calm', 'stalled'], sliceSeed(0, s)));
       const collapse = (xs) => xs.filter((x, i) => i === 0 || xs[i - 1] !== x);
@@ -186,10 +188,11 @@ test(
       calm.server.close();
       stalled.server.close();
     }
+    // Port 1, where nothing listens: the closed server's port could be another test's by now.
     const refused = await latencyBlock({
       slices: 1,
       sliceS: 0.25,
-      targets: [{ id: 'gone', url: calm.url, rate: 40, connections: 2 }],
+      targets: [{ id: 'gone', url: 'http://127.0.0.1:1/', rate: 40, connections: 2 }],
     });
     assert.equal(refused.get('gone').held, false, 'a cell that refuses is not held');
     assert.match(refused.get('gone').why, /failed/);
