@@ -70,6 +70,8 @@ if (args.Contains("migrate"))
     try
     {
         await Migrator.RunAsync(app.Services);
+        // Disposing flushes the console logger's queue: returning at once could lose its last lines.
+        await app.DisposeAsync();
         return 0;
     }
     catch (Exception e)
