@@ -2,8 +2,7 @@
 // refreshes on every run:   <!-- q PATH FORMAT -->current text<!-- /q -->
 // PATH: verdicts[<id>].<field> | cells[<id>].<field>... | checks[<id>]... | <top-level key>.<field>...
 // A marker whose PATH doesn't resolve is an error, so a doc can't quietly keep a stale number.
-import fs from 'node:fs';
-import path from 'node:path';
+// Which files carry markers, and the rendered blocks beside them: refresh-docs.js.
 import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
 
 export const MARKER = /<!-- q (\S+)(?: (\w+))? -->([\s\S]*?)<!-- \/q -->/g;
@@ -79,33 +78,4 @@ export function refresh(text, doc) {
     }
   });
   return { text: out, problems };
-}
-
-/** Markdown files that may quote results: docs/ (but the generated ones) and every README. */
-export function quotingFiles(repo) {
-  const out = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (['node_modules', '.git', '.run', '.tools', 'bin', 'obj', 'results'].includes(e.name)) continue;
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (e.name.endsWith('.md') && full !== path.join(repo, 'docs', 'decision-guide.md')) out.push(full);
-    }
-  };
-  walk(repo);
-  return out.sort();
-}
-
-/** Refreshes every quoting file in place. Returns { changed: [files], problems: ["file: message"] }. */
-export function refreshDocs(repo, doc) {
-  const changed = [];
-  const problems = [];
-  for (const file of quotingFiles(repo)) {
-    const text = fs.readFileSync(file, 'utf8');
-    if (!text.includes('<!-- q ')) continue;
-    const r = refresh(text, doc);
-    problems.push(...r.problems.map((m) => `${path.relative(repo, file)}: ${m}`));
-    if (r.text !== text) { fs.writeFileSync(file, r.text); changed.push(file); }
-  }
-  return { changed, problems };
 }
