@@ -18,6 +18,7 @@ const mdEsc = (s) =>
 // Inside a Markdown string of a Mermaid label: no backtick, no double quote.
 const labelEsc = (s) => String(s).replaceAll('`', "'").replaceAll('"', "'");
 const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
+const upperFirst = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
 /** The budgets at which a workload's verdicts were asked, smallest first. */
 function budgetsOfWorkload(doc, workload) {
@@ -111,6 +112,14 @@ export function decideSection(doc, links = {}) {
       `### ${chart.title}, ${span} CPU${chart.budgets.length > 1 || chart.budgets[0].budget > 1 ? 's' : ''}`,
       '',
     );
+    // A workload none of whose questions was measured gets a sentence, not a chart of "not measured".
+    const asked = chart.budgets.flatMap((b) => b.leaves).filter((l) => l.key !== 'deploy');
+    if (asked.every((l) => /^none$/.test(l.answer) && l.cites.every((v) => labelOf(v, doc) === null))) {
+      const why = asked.find((l) => l.note)?.note ?? 'not measured here';
+      const every = `${links.verdictLink ?? ''}#${slugOf('Every verdict')}`;
+      out.push(`${upperFirst(why)}: no answer for this workload. Its verdicts: [the list](${every}).`, '');
+      continue;
+    }
     out.push('```mermaid', chartSource(chart), '```', '', ...chartTable(doc, chart, links), '');
   }
   return out;

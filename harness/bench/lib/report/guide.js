@@ -60,15 +60,22 @@ function why(doc) {
   return [...out, ''];
 }
 
-// The drills' tables; how each strategy is drilled stays in the report.
+// Lines of `lines` less each block that starts with a line `title` and ends at its table's or list's end.
+function without(lines, title) {
+  const at = lines.indexOf(title);
+  if (at < 0) return lines;
+  let end = at + 2;
+  while (end < lines.length && lines[end] !== '') end += 1;
+  return without([...lines.slice(0, at), ...lines.slice(end + 1)], title);
+}
+
+// The drills' deploy table per engine, the pass line and why requests failed; each drill's own
+// counts and how each strategy is drilled stay in the report.
 function drills(doc, { reportLink, docsLink }) {
   if (!doc.cells.some((c) => ['fault', 'rollout', 'stop', 'scale-down'].includes(c.kind))) return [];
-  const lines = renderDrills(doc, { docs: docsLink });
-  const how = lines.indexOf('How each strategy is drilled:');
-  const end = how < 0 ? -1 : lines.indexOf('', how + 2);
-  const kept = how < 0 ? lines : [...lines.slice(0, how), ...lines.slice(end + 1)];
+  const kept = without(without(renderDrills(doc, { docs: docsLink }), 'How each strategy is drilled:'), 'Each drill:');
   const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
-  return [...kept, `What each drill does to each strategy: [the report](${at}).`, ''];
+  return [...kept, `Each drill's own counts, and what it does to each strategy: [the report](${at}).`, ''];
 }
 
 function seeds(doc, reportLink) {

@@ -4,6 +4,7 @@
 // A marker whose PATH doesn't resolve is an error, so a doc can't quietly keep a stale number.
 // Which files carry markers, and the rendered blocks beside them: refresh-docs.js.
 import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+import { LABEL_TEXT } from './labels.js';
 
 export const MARKER = /<!-- q (\S+)(?: (\w+))? -->([\s\S]*?)<!-- \/q -->/g;
 
@@ -39,6 +40,7 @@ const FORMATS = {
   mib: (v) => `${fmt(v, 0)} MiB`,
   pct: (v) => `${fmt(v, 1)}%`,
   text: (v) => String(v),
+  label: (v) => LABEL_TEXT[v] ?? String(v),
 };
 
 /**
@@ -62,7 +64,7 @@ export function render(doc, p, format = 'text') {
   if (!f) {
     throw new Error(`unknown quote format "${format}" (one of: ${[...Object.keys(FORMATS), 'verdict'].join(', ')})`);
   }
-  if (v === null) return 'n/a';
+  if (v === null) return format === 'label' ? LABEL_TEXT.null : 'n/a';
   return f(v);
 }
 
