@@ -378,7 +378,7 @@ test('a results.json lacking a question the findings quote: "not measured in thi
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(lacking));
     await rerender({ from: path.join(out, 'results.json') }, null);
     const guide = readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
-    assert.match(guide, /- \*\*CPU-bound work\.\*\* Not measured in this run: \S[^\n]*missing/);
+    assert.match(guide, /- \*\*CPU-bound work\.\*\* Not measured in this run: its cell pi:\S+ is not in results\.json\./);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

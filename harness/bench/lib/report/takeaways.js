@@ -74,7 +74,9 @@ class Words {
     if (ok.length) return ok;
     const why = asked.find((v) => v.reasons?.length)?.reasons[0];
     const notAsked = `this ${this.doc.mode} run did not ask it (make bench FULL=1 asks it)`;
-    throw new NotMeasured(why ? shortReason(why) : notAsked);
+    // "pi:express-1-nginx-b2 missing": the judge's word for a cell the file lacks.
+    const reason = why ? shortReason(why).replace(/^(\S+) missing$/, 'its cell $1 is not in results.json') : notAsked;
+    throw new NotMeasured(reason);
   }
 
   /** "… wins ×1.50 (light JSON at 1 CPU); can't tell ×1.09 (CPU-bound at 1 CPU)", by budget, then workload. */
