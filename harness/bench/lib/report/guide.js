@@ -1,17 +1,16 @@
 // The decision guide (docs/decision-guide.md, or <out>/decision-guide.md): what its words mean, the
 // run's findings (takeaways.js), for which run and how to get yours, one small chart per workload
-// with a short table under it, why each strategy wins or loses, the drills, the experiments' answers,
-// what wasn't measured and the method. Every verdict, cost, scaling and the glossary are the report's
-// (markdown.js), linked. From results.json alone; its prose is in templates/.
+// with a short table under it, why each strategy wins or loses, the drills, the experiments' answers
+// and what wasn't measured. Every verdict, cost, scaling, the method and the glossary are the
+// report's (markdown.js), linked. From results.json alone; its prose is in templates/.
 import { decideSection } from './decide.js';
 import { labelOf, budgetsOf, mainVerdicts, skippedOf, skippedStrategies, anchorOf } from './labels.js';
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { renderDrills } from './drills.js';
 import { slugOf } from './slug.js';
-import { placementText } from './method.js';
 import { fill } from './template.js';
-import { firstScreen, howToRead, engineText, andList } from './guide-intro.js';
+import { firstScreen, howToRead, andList } from './guide-intro.js';
 import { verdictChartFile } from './charts.js';
 import { takeaways } from './takeaways.js';
 
@@ -103,22 +102,6 @@ function notMeasured(doc, reportLink) {
   return out.length ? ['## Not measured here', '', ...out, ''] : [];
 }
 
-function method(doc, reportLink) {
-  const pr = doc.protocol;
-  return [
-    ...fill('guide-method', {
-      budgets: andList(budgetsOf(doc).map(cpus)),
-      engine: engineText(doc),
-      placement: placementText(doc),
-      rounds: pr.rounds,
-      window: `${pr.windowS} s${pr.sliceS ? ` (in ${pr.sliceS} s slices)` : ''}`,
-      load: pr.latency?.load ?? 'a fraction',
-      report: `${reportLink}#${slugOf('How it was measured')}`,
-    }),
-    '',
-  ];
-}
-
 const more = (reportLink) => [
   ...fill('guide-more', {
     report: reportLink,
@@ -126,6 +109,7 @@ const more = (reportLink) => [
     cost: `${reportLink}#${slugOf('What a million requests cost')}`,
     scaling: `${reportLink}#${slugOf('How throughput grew with cores')}`,
     glossary: `${reportLink}#${slugOf('Glossary')}`,
+    method: `${reportLink}#${slugOf('How it was measured')}`,
   }),
   '',
 ];
@@ -156,7 +140,6 @@ export function renderGuide(
     ...drills(doc, { reportLink, docsLink }),
     ...seeds(doc, reportLink),
     ...notMeasured(doc, reportLink),
-    ...method(doc, reportLink),
     ...more(reportLink),
   ].join('\n');
 }
