@@ -279,12 +279,14 @@ function assertReportAndGuide(out, doc) {
     assertSvg(path.join(out, f));
     assert.ok(report.includes(`](${f})`), `report links ${f}`);
   }
-  const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
-  assert.match(guide, /^# When clustering, replicas or thread pools win/);
+  // Every verdict at a glance is the report's; the guide opens with the run's findings.
   assert.match(
-    guide,
+    report,
     /\| workload \| metric \| one process \(the baseline\) \| replicas: node:http 2 replicas ÷ node:http 1 process \|/,
   );
+  const guide = fs.readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
+  assert.match(guide, /^# When clustering, replicas or thread pools win/);
+  assert.match(guide, /## What this run found\n\n- \*\*/);
   assert.doesNotMatch(guide, /NaN|undefined/);
 }
 

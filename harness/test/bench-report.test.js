@@ -5,7 +5,7 @@
 // apart; every derived column reproduces from the fields it names.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeOutputs } from '../bench/lib/output.js';
@@ -19,6 +19,10 @@ import { costCells } from '../bench/lib/report/cost.js';
 import { schema4Doc } from './fixtures/schema4-doc.js';
 import { parseFlowchart, mermaidBlocks } from './mermaid-parse.js';
 import * as drills from '../bench/lib/report/drills.js';
+import { takeaways } from '../bench/lib/report/takeaways.js';
+import { refresh } from '../bench/lib/report/quotes.js';
+import { rerender } from '../bench/lib/rerender.js';
+import { wordsOf } from './docs-lib.js';
 
 const REPORT_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench', 'lib', 'report');
 
@@ -45,17 +49,18 @@ const leafOf = (doc, workload, budget, key) =>
     .find((b) => b.budget === budget)
     ?.leaves.find((l) => l.key === key);
 
-test('the guide opens with what it answers, for which run, how to get yours, how to read it; then charts', async () => {
+test('the guide opens with what its words mean, the findings, the run, how to get yours; then charts', async () => {
   const { guide, report } = await rendered();
   for (const text of [guide, report]) assert.doesNotMatch(text, /NaN|undefined|\[object Object\]|\{\{/);
   const at = (s) => guide.indexOf(s);
   const order = [
     '# When clustering',
+    '## How to read this',
+    '## What this run found',
     '**Measured here**',
     '`make bench`',
     '`make report`',
     'make bench APP=',
-    '## How to read this',
     '## Decide',
     '```mermaid',
   ].map(at);
@@ -63,28 +68,31 @@ test('the guide opens with what it answers, for which run, how to get yours, how
     order.every((x, i) => x >= 0 && (i === 0 || x > order[i - 1])),
     `in order: ${order}`,
   );
-  assert.match(guide, /- engine: processes on 127\.0\.0\.1, each in a cgroup[^\n]*; Node 24\.21\.0, \.NET 10\.0\.1/);
-  assert.match(guide, /- machine: 2 cores \(cpu\), 4 GiB/);
+  // The answer on the first screen: the findings end within the first 60 lines.
+  assert.ok(guide.split('\n').slice(0, 60).join('\n').includes('**Measured here**'), 'the findings fit one screen');
+  assert.match(guide, /- engine: processes on 127\.0\.0\.1, each in a cgroup[^\n]*\n/);
+  assert.match(guide, /- machine: 2 cores \(cpu\), 4 GiB[^\n]*; Node 24\.21\.0, \.NET 10\.0\.1/);
   assert.match(guide, /\(a default run, 2026-01-01 00:00 UTC, 13 min 45 s\)/);
   assert.match(guide, /\[benchmark-your-own-service\.md\]\([^)]*docs\/benchmark-your-own-service\.md\)/);
   // The labels' bounds are stats.js's own, and "bounded" and the budget's threshold are bottleneck.js's.
-  const read = guide.slice(at('## How to read this'), at('## Decide'));
+  const read = guide.slice(at('## How to read this'), at('## What this run found'));
   const up = `×${fmt(1 + MIN_DIFFERENCE, 2)}`;
   const down = `×${fmt(1 / (1 + MIN_DIFFERENCE), 3)}`;
   assert.equal(up, '×1.10');
   assert.equal(down, '×0.909');
-  assert.ok(read.includes(`lies above ${up}, or below ${down}`), read);
-  assert.ok(read.includes(`within\n  ${down}–${up}`) || read.includes(`within ${down}–${up}`), read);
-  assert.ok(read.includes(`at least ${fmt(SPENT * 100)}% of its budget`), read);
-  for (const term of [
-    '**A ratio** is the first side ÷ the second',
-    '**bounded**',
-    '**The CPU budget**',
-    '**What bounded a cell**',
-    '**The between-run spread**',
-  ]) {
+  assert.ok(read.replace(/\s+/g, ' ').includes(`lies above ${up} or below ${down}`), read);
+  assert.ok(read.replace(/\s+/g, ' ').includes(`within ${down}–${up}`), read);
+  assert.ok(read.replace(/\s+/g, ' ').includes(`at least ${fmt(SPENT * 100)}% of its budget`), read);
+  // Every word the findings and the charts use is defined before them.
+  for (const term of ['**A ÷ B', '**wins**', '**equal**', "**can't tell**", '**bounded**', '**not measured**',
+    '**capacity**', '**CPU budget**', '**spread between runs**']) {
     assert.ok(read.includes(term), term);
   }
+  // Every verdict is listed, with its anchor, in the report; the guide links it there.
+  assert.match(report, /## Every verdict/);
+  assert.match(report, /<a id="v-pi-b2-cluster-capacity"><\/a>/);
+  assert.doesNotMatch(guide, /<a id="v-/);
+  assert.match(guide, /\]\([^)]*report\.md#v-pi-b2-cluster-capacity\)/);
 });
 
 test("every chart parses with Mermaid's parser, has <= 15 nodes, each leaf a label and ratio or why not", async () => {
@@ -116,8 +124,8 @@ test('light JSON at the shared 2 CPUs is machine-bound: the leaf says so, cites 
   assert.match(
     leaf.note,
     new RegExp(
-      'the load generator, nginx and the kernel share these 2 cores with it — ' +
-        'measure on a machine with at least 3 cores',
+      'the load generator, nginx and the kernel share these 2 cores — ' +
+        'measure on at least 3 cores',
     ),
   );
   assert.match(leaf.answer, /^none/);
@@ -246,9 +254,9 @@ function tableAfter(text, heading) {
 }
 
 test('every derived column reproduces from the results.json fields it names', async () => {
-  const { doc, guide } = await rendered();
+  const { doc, report } = await rendered();
   const cells = costCells(doc);
-  const cost = tableAfter(guide, '## What a million requests cost');
+  const cost = tableAfter(report, '## What a million requests cost');
   assert.equal(cost.length, cells.length);
   for (const [i, c] of cells.entries()) {
     const row = cost[i];
@@ -269,7 +277,7 @@ test('every derived column reproduces from the results.json fields it names', as
     );
   }
   // Efficiency: the strategy's median req/s ÷ (budget × the one process's at 1 CPU), both shown.
-  const scaling = tableAfter(guide, '## How throughput grew with cores');
+  const scaling = tableAfter(report, '## How throughput grew with cores');
   assert.ok(scaling.length >= 4);
   for (const row of scaling) {
     const s = doc.scaling.find((x) => fmt(x.rps) === row['req/s (median)'] && String(x.budget) === row.CPUs);
@@ -321,5 +329,57 @@ test('the report, charts and guide import nothing from the plan: results.json is
     );
     // stats.js is pure functions over numbers (the one median); nothing else outside report/.
     for (const i of imports) assert.ok(!i.startsWith('../') || i === '../stats.js', `${f} imports ${i}`);
+  }
+});
+
+const committed = () =>
+  JSON.parse(readFileSync(path.join(REPORT_DIR, '..', '..', '..', '..', 'docs', 'results', 'results.json'), 'utf8'));
+
+test('the findings: at most eight, each quoting its figures from results.json and linking what it rests on', () => {
+  const doc = committed();
+  const items = takeaways(doc, { reportLink: 'results/report.md' });
+  assert.ok(items.length > 0 && items.length <= 8, `${items.length} findings`);
+  for (const item of items) {
+    assert.match(item, /^- \*\*[^*]+\.\*\* \S/, item);
+    assert.ok(wordsOf(item).length <= 80, `${wordsOf(item).length} words: ${item.slice(0, 60)}`);
+    assert.doesNotMatch(item, /NaN|undefined|n\/a/, item);
+    if (/Not measured in this run/.test(item)) continue;
+    assert.match(item, /<!-- q \S+/, `a quoted figure: ${item.slice(0, 60)}`);
+    assert.match(item, /\]\(results\/report\.md#[\w-]+\)/, `a link to what it rests on: ${item.slice(0, 60)}`);
+    const r = refresh(item, doc);
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.text, item, 'every quoted figure is current');
+  }
+  // Where a finding does not hold is said beside it: the budgets and what bounded them.
+  assert.match(items[0], /It does not hold elsewhere: .*bounded by the machine/);
+});
+
+test('a results.json lacking a question the findings quote: "not measured in this run" with the reason', async () => {
+  const doc = committed();
+  // The question not asked at all: its verdicts gone.
+  const asked = { ...doc, verdicts: doc.verdicts.filter((v) => !v.id.startsWith('pi.b2.')) };
+  const [first, second] = takeaways(asked);
+  assert.match(first, /^- \*\*CPU-bound work\.\*\* Not measured in this run: this full run did not ask it/);
+  assert.match(second, /Not measured in this run: /);
+  // Asked, but its cells could not run: the run's own reason.
+  const failed = structuredClone(doc);
+  for (const v of failed.verdicts.filter((x) => x.id.startsWith('pi.b2.')))
+    Object.assign(v, { label: null, winner: null, measured: false, reasons: ['no database here: mongod exited'] });
+  assert.match(takeaways(failed)[0], /Not measured in this run: no MongoDB server could be had\./);
+  // Nothing to read at all: every finding says so, none is blank, nothing throws.
+  const empty = { ...doc, verdicts: [], cells: [], workloads: {} };
+  for (const item of takeaways(empty)) assert.match(item, /^- \*\*[^*]+\.\*\* Not measured in this run: \S/);
+  // `make report` on such a file: the guide it writes says so too.
+  const out = mkdtempSync(path.join(tmpdir(), 'bench-report-'));
+  try {
+    const fixture = schema4Doc();
+    const kept = fixture.cells.filter((c) => !(c.workload === 'pi' && c.topology?.budgetCpus === 2));
+    const lacking = { ...fixture, cells: kept };
+    writeFileSync(path.join(out, 'results.json'), JSON.stringify(lacking));
+    await rerender({ from: path.join(out, 'results.json') }, null);
+    const guide = readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
+    assert.match(guide, /- \*\*CPU-bound work\.\*\* Not measured in this run: its cell pi:\S+ is not in results\.json\./);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
 });

@@ -1,6 +1,7 @@
-// The decision guide as a reader meets it: short paragraphs, links that land, templates whose
-// placeholders are all filled, cost at capacity, the experiments' answers; and the committed guide,
-// once it is rendered from a schema-4 run, checked with Mermaid's own parser.
+// The decision guide as a reader meets it: short paragraphs and table cells, links that land,
+// templates whose placeholders are all filled, cost at capacity (the report's), the experiments'
+// answers; and the committed guide, once it is rendered from a schema-4 run, checked with Mermaid's
+// own parser and held to 400 lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,30 +14,29 @@ import { anchorsOf } from '../bench/lib/report/slug.js';
 import { fill, placeholdersOf } from '../bench/lib/report/template.js';
 import { schema4Doc } from './fixtures/schema4-doc.js';
 import { parseFlowchart, mermaidBlocks } from './mermaid-parse.js';
+import { paragraphsOf, tableCellsOf } from './docs-lib.js';
+import { renderReport } from '../bench/lib/report/markdown.js';
 
 const TEMPLATES = path.join(REPO_ROOT, 'harness', 'bench', 'lib', 'report', 'templates');
 const fixture2 = () =>
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'harness', 'test', 'fixtures', 'results-schema2.json'), 'utf8'));
 
-// Paragraphs of prose (not tables, code or headings), split on blank lines and list items.
-function longParagraphs(markdown, limit = 80) {
-  const prose = markdown
-    .replace(/```[\s\S]*?```/g, '')
-    .split(/\n\s*\n|\n(?=- |\d+\. )/)
-    .filter((p) => !/^\s*\|/.test(p) && !/^#/.test(p.trim()));
-  return prose.map((p) => [p.trim().split(/\s+/).length, p.trim().slice(0, 80)]).filter(([n]) => n > limit);
-}
+// Paragraphs over 80 words and table cells over 60 (docs-lib: quote markers and link targets count as none).
+const tooLong = (markdown) => [
+  ...paragraphsOf(markdown).filter((p) => p.words > 80).map((p) => [p.words, p.text.slice(0, 80)]),
+  ...tableCellsOf(markdown).filter((c) => c.words > 60).map((c) => [c.words, c.text.slice(0, 80)]),
+];
 // Every in-page link (#anchor) of a Markdown text, and whether the page defines it.
 const deadLinks = (markdown) =>
   [...markdown.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]).filter((a) => !anchorsOf(markdown).has(a));
 
 test('the guide reads in short paragraphs, every in-page link lands, and nothing is left unfilled', () => {
   const guide = renderGuide(schema4Doc());
-  assert.deepEqual(longParagraphs(guide), []);
+  assert.deepEqual(tooLong(guide), []);
   assert.deepEqual([...new Set(deadLinks(guide))], []);
   assert.doesNotMatch(guide, /\{\{\w+\}\}|\btie\b/);
   // Prose lives in the templates: the guide's sentences are theirs.
-  assert.ok(guide.includes(fill('guide-decide')[2]));
+  assert.ok(guide.includes(fill('guide-decide', { charts: 'x', every: 'y' })[2]));
 });
 
 test('a template without a value for one of its placeholders, or given one it lacks, is an error', () => {
@@ -66,9 +66,9 @@ test('cost per 1M requests at capacity: saturated CPU, GiB-hours at capacity, th
   assert.ok(Math.abs(priced.money - ((0.036 * 90) / 3600 + 0.0072 * k.gibHours)) < 1e-12);
   assert.equal(costOf({ ...cell, capacity: { rps: null } }).gibHours, null, 'no capacity held: no GiB-hours');
   const doc = schema4Doc();
-  assert.doesNotMatch(renderGuide(doc), /cost per 1M at capacity \(your currency\)/);
+  assert.doesNotMatch(renderReport(doc, {}), /cost per 1M at capacity \(your currency\)/);
   withPrices(doc, { vcpuHour: 0.04, gibHour: 0.005 });
-  assert.match(renderGuide(doc), /\| cost per 1M at capacity \(your currency\) \|/);
+  assert.match(renderReport(doc, {}), /\| cost per 1M at capacity \(your currency\) \|/);
   assert.ok(!('prices' in JSON.parse(JSON.stringify(doc))), 'prices are never written to results.json');
 });
 
@@ -100,7 +100,9 @@ test(
     const blocks = mermaidBlocks(guide);
     assert.ok(blocks.length >= 2, `${blocks.length} charts`);
     for (const src of blocks) assert.ok((await parseFlowchart(src)).nodes.length <= 15);
-    assert.deepEqual(longParagraphs(guide), []);
+    assert.deepEqual(tooLong(guide), []);
     assert.deepEqual([...new Set(deadLinks(guide))], []);
+    const lines = guide.split('\n').length - 1;
+    assert.ok(lines <= 400, `${lines} lines (at most 400: the rest belongs in the report)`);
   },
 );

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { seedAnswers } from '../bench/lib/report/seeds.js';
+import { anchorOf } from '../bench/lib/report/labels.js';
 import { proseFiles, codeOf, paragraphsOf } from './docs-lib.js';
 
 const doc = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'docs', 'results', 'results.json'), 'utf8'));
@@ -52,8 +53,22 @@ export function recommendations(pages, warned = WARNED) {
   return out;
 }
 
-// Claims the measurements decide: the claim, and the test that says whether results.json refutes it.
+// Claims the measurements decide: the claim, and the test that says whether results.json refutes it
+// (given the claim's match: which strategies, which app).
 const rps = (id) => doc.cells.find((c) => c.id === id && c.status === 'ok')?.rps?.median;
+const GROUP = { pm2: 'pm2', reuseport: 'reuseport', cluster: 'cluster', replicas: 'replicas' };
+const groupOfWord = (w) => GROUP[String(w).toLowerCase().replace(/^the /, '')];
+/** Verdicts between two strategies that were measured (a label, bounded included). */
+const comparedDirectly = (x, y) =>
+  doc.verdicts.filter(
+    (v) => v.label !== null && [`${x}-vs-${y}`, `${y}-vs-${x}`].some((g) => String(v.id).includes(`.${g}.`)),
+  );
+const APP_OF = { express: 'node-cluster', '.net': 'dotnet-api', 'node:http': 'node-replicas' };
+/** Drill cells of an app that ran. */
+const drilled = (word) =>
+  doc.cells.filter(
+    (c) => ['fault', 'rollout'].includes(c.kind) && c.status === 'ok' && c.app === APP_OF[word.toLowerCase()],
+  );
 const gain = (w) => rps(`${w}:express-1-nginx-b2`) / rps(`${w}:express-1-nginx-b1`);
 export const CLAIMS = [
   {
@@ -68,6 +83,19 @@ export const CLAIMS = [
     claim: /make bench[^.\n]{0,80}without Docker/i,
     refuted: () => true,
     why: () => 'without ENGINE, make bench uses Docker when an engine answers (harness/runner/engine.js)',
+  },
+  // "PM2 was not compared with the cluster directly", "… were not compared": what the verdicts say.
+  {
+    claim: /\b(PM2|reusePort|the cluster|cluster|replicas)\b[^.]{0,60}?\bnot (?:been )?compared with (?:the )?(PM2|reusePort|cluster|replicas)\b/i,
+    refuted: (m) => comparedDirectly(groupOfWord(m[1]), groupOfWord(m[2])).length > 0,
+    why: (m) =>
+      `results.json holds ${comparedDirectly(groupOfWord(m[1]), groupOfWord(m[2])).length} verdicts between them`,
+  },
+  // "the reference run skipped the Express drills", "the Express drills were not run".
+  {
+    claim: /\b(?:skipped|did not run|didn't run) the (Express|\.NET|node:http) drills|\b(Express|\.NET|node:http)(?:'s)? drills (?:were|was) (?:skipped|not run)/i,
+    refuted: (m) => drilled(m[1] ?? m[2]).length > 0,
+    why: (m) => `results.json holds ${drilled(m[1] ?? m[2]).length} ${m[1] ?? m[2]} drill cells that ran`,
   },
 ];
 
@@ -93,6 +121,56 @@ export function engineClaims(text) {
   return out;
 }
 
+// What a table row says of the topologies it compares: "cluster of 2", "2 workers", "PM2 with 2
+// processes", "2 replicas", "2 reusePort processes" -> [{ strategy, n }].
+const LABELS = [
+  [/\bPM2 (?:cluster of|with) (\d+)/gi, 'pm2'],
+  [/\b(\d+) reusePort\b/gi, 'reuseport'],
+  [/\b(?<!PM2 )cluster of (\d+)/gi, 'cluster'],
+  [/\b(\d+) workers?\b/gi, 'cluster'],
+  [/\b(\d+) (?:\.NET |Express |Node |node:http )?replicas?\b/gi, 'replicas'],
+];
+export function topologyLabels(text) {
+  const plain = text.replace(/<!--[\s\S]*?-->/g, ' ');
+  const all = LABELS.flatMap(([re, strategy]) => [...plain.matchAll(re)].map((m) => ({ strategy, n: Number(m[1]) })));
+  return all.filter((l, i) => all.findIndex((x) => x.strategy === l.strategy && x.n === l.n) === i);
+}
+
+const anchors = new Map(doc.verdicts.map((v) => [anchorOf(v.id), v]));
+/** The verdicts a piece of Markdown links (report.md#v-…) or quotes (verdicts[…]). */
+export function linkedVerdicts(text, byAnchor = anchors, verdicts = doc.verdicts) {
+  const linked = [...text.matchAll(/report\.md#(v-[\w-]+)/g)].map((m) => byAnchor.get(m[1]));
+  const quoted = [...text.matchAll(/verdicts\[([^\]]+)\]/g)].map((m) => verdicts.find((v) => v.id === m[1]));
+  return [...new Set([...linked, ...quoted].filter(Boolean))];
+}
+
+/** Where a row's labels name a topology none of the verdicts it links compares: [message]. */
+export function mislabelled(rowText, verdicts, cells = doc.cells) {
+  const sides = verdicts.flatMap((v) => [v.a, v.b]).map((id) => cells.find((c) => c.topology?.id === id)?.topology);
+  const key = (t) => String(t?.strategy ?? '').replace(' ', '-');
+  return topologyLabels(rowText)
+    .filter((l) => !sides.some((t) => t && key(t) === l.strategy && t.processes === l.n))
+    .map((l) => `says ${l.strategy} of ${l.n}, but ${verdicts.map((v) => v.id).join(', ')} compare(s) ` +
+      `${[...new Set(sides.map((t) => t?.label))].join(' and ')}`);
+}
+
+test("a table row's labels match the verdicts it links", (t) => {
+  const bad = [];
+  let rows = 0;
+  for (const { file, text } of pages()) {
+    text.split('\n').forEach((line, i) => {
+      if (!/^\s*\|/.test(line)) return;
+      const vs = linkedVerdicts(line);
+      if (!vs.length) return;
+      rows += 1;
+      for (const m of mislabelled(line, vs)) bad.push(`${file}:${i + 1}: ${m}`);
+    });
+  }
+  t.diagnostic(`${rows} rows that link a verdict`);
+  assert.ok(rows >= 5, `${rows} rows`);
+  assert.deepEqual(bad, []);
+});
+
 test('no page recommends a command another page warns against, and the warnings are still there', () => {
   const all = pages();
   for (const w of WARNED) {
@@ -116,8 +194,8 @@ test('no page states a claim the committed results refute', () => {
     ];
     for (const p of pieces)
       for (const c of CLAIMS)
-        if (c.claim.test(p.text) && c.refuted())
-          bad.push(`${file}:${p.line}: "${c.claim.exec(p.text)[0]}": ${c.why()}`);
+        for (const m of p.text.matchAll(new RegExp(c.claim.source, `${c.claim.flags.replace('g', '')}g`)))
+          if (c.refuted(m)) bad.push(`${file}:${p.line}: "${m[0]}": ${c.why(m)}`);
   }
   assert.deepEqual(bad, []);
 });
@@ -184,4 +262,16 @@ test('the checks catch what they are for', () => {
     ['processes'],
   );
   assert.ok(CLAIMS[0].claim.test('one process keeps about one CPU busy'));
+  const claim = (text) => CLAIMS.find((c) => c.claim.test(text));
+  const pm2 = 'PM2 was not compared with the cluster directly, only each with one process.';
+  assert.ok(claim(pm2).refuted(claim(pm2).claim.exec(pm2)), 'the run compared PM2 with the cluster');
+  const skipped = 'the committed reference run skipped the Express drills, its MongoDB not running here';
+  assert.ok(claim(skipped).refuted(claim(skipped).claim.exec(skipped)), 'the run drilled Express');
+  assert.equal(claim('PM2 and the cluster are compared in the table below.'), undefined);
+  const row = '| a cluster of 1 worker ([verdict](results/report.md#v-light-b1-cluster-memory)) | ×1.83 |';
+  assert.equal(mislabelled(row, linkedVerdicts(row)).length, 1, 'a cluster of 1 worker is not the cluster of 2');
+  const pm2Row = '| PM2 with 1 process | <!-- q verdicts[light.b1.pm2.memory].ratio x -->×2.06<!-- /q --> |';
+  assert.equal(mislabelled(pm2Row, linkedVerdicts(pm2Row)).length, 1);
+  const right = '| a cluster of 2 workers | [×1.83](results/report.md#v-light-b1-cluster-memory) |';
+  assert.deepEqual(mislabelled(right, linkedVerdicts(right)), []);
 });

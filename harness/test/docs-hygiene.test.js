@@ -1,7 +1,8 @@
 // The docs a reader copies from: no machine's absolute path or raw log line, every `make …` names a
 // target and variables the Makefile has, every relative link and anchor resolves, a sample's folder
-// commands never share a block with the root's `make`; and the prose pages read in short
-// paragraphs, their output shown as short examples beside the command and date that produced them.
+// commands never share a block with the root's `make`; every Markdown file reads in short
+// paragraphs and short table cells; and the prose pages show their output as short examples beside
+// the command and date that produced them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { hasAbsolutePath } from '../bench/lib/report/sanitize.js';
 import { anchorsOf } from '../bench/lib/report/slug.js';
-import { readerFiles, proseFiles, codeOf, paragraphsOf, outputProblems } from './docs-lib.js';
+import { readerFiles, proseFiles, codeOf, paragraphsOf, tableCellsOf, outputProblems } from './docs-lib.js';
 
 const markdownFiles = () => readerFiles().filter((f) => f.endsWith('.md'));
 const rel = (f) => path.relative(REPO_ROOT, f);
@@ -139,11 +140,14 @@ test('the checks catch what they are for', () => {
   assert.ok(vars.has('FULL') && vars.has('SERVICE') && vars.has('X'));
 });
 
-test('the prose pages read in paragraphs of at most 80 words', () => {
+test('every Markdown file reads in paragraphs of at most 80 words and table cells of at most 60', () => {
   const long = [];
-  for (const f of proseFiles()) {
-    for (const p of paragraphsOf(fs.readFileSync(f, 'utf8')))
+  for (const f of markdownFiles()) {
+    const md = fs.readFileSync(f, 'utf8');
+    for (const p of paragraphsOf(md))
       if (p.words > 80) long.push(`${rel(f)}:${p.line}: ${p.words} words: ${p.text.slice(0, 70)}…`);
+    for (const c of tableCellsOf(md))
+      if (c.words > 60) long.push(`${rel(f)}:${c.line}: a cell of ${c.words} words: ${c.text.slice(0, 70)}…`);
   }
   assert.deepEqual(long, []);
 });
@@ -166,6 +170,12 @@ test('the paragraph and output checks catch what they are for', () => {
   );
   const quoted = `<!-- q verdicts[a] verdict -->${'x '.repeat(79)}<!-- /q -->`;
   assert.equal(paragraphsOf(quoted)[0].words, 79, 'a quote counts as the words it shows, its marker as none');
+  const table = `| a | b |\n|---|---|\n| ${wall} | two [words](x.md)<br>three |\n| a \\| b | c |\n`;
+  assert.deepEqual(
+    tableCellsOf(table).map((c) => c.words),
+    [81, 3, 3, 1],
+    'cells, not the header; links and <br> as text; an escaped | stays in its cell',
+  );
   assert.deepEqual(outputProblems('Hand run, 2026-11-27:\n\n```console\n$ make ps\nok\n```\n'), []);
   assert.match(
     outputProblems('```console\nok\n```\n')

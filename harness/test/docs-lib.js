@@ -81,6 +81,24 @@ export function paragraphsOf(md) {
   return out;
 }
 
+/** The cells of every Markdown table outside code: [{ line, column, words, text }], header and --- rows left out. */
+export function tableCellsOf(md) {
+  const out = [];
+  let fence = false;
+  let row = 0;
+  md.split('\n').forEach((l, i) => {
+    if (/^\s*(```|~~~)/.test(l)) fence = !fence;
+    if (fence || !/^\s*\|/.test(l)) { row = 0; return; }
+    row += 1;
+    if (row <= 2) return; // the header and the --- row
+    const cells = l.trim().replace(/^\||\|$/g, '').split(/(?<!\\)\|/);
+    cells.forEach((c, column) =>
+      out.push({ line: i + 1, column, words: wordsOf(c.replace(/<br>/g, ' ')).length, text: c.trim() }),
+    );
+  });
+  return out;
+}
+
 const LOG_LINE = /^\s*(\{"|ℹ |\[\d{4}-\d\d-\d\d|Requests\/sec:)|\d\d:\d\d:\d\d/;
 const DATE = /\b20\d\d-\d\d-\d\d\b/;
 export const OUTPUT_LIMITS = { lines: 15, width: 200, dateWithin: 8 };

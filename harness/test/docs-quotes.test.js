@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../lib/repo-root.js';
-import { quotingFiles, refresh, MARKER } from '../bench/lib/report/quotes.js';
+import { MARKER } from '../bench/lib/report/quotes.js';
+import { quotingFiles, refresh } from '../bench/lib/report/refresh-docs.js';
 
 const RESULTS = path.join(REPO_ROOT, 'docs', 'results', 'results.json');
 const doc = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { charts, toSvg } from './report/charts.js';
 import { renderReport } from './report/markdown.js';
 import { renderGuide } from './report/guide.js';
-import { refreshDocs } from './report/quotes.js';
+import { refreshDocs } from './report/refresh-docs.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 // A link from a folder to a path, as Markdown wants it: relative, forward slashes, a trailing one for a folder.

@@ -25,7 +25,11 @@ const WHO = {
  */
 export function boundText(doc, v) {
   const by = v.bound?.by ?? 'unknown';
-  const why = v.bound?.why ?? 'no reason recorded';
+  // Each cell's reason repeats who shares the cores; the sentence says it once.
+  const why = (v.bound?.why ?? 'no reason recorded').replaceAll(
+    /: the load generator, nginx and the kernel's network work share these cores with it/g,
+    '',
+  );
   const cores = doc.meta?.machine?.cores;
   const need = coresFor(v.budget ?? 1);
   // At a budget this machine gives CPUs of their own, the generator has its own CPU too: more of the
@@ -38,10 +42,10 @@ export function boundText(doc, v) {
     };
   }
   if (by === 'machine' || by === 'generator') {
-    const sharing = `the load generator, nginx and the kernel share these ${cores ?? 'few'} cores with it`;
+    const sharing = `the load generator, nginx and the kernel share these ${cores ?? 'few'} cores`;
     return {
       short: `${WHO[by]}: measure on ≥ ${need} cores`,
-      long: `${WHO[by]}: ${sharing} — measure on a machine with at least ${need} cores (${why})`,
+      long: `${WHO[by]}: ${sharing} — measure on at least ${need} cores (${why})`,
     };
   }
   if (by === 'proxy')

@@ -124,8 +124,8 @@ export function priceNote(doc) {
   );
 }
 
-/** The guide's cost section: what each column counts (template), the table, the prices. */
+/** The report's cost section: what each column counts (template), the table, the prices. */
 export function costSection(doc) {
   const table = costTable(doc);
-  return table.length ? [...fill('guide-cost'), '', priceNote(doc), '', ...table, ''] : [];
+  return table.length ? [...fill('report-cost'), '', priceNote(doc), '', ...table, ''] : [];
 }

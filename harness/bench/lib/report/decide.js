@@ -5,6 +5,8 @@ import { fmtX, fmtCi } from './format.js';
 import { labelOf, LABEL_TEXT, budgetOf, mainVerdicts, anchorOf } from './labels.js';
 import { strategyOptions } from './options.js';
 import { leavesAt } from './leaves.js';
+import { slugOf } from './slug.js';
+import { drillCellsOf } from './drill-verdict.js';
 
 // Two budgets to a chart: 1 question + 2 budgets + 2 × 5 answers = 13 nodes.
 const BUDGETS_PER_CHART = 2;
@@ -16,6 +18,7 @@ const mdEsc = (s) =>
 // Inside a Markdown string of a Mermaid label: no backtick, no double quote.
 const labelEsc = (s) => String(s).replaceAll('`', "'").replaceAll('"', "'");
 const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
+const upperFirst = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
 /** The budgets at which a workload's verdicts were asked, smallest first. */
 function budgetsOfWorkload(doc, workload) {
@@ -63,22 +66,33 @@ export function chartSource(chart) {
   return lines.join('\n');
 }
 
-const cited = (doc, v) =>
-  `[\`${v.id}\`](#${anchorOf(v.id)}): ${LABEL_TEXT[labelOf(v, doc)] ?? 'not measured'} ` +
+// At most this many verdicts beside an answer; the rest are one link away in the report's list.
+const CITED = 2;
+
+const cited = (doc, v, link) =>
+  `[\`${v.id}\`](${link}#${anchorOf(v.id)}): ${LABEL_TEXT[labelOf(v, doc)] ?? 'not measured'} ` +
   `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
 
-/** The table under a chart: each leaf's answer, the verdicts it rests on, and why. */
-export function chartTable(doc, chart) {
+/**
+ * The table under a chart: each leaf's answer, the verdicts it rests on (the first few), and why.
+ * @param {any} doc @param {any} chart @param {{ verdictLink?: string, drillsLink?: string }} [links]
+ */
+export function chartTable(doc, chart, { verdictLink = '', drillsLink = '' } = {}) {
   const out = [
     '| CPUs | what matters | answer | rests on | why, and what else decides |',
     '| --- | --- | --- | --- | --- |',
   ];
+  const drills = `[the drills](${drillsLink}#${slugOf('When something dies / when you deploy')})`;
   for (const { budget, leaves } of chart.budgets) {
     for (const l of leaves) {
+      const more = l.cites.length - CITED;
       const rests = l.cites.length
-        ? l.cites.map((v) => cited(doc, v)).join('<br>')
-        : l.key === 'deploy'
-          ? 'the drills (below)'
+        ? [
+            ...l.cites.slice(0, CITED).map((v) => cited(doc, v, verdictLink)),
+            ...(more > 0 ? [`and ${more} more in [the list](${verdictLink}#${slugOf('Every verdict')})`] : []),
+          ].join('<br>')
+        : l.key === 'deploy' && drillCellsOf(doc).length
+          ? drills
           : '—';
       out.push(`| ${budget} | ${l.title} | ${mdEsc(l.answer)} | ${rests} | ${mdEsc(l.note)} |`);
     }
@@ -86,8 +100,11 @@ export function chartTable(doc, chart) {
   return out;
 }
 
-/** Markdown lines: every chart with its table. */
-export function decideSection(doc) {
+/**
+ * Markdown lines: every chart with its table.
+ * @param {any} doc @param {{ verdictLink?: string, drillsLink?: string }} [links]
+ */
+export function decideSection(doc, links = {}) {
   const out = [];
   for (const chart of decisions(doc)) {
     const span = chart.budgets.map((b) => b.budget).join(' and ');
@@ -95,7 +112,15 @@ export function decideSection(doc) {
       `### ${chart.title}, ${span} CPU${chart.budgets.length > 1 || chart.budgets[0].budget > 1 ? 's' : ''}`,
       '',
     );
-    out.push('```mermaid', chartSource(chart), '```', '', ...chartTable(doc, chart), '');
+    // A workload none of whose questions was measured gets a sentence, not a chart of "not measured".
+    const asked = chart.budgets.flatMap((b) => b.leaves).filter((l) => l.key !== 'deploy');
+    if (asked.every((l) => /^none$/.test(l.answer) && l.cites.every((v) => labelOf(v, doc) === null))) {
+      const why = asked.find((l) => l.note)?.note ?? 'not measured here';
+      const every = `${links.verdictLink ?? ''}#${slugOf('Every verdict')}`;
+      out.push(`${upperFirst(why)}: no answer for this workload. Its verdicts: [the list](${every}).`, '');
+      continue;
+    }
+    out.push('```mermaid', chartSource(chart), '```', '', ...chartTable(doc, chart, links), '');
   }
   return out;
 }

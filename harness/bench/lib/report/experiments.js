@@ -3,7 +3,7 @@
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
 import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
 import { lowerMedian } from '../stats.js';
-import { OWN_EXPLANATION, seedAnswers } from './seeds.js';
+import { OWN_EXPLANATION, seedAnswers, paragraphsUnder } from './seeds.js';
 import { cleanText } from './sanitize.js';
 import { inline } from './template.js';
 
@@ -266,7 +266,10 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
   const out = [`## ${s.title}`, '', claimText(s), ''];
   const answer = seedAnswers(doc).find((a) => a.id === s.name);
   const control = answer?.control ? ` (the control: \`${answer.control}\`)` : '';
-  if (answer) out.push(`**Answer: ${answer.answer}**${control} — ${answer.why}`, '');
+  if (answer) {
+    const [first, ...more] = paragraphsUnder(answer.why);
+    out.push(`**Answer: ${answer.answer}**${control} — ${first}`, '', ...more.flatMap((p) => [p, '']));
+  }
   out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
   if (detail) out.push(...parameterTable(doc, s));
   for (const [file, c] of Object.entries(charts)) {

@@ -1,34 +1,18 @@
-// The decision guide (docs/decision-guide.md, or <out>/decision-guide.md): its first screen (what it
-// answers, for which run, how to get yours), how to read it, one small chart per workload with the
-// table under it, then why each strategy wins or loses, cost at capacity, scaling, the experiments,
-// the drills, what wasn't measured, the method, every verdict and a glossary. From results.json
-// alone; its prose is in templates/.
-import { fmt, fmtX, fmtCi } from './format.js';
-import { verdictTable, sideName } from './verdict-table.js';
+// The decision guide (docs/decision-guide.md, or <out>/decision-guide.md): what its words mean, the
+// run's findings (takeaways.js), for which run and how to get yours, one small chart per workload
+// with a short table under it, why each strategy wins or loses, the drills, the experiments' answers
+// and what wasn't measured. Every verdict, cost, scaling, the method and the glossary are the
+// report's (markdown.js), linked. From results.json alone; its prose is in templates/.
 import { decideSection } from './decide.js';
-import {
-  labelOf,
-  LABEL_TEXT,
-  budgetOf,
-  budgetsOf,
-  mainVerdicts,
-  shownVerdicts,
-  generatorOf,
-  skippedOf,
-  skippedStrategies,
-  saturatedCpu,
-  anchorOf,
-} from './labels.js';
-import { costSection } from './cost.js';
+import { labelOf, budgetsOf, mainVerdicts, skippedOf, skippedStrategies, anchorOf } from './labels.js';
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
-import { extraSections } from './sections.js';
+import { renderDrills } from './drills.js';
 import { slugOf } from './slug.js';
-import { placementText } from './method.js';
 import { fill } from './template.js';
-import { firstScreen, howToRead, engineText, andList } from './guide-intro.js';
-import { boundText } from './bound-text.js';
+import { firstScreen, howToRead, andList } from './guide-intro.js';
 import { verdictChartFile } from './charts.js';
+import { takeaways } from './takeaways.js';
 
 const esc = (s) =>
   String(s ?? '')
@@ -48,9 +32,15 @@ function warnings(doc) {
   return out;
 }
 
-function coresNote(doc) {
+function decideIntro(doc, reportLink) {
+  const charts = reportLink.includes('/') ? reportLink.slice(0, reportLink.lastIndexOf('/') + 1) : '';
   const largest = budgetsOf(doc).at(-1);
   return [
+    ...fill('guide-decide', {
+      charts: andList(budgetsOf(doc).map((b) => `[${cpus(b)}](${charts}${verdictChartFile(b)})`)),
+      every: `${reportLink}#${slugOf('Every verdict')}`,
+    }),
+    '',
     `More than ${cpus(largest)} was not measured by this run: on a bigger machine \`make bench\` sweeps its cores.`,
     '',
   ];
@@ -61,69 +51,42 @@ function why(doc) {
   const records = doc.strategies ?? [];
   if (!records.length) return [];
   const out = ['## Why each strategy wins or loses', ''];
-  for (const s of records) out.push(`**${s.title}.** ${s.why}`, '');
+  for (const s of records) out.push(`- **${s.title}.** ${s.why}`);
   for (const s of skippedStrategies(doc)) {
     const title = records.find((r) => r.key === s.strategy)?.title ?? s.strategy;
-    out.push(
-      `**${esc(title)}** was not run here: ${cleanText(s.why)}. Its verdicts are left out of the tables below.`,
-      '',
-    );
+    out.push(`- **${esc(title)}** was not run here: ${cleanText(s.why)}. Its verdicts are left out of the tables.`);
   }
-  return out;
+  return [...out, ''];
 }
 
-function scaling(doc) {
-  const order = Object.keys(doc.workloads ?? {});
-  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
-  const rows = (doc.scaling ?? [])
-    .filter((s) => s.measured !== false && !skippedOf(s, doc))
-    .sort((x, y) => order.indexOf(x.workload) - order.indexOf(y.workload) || x.budget - y.budget);
-  if (!rows.length) return [];
-  const eff = (s) => fmt(efficiencyOf(s), 2);
-  // An efficiency says what the strategy scales to only where its cell was strategy-bound.
-  const boundOf = (id) => doc.cells.find((c) => c.id === id)?.bound?.by ?? '—';
-  const ci = (s) =>
-    s.suspect
-      ? `⚠ suspect${s.why ? `: ${esc(cleanText(s.why))}` : ''}`
-      : Array.isArray(s.ci95)
-        ? `${fmt(s.ci95[0], 2)}–${fmt(s.ci95[1], 2)}`
-        : 'no interval';
-  return [
-    ...fill('guide-scaling'),
-    '',
-    '| workload | topology | CPUs | req/s (median) | one process at 1 CPU, req/s (median) | efficiency ' +
-      '| 95% interval ' +
-      '| what bounded it |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (s) =>
-        `| ${[
-          esc(doc.workloads?.[s.workload]?.title ?? s.workload),
-          esc(sideName(topo(s.topology))),
-          s.budget,
-          fmt(s.rps),
-          fmt(s.baseRps),
-          eff(s),
-          ci(s),
-          boundOf(s.cell),
-        ].join(' | ')} |`,
-    ),
-    '',
-  ];
+// Lines of `lines` less each block that starts with a line `title` and ends at its table's or list's end.
+function without(lines, title) {
+  const at = lines.indexOf(title);
+  if (at < 0) return lines;
+  let end = at + 2;
+  while (end < lines.length && lines[end] !== '') end += 1;
+  return without([...lines.slice(0, at), ...lines.slice(end + 1)], title);
 }
 
-/** Efficiency as the guide defines and shows it: median req/s ÷ (budget × one process's median req/s at 1 CPU). */
-export const efficiencyOf = (s) => (s.rps > 0 && s.baseRps > 0 ? s.rps / (s.budget * s.baseRps) : null);
+// The drills' deploy table per engine, the pass line and why requests failed; each drill's own
+// counts and how each strategy is drilled stay in the report.
+function drills(doc, { reportLink, docsLink }) {
+  if (!doc.cells.some((c) => ['fault', 'rollout', 'stop', 'scale-down'].includes(c.kind))) return [];
+  const kept = without(without(renderDrills(doc, { docs: docsLink }), 'How each strategy is drilled:'), 'Each drill:');
+  const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
+  return [...kept, `Each drill's own counts, and what it does to each strategy: [the report](${at}).`, ''];
+}
 
 function seeds(doc, reportLink) {
   const report = (id) => `${reportLink}#${slugOf(doc.scenarios.find((s) => id.startsWith(`${s.name}:`))?.title ?? '')}`;
   const lines = seedSection(doc, {
-    anchor: (id) => (doc.verdicts.some((v) => v.id === id) ? `#${anchorOf(id)}` : report(id)),
+    anchor: (id) => (doc.verdicts.some((v) => v.id === id) ? `${reportLink}#${anchorOf(id)}` : report(id)),
   });
   return lines.length ? ['## The published experiments, answered', '', ...lines] : [];
 }
 
-function notMeasured(doc) {
+function notMeasured(doc, reportLink) {
+  const link = (id) => `[\`${id}\`](${reportLink}#${anchorOf(id)})`;
   const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null && !skippedOf(v, doc));
   const byWhy = new Map();
   for (const v of missing) {
@@ -131,95 +94,25 @@ function notMeasured(doc) {
     byWhy.set(w, [...(byWhy.get(w) ?? []), v.id]);
   }
   const out = [...byWhy].map(
-    ([w, ids]) =>
-      `- ${ids.length} verdict${ids.length > 1 ? 's' : ''} (e.g. [\`${ids[0]}\`](#${anchorOf(ids[0])})): ${w}.`,
+    ([w, ids]) => `- ${ids.length} verdict${ids.length > 1 ? 's' : ''} (e.g. ${link(ids[0])}): ${w}.`,
   );
   const suspect = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.suspect);
   if (suspect.length)
-    out.push(
-      `- Kept out as suspect (${suspect.length}): ` +
-        `${suspect.map((v) => `[\`${v.id}\`](#${anchorOf(v.id)})`).join(', ')}; ` +
-        'the reasons are in the table below.',
-    );
+    out.push(`- Kept out as suspect (${suspect.length}): ${suspect.map((v) => link(v.id)).join(', ')}.`);
   return out.length ? ['## Not measured here', '', ...out, ''] : [];
 }
 
-function method(doc, reportLink) {
-  const pr = doc.protocol;
-  return [
-    ...fill('guide-method', {
-      budgets: andList(budgetsOf(doc).map(cpus)),
-      engine: engineText(doc),
-      placement: placementText(doc),
-      rounds: pr.rounds,
-      window: `${pr.windowS} s${pr.sliceS ? ` (in ${pr.sliceS} s slices)` : ''}`,
-      load: pr.latency?.load ?? 'a fraction',
-      report: `${reportLink}#${slugOf('How it was measured')}`,
-    }),
-    '',
-  ];
-}
-
-// Beside a verdict whose topologies shared the generator's CPUs: its share of the machine.
-function generatorText(v, doc) {
-  const g = generatorOf(v);
-  if (!g) return v.generator ? '— (its own CPU)' : '—';
-  const limit = g.limit ?? doc.protocol?.generatorShareLimit;
-  const over = g.bound ? ` ⚠ over its ${Number.isFinite(limit) ? `${fmt(limit * 100)}% ` : ''}limit` : '';
-  return `${fmt(g.share * 100)}%${over}`;
-}
-
-function noteOf(doc, v) {
-  const l = labelOf(v, doc);
-  if (l === null) return shortReason(v.reasons?.[0] ?? 'not measured');
-  if (l === 'bounded')
-    return `${boundText(doc, v).long}${v.statLabel ? `; the interval alone: ${LABEL_TEXT[v.statLabel]}` : ''}`;
-  if (saturatedCpu(v)) return "CPU per request at saturation, the published experiment's own measure";
-  if (v.suspect) return `suspect: ${v.reasons.map(cleanText).join('; ')}`;
-  return v.floorKnown === false ? 'spread between runs unknown' : '';
-}
-
-function verdictRow(doc, v, gen) {
-  const l = labelOf(v, doc);
-  const won =
-    l === 'wins' ? `${sideName(doc.cells.find((c) => c.topology?.id === v.winner)?.topology)} wins` : LABEL_TEXT[l];
-  const cells = [
-    `<a id="${anchorOf(v.id)}"></a>\`${v.id}\``,
-    budgetOf(v, doc),
-    won,
-    l === null ? '—' : fmtX(v.ratio),
-    l === null ? '—' : fmtCi(v.ci95),
-  ];
-  return `| ${[...cells, ...(gen ? [generatorText(v, doc)] : []), esc(noteOf(doc, v))].join(' | ')} |`;
-}
-
-function everyVerdict(doc, reportLink) {
-  const vs = shownVerdicts(doc).filter((v) => !skippedOf(v, doc));
-  const charts = reportLink.includes('/') ? reportLink.slice(0, reportLink.lastIndexOf('/') + 1) : '';
-  const out = ['## Every verdict', ''];
-  for (const b of budgetsOf(doc)) {
-    const grid = verdictTable(doc, { budget: b });
-    if (!grid.length) continue;
-    out.push(
-      `### ${cpus(b)} budget`,
-      '',
-      `![Every verdict at ${cpus(b)}: its ratio and 95% interval](${charts}${verdictChartFile(b)})`,
-      '',
-      ...grid,
-      '',
-    );
-  }
-  out.push(
-    'Each row: the first topology ÷ the second; throughput and capacity higher is better, the rest lower is better.',
-    '',
-  );
-  const gen = vs.some((v) => v.generator);
-  out.push(
-    `| verdict | CPUs | label | ratio | 95% interval |${gen ? ' generator share |' : ''} note |`,
-    `| --- | --- | --- | --- | --- |${gen ? ' --- |' : ''} --- |`,
-  );
-  return [...out, ...vs.map((v) => verdictRow(doc, v, gen)), ''];
-}
+const more = (reportLink) => [
+  ...fill('guide-more', {
+    report: reportLink,
+    every: `${reportLink}#${slugOf('Every verdict')}`,
+    cost: `${reportLink}#${slugOf('What a million requests cost')}`,
+    scaling: `${reportLink}#${slugOf('How throughput grew with cores')}`,
+    glossary: `${reportLink}#${slugOf('Glossary')}`,
+    method: `${reportLink}#${slugOf('How it was measured')}`,
+  }),
+  '',
+];
 
 /**
  * @param {any} doc
@@ -230,26 +123,23 @@ export function renderGuide(
   { reportLink = 'results/report.md', resultsLink = 'results/results.json', docsLink = '' } = {},
 ) {
   return [
+    ...fill('guide-intro'),
+    '',
+    ...howToRead(doc),
+    '',
+    '## What this run found',
+    '',
+    ...takeaways(doc, { reportLink }),
+    '',
     ...firstScreen(doc, { reportLink, resultsLink, docsLink }),
     '',
     ...warnings(doc),
-    ...howToRead(doc),
-    '',
-    ...fill('guide-decide'),
-    '',
-    ...coresNote(doc),
-    ...decideSection(doc),
+    ...decideIntro(doc, reportLink),
+    ...decideSection(doc, { verdictLink: reportLink, drillsLink: '' }),
     ...why(doc),
-    ...costSection(doc),
-    ...scaling(doc),
+    ...drills(doc, { reportLink, docsLink }),
     ...seeds(doc, reportLink),
-    ...extraSections(doc, 'guide', {}, { docsLink }),
-    ...notMeasured(doc),
-    ...method(doc, reportLink),
-    ...everyVerdict(doc, reportLink),
-    ...fill('glossary'),
-    '',
+    ...notMeasured(doc, reportLink),
+    ...more(reportLink),
   ].join('\n');
 }
-
-export { fmt };

@@ -1,12 +1,16 @@
 // docs/results/report.md: how the run was made, every cell with its medians and spreads, every
 // verdict with its interval, every check, and the charts. From results.json alone.
-import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+import { fmt, fmtX, fmtCi } from './format.js';
 import { methodLines, machineLine } from './method.js';
 import { verdictTable } from './verdict-table.js';
 import { budgetsOf, shownVerdicts } from './labels.js';
 import { cleanText, shortReason } from './sanitize.js';
 import { extraSections } from './sections.js';
 import { VERDICT_CHART_NOTE } from './charts.js';
+import { costSection } from './cost.js';
+import { scalingSection } from './scaling-table.js';
+import { everyVerdict } from './every-verdict.js';
+import { fill } from './template.js';
 
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
@@ -120,13 +124,6 @@ function roundsDetails(cells) {
   ].join('\n');
 }
 
-function verdictList(doc, verdicts) {
-  return table(
-    ['verdict', 'ratio', '95% interval', 'rounds', 'outcome'],
-    verdicts.map((v) => [`\`${v.id}\``, fmtX(v.ratio, 3), fmtCi(v.ci95, 3), v.rounds, esc(verdictSentence(doc, v))]),
-  );
-}
-
 export function renderReport(doc, charts, { guideLink = '../decision-guide.md', docsLink = '../' } = {}) {
   const out = [
     '# Benchmark results',
@@ -165,7 +162,6 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
     if (closed.length) out.push(closedTable(closed), '', roundsDetails(closed), '');
     const open = cells.filter((c) => c.kind === 'openloop');
     if (open.length) out.push(openTable(open), '');
-    if (verdicts.length) out.push('### Every verdict', '', verdictList(doc, verdicts), '');
     const checks = doc.checks.filter((ch) => cells.some((c) => c.id === ch.a));
     if (checks.length) {
       out.push(
@@ -185,7 +181,9 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
       );
     }
   }
+  out.push(...costSection(doc), ...scalingSection(doc));
   out.push(...extraSections(doc, 'report', charts, { docsLink }));
+  out.push(...everyVerdict(doc));
   const bad = doc.cells.filter((c) => c.status !== 'ok');
   if (bad.length) {
     const byWhy = new Map();
@@ -200,6 +198,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
       '',
     );
   }
+  out.push(...fill('glossary'), '');
   out.push('Raw data, every round of every cell: [results.json](results.json).', '');
   return out.join('\n');
 }

@@ -108,7 +108,7 @@ function boxText(doc) {
   const b = doc.box;
   const steal = b.stealPct === null ? 'steal unknown' : `${fmt(b.stealPct, 1)}% of CPU time stolen by the hypervisor`;
   const load = `load average ${b.loadBefore.join(' / ')} before and ${b.loadAfter.join(' / ')} after`;
-  return `${load}; ${steal}${coreSpeedText(doc)}${b.busy ? ` — **busy: ${cleanText(b.busyWhy)}**` : ''}.`;
+  return `${load}; ${steal}${b.busy ? ` — **busy: ${cleanText(b.busyWhy)}**` : ''}.`;
 }
 
 function versionsText(doc) {
@@ -120,8 +120,6 @@ function versionsText(doc) {
   const dirty = m.git.dirty ? ' (with uncommitted changes)' : '';
   return `${versions}; git ${m.git.commit.slice(0, 12)}${dirty}. Command: \`${command}\`.`;
 }
-
-const upperFirst = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function methodLines(doc) {
   const iso = doc.isolation;
@@ -142,11 +140,12 @@ export function methodLines(doc) {
     capacity: capacityText(pr),
     latency: latencyText(pr),
     confidence: `${fmt(pr.confidence * 100)}%`,
-    spread: pr.betweenRuns ? `${upperFirst(cleanText(pr.betweenRuns.text))}.` : '',
+    spread: pr.betweenRuns ? `${cleanText(pr.betweenRuns.text)}.` : 'not measured on this machine.',
     rule: ruleText(doc),
     spent: `${fmt((pr.bound?.spent ?? 0.9) * 100)}%`,
     generator: generatorText(doc),
     box: boxText(doc),
+    speed: `${coreSpeedText(doc).replace(/^; /, '') || 'no probe in this run'}.`,
     versions: versionsText(doc),
   });
 }

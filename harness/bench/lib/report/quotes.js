@@ -2,9 +2,9 @@
 // refreshes on every run:   <!-- q PATH FORMAT -->current text<!-- /q -->
 // PATH: verdicts[<id>].<field> | cells[<id>].<field>... | checks[<id>]... | <top-level key>.<field>...
 // A marker whose PATH doesn't resolve is an error, so a doc can't quietly keep a stale number.
-import fs from 'node:fs';
-import path from 'node:path';
+// Which files carry markers, and the rendered blocks beside them: refresh-docs.js.
 import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
+import { LABEL_TEXT } from './labels.js';
 
 export const MARKER = /<!-- q (\S+)(?: (\w+))? -->([\s\S]*?)<!-- \/q -->/g;
 
@@ -40,6 +40,7 @@ const FORMATS = {
   mib: (v) => `${fmt(v, 0)} MiB`,
   pct: (v) => `${fmt(v, 1)}%`,
   text: (v) => String(v),
+  label: (v) => LABEL_TEXT[v] ?? String(v),
 };
 
 /**
@@ -63,7 +64,7 @@ export function render(doc, p, format = 'text') {
   if (!f) {
     throw new Error(`unknown quote format "${format}" (one of: ${[...Object.keys(FORMATS), 'verdict'].join(', ')})`);
   }
-  if (v === null) return 'n/a';
+  if (v === null) return format === 'label' ? LABEL_TEXT.null : 'n/a';
   return f(v);
 }
 
@@ -79,33 +80,4 @@ export function refresh(text, doc) {
     }
   });
   return { text: out, problems };
-}
-
-/** Markdown files that may quote results: docs/ (but the generated ones) and every README. */
-export function quotingFiles(repo) {
-  const out = [];
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (['node_modules', '.git', '.run', '.tools', 'bin', 'obj', 'results'].includes(e.name)) continue;
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (e.name.endsWith('.md') && full !== path.join(repo, 'docs', 'decision-guide.md')) out.push(full);
-    }
-  };
-  walk(repo);
-  return out.sort();
-}
-
-/** Refreshes every quoting file in place. Returns { changed: [files], problems: ["file: message"] }. */
-export function refreshDocs(repo, doc) {
-  const changed = [];
-  const problems = [];
-  for (const file of quotingFiles(repo)) {
-    const text = fs.readFileSync(file, 'utf8');
-    if (!text.includes('<!-- q ')) continue;
-    const r = refresh(text, doc);
-    problems.push(...r.problems.map((m) => `${path.relative(repo, file)}: ${m}`));
-    if (r.text !== text) { fs.writeFileSync(file, r.text); changed.push(file); }
-  }
-  return { changed, problems };
 }

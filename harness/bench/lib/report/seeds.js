@@ -183,7 +183,7 @@ export function seedSection(doc, { anchor = (id) => `#${id}` } = {}) {
 // The guide's paragraphs stay short: a long explanation goes on in paragraphs of its own under the
 // item, whole sentences of at most `max` words each (a longer sentence stands alone).
 const WORDS = 60;
-function paragraphsUnder(text, max) {
+export function paragraphsUnder(text, max = WORDS) {
   const out = [];
   for (const sentence of text.split(/(?<=[.:])\s+(?=[A-Z])/)) {
     const last = out.at(-1);
