@@ -41,6 +41,33 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 }
 
+/**
+ * A folder's state, to compare before and after: each entry (node_modules' own files left out: its
+ * folders count) with its kind, size and modification time. Sorted.
+ */
+export function folderState(dir) {
+  const walk = (rel) => fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => {
+    const name = path.join(rel, d.name);
+    const st = fs.lstatSync(path.join(dir, name));
+    const row = `${name} ${st.isSocket() ? 'socket' : d.isDirectory() ? 'dir' : 'file'} ${st.size} ${st.mtimeMs}`;
+    return d.isDirectory() && d.name !== 'node_modules' ? [row, ...walk(name)] : [row];
+  });
+  return walk('').sort();
+}
+
+/** Live processes whose working folder is `dir` or under it (an app the bench started there). */
+export function processesIn(dir) {
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cwd = fs.readlinkSync(`/proc/${name}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(name));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return found;
+}
+
 /** Every process of a run folder that is still alive (the runner gives each LAB_RUN_DIR). */
 export const leftRunning = (runDir) => runProcesses(runDir);
 
