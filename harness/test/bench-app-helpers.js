@@ -68,6 +68,23 @@ export function processesIn(dir) {
   return found;
 }
 
+// What each strategy record sets on a generated Node app's knobs (x-bench.knobs), at 2 processes.
+export const STRATEGY_KNOBS = Object.freeze({
+  'one process': { CLUSTERING_ENABLED: 'false' },
+  'cluster of 2': { CLUSTERING_ENABLED: 'true', PROCESS_MANAGER: 'cluster', WORKERS: '2' },
+  'PM2, 2 instances': { PROCESS_MANAGER: 'pm2', WORKERS: '2' },
+  '2 replicas × 0.5 CPU': { CLUSTERING_ENABLED: 'false', REPLICAS: '2', CPUS: '0.5' },
+});
+
+/** The statuses of `n` GETs of `pathname` (through nginx: `url` is the run's). */
+export async function getThrough(url, pathname, n = 6) {
+  const codes = [];
+  for (let i = 0; i < n; i += 1) {
+    codes.push((await fetch(`${url}${pathname}`, { signal: AbortSignal.timeout(5000) })).status);
+  }
+  return codes;
+}
+
 /** Every process of a run folder that is still alive (the runner gives each LAB_RUN_DIR). */
 export const leftRunning = (runDir) => runProcesses(runDir);
 
