@@ -40,7 +40,7 @@ export function causeOf({ port, listeners, health, answered, seconds, cwd }) {
     const name = unix[0].path;
     const inFolder = cwd && !name.startsWith('/') ? ` in ${cwd}` : '';
     const why = /[$`{}]/.test(name)
-      ? 'the port word was not expanded: a shell expands $PORT and ${PORT:-3000}, this one reached the app as written'
+      ? 'the port word was not expanded (no shell expanded it: in single quotes, or read from a file)'
       : 'it was given a path where a port number goes';
     return `listens on a Unix socket named '${name}'${inFolder}, not on TCP port ${port}: ${why}`;
   }
