@@ -12,6 +12,8 @@ import { shapeOf } from '../bench/wrap/shell-script.js';
 import { appEnv, npmAdditions } from '../bench/wrap/launch-spec.js';
 import { modeOf } from '../bench/wrap/start.js';
 import { causeOf } from '../bench/lib/apps/diagnose.js';
+import { SETTLED_S } from '../bench/lib/apps/start-watch.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { userFolder, removeFolders } from './bench-app-helpers.js';
 
 after(removeFolders);
@@ -166,4 +168,9 @@ test('the cause in one line, from where the app listens', () => {
   assert.match(at([tcp('::', 4100)], { answered: 'answered 404' }),
     /^never became healthy: GET \/health on its PORT 4100 answered 404 for 10 s/);
   assert.match(at([]), /^runs, but listened on no port in 10 s \(its PORT was 4100\)/);
+});
+
+test('the docs quote the settle time the check uses', () => {
+  const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/benchmark-your-own-service.md'), 'utf8');
+  assert.match(doc, new RegExp(`for ${SETTLED_S} s is not waited for longer \\(\`SETTLED_S\``));
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { listenersOf, processTree } from '../../wrap/listening.js';
 import { causeOf, listenersBlock } from './diagnose.js';
 
-export const SETTLED_S = 10;
+export const SETTLED_S = 20;
 
 const commandOf = (pid) => {
   try {
