@@ -40,12 +40,21 @@ const dir = userFolder('start', {
   'src/index.js': marks('src'),
   'tracing.js': marks('tracing.js'),
   '.env': 'APP_GREETING=hi\n',
-  'node_modules/fake-server/cli.js': `#!/usr/bin/env node\n${marks('fake-server')}`,
+  // A package's program that serves itself (json-server): it runs as far as its listen, no further.
+  'node_modules/fake-server/cli.js': `#!/usr/bin/env node
+require('node:http').createServer().listen(Number(process.env.PORT) || 0, () => { ${marks('fake-server')} });\n`,
+  // One that starts the server in a child (nodemon, tsx): the child is what cluster and PM2 fork.
+  'node_modules/spawner/cli.js': `#!/usr/bin/env node
+require('node:child_process').spawn(process.execPath, ['--enable-source-maps', 'server.js', '--from-spawner'],
+  { stdio: 'inherit' });\n`,
   'node_modules/run-with/cli.js': RUN_WITH,
   'node_modules/native/run': '#!/bin/sh\necho native\n',
 });
 fs.mkdirSync(path.join(dir, 'node_modules/.bin'));
-const BINS = [['fake-server', 'fake-server/cli.js'], ['run-with', 'run-with/cli.js'], ['native', 'native/run']];
+const BINS = [
+  ['fake-server', 'fake-server/cli.js'], ['run-with', 'run-with/cli.js'], ['native', 'native/run'],
+  ['spawner', 'spawner/cli.js'],
+];
 for (const [bin, target] of BINS) {
   fs.chmodSync(path.join(dir, 'node_modules', target), 0o755);
   fs.symlinkSync(`../${target}`, path.join(dir, 'node_modules/.bin', bin));
@@ -90,11 +99,14 @@ describe('the start command as npm and sh mean it, the entry from what node was 
     assert.deepEqual([preload.execArgv, preload.entry], [['-r', './tracing.js'], path.join(dir, 'src/index.js')]);
   });
 
-  test("a bin of the app's own dependencies, through npx too; npm run of another script", () => {
+  test("a bin of the app's own dependencies, through npx too; one that starts a child; npm run", () => {
     const bin = entryOf('fake-server db.json --port $PORT', { PORT: '4100' }).node;
     assert.deepEqual([bin.entry, bin.args], [real('node_modules/fake-server/cli.js'), ['db.json', '--port', '4100']]);
     const npx = entryOf('npx fake-server db.json').node;
     assert.deepEqual([npx.entry, npx.args], [real('node_modules/fake-server/cli.js'), ['db.json']]);
+    const spawned = entryOf('spawner').node;
+    assert.deepEqual([spawned.entry, spawned.execArgv, spawned.args],
+      [path.join(dir, 'server.js'), ['--enable-source-maps'], ['--from-spawner']], 'the server its child would be');
     const viaNpm = entryOf('npm run serve -- --extra').node;
     assert.deepEqual([viaNpm.entry, viaNpm.args, viaNpm.env.npm_lifecycle_event],
       [path.join(dir, 'src/index.js'), ['--extra'], 'serve']);

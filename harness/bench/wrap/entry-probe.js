@@ -85,7 +85,7 @@ export function kindOfProgram(file) {
 
 const lastLines = (text, n = 15) => text.trim().split('\n').slice(-n).join('\n');
 
-/** Runs `file args` once under the probe's node; its first record (or null), exit status and output. */
+/** Runs `file args` once under the probe's node; what it recorded (or null), exit status and output. */
 function runProbe({ file, args, env, cwd }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-probe-'));
   const out = path.join(dir, 'records.jsonl');
@@ -102,9 +102,12 @@ function runProbe({ file, args, env, cwd }) {
       killSignal: 'SIGKILL',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const lines = fs.existsSync(out) ? fs.readFileSync(out, 'utf8').trim().split('\n').filter(Boolean) : [];
+    const records = (fs.existsSync(out) ? fs.readFileSync(out, 'utf8').trim().split('\n') : [])
+      .filter(Boolean).map((l) => JSON.parse(l));
     return {
-      record: lines.length ? JSON.parse(lines[0]) : null,
+      // A command a program started wins over the program itself (a package's program that starts
+      // the server in a child: its entry is recorded first, then the command).
+      record: records.find((r) => r.kind === 'spawn') ?? records[0] ?? null,
       status: res.status,
       signal: res.signal,
       timedOut: /** @type {NodeJS.ErrnoException} */ (res.error)?.code === 'ETIMEDOUT',

@@ -9,7 +9,11 @@
 //   { kind: 'spawn', file, args, cwd, env }                       a command runner's command (below)
 // npm (npm start, npm run, npx) and a command runner whose arguments name a command (cross-env
 // NODE_ENV=production node app.js, dotenv -- node app.js) are let run, up to the command they start:
-// that command is recorded, not started, and the probe goes on from it.
+// that command is recorded, not started, and the probe goes on from it. A package's own program
+// (json-server, fastify start, nodemon, tsx) is recorded as the entry, then let run for at most
+// FOLLOW_MS, until it listens (it serves itself: the entry stands) or starts a command (recorded, not
+// started: it starts the server in a child, and the probe goes on from that). The app's own files
+// never run.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -17,6 +21,7 @@ const Module = require('node:module');
 const childProcess = require('node:child_process');
 
 const out = process.env.BENCH_PROBE_OUT;
+const FOLLOW_MS = 5000;
 const self = __filename;
 
 function write(record) {
@@ -71,6 +76,15 @@ function holdCommands() {
   cp.execSync = (command, options) => recordSpawn('/bin/sh', ['-c', command], options);
 }
 
+// A package's program that serves itself ends here, before it listens.
+function holdListen() {
+  const net = require('node:net');
+  /** @type {any} */ (net.Server.prototype).listen = function listen() {
+    process.exit(0);
+  };
+  setTimeout(() => process.exit(0), FOLLOW_MS);
+}
+
 function main() {
   const program = process.argv[1];
   if (/** @type {any} */ (process)._eval !== undefined || program === undefined) {
@@ -90,7 +104,9 @@ function main() {
     kind: 'entry', execPath: process.execPath, execArgv: ownExecArgv(), entry, args, cwd: process.cwd(),
     env: { ...process.env },
   });
-  return process.exit(0);
+  if (!entry.split(path.sep).includes('node_modules')) return process.exit(0);
+  holdCommands();
+  return holdListen();
 }
 
 main();
