@@ -12,8 +12,9 @@
 // that command is recorded, not started, and the probe goes on from it. A package's own program
 // (json-server, fastify start, nodemon, tsx) is recorded as the entry, then let run for at most
 // FOLLOW_MS, until it listens (it serves itself: the entry stands) or starts a command (recorded, not
-// started: it starts the server in a child, and the probe goes on from that). The app's own files
-// never run.
+// started: it starts the server in a child, and the probe goes on from that). node run on the app's
+// own file always stops before it; a package's program may load the app's files before it listens
+// (fastify start loads app.js).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
