@@ -25,7 +25,7 @@ help:
 	@echo "make report [FROM=results.json] [PRICE_…]                      the results folder again from its results.json, measuring nothing"
 	@echo "           [ENGINE=docker|processes]                          docker: Compose v2 (a private daemon if none runs)"
 	@echo "make bench APP=<folder> [PATHS='/,/search?q=a,POST /items {\"n\":1}'] [HEALTH=/health]  your own service, every strategy:"
-	@echo "           [START='node server.js --port {port}'] [SERVICE=name] [REUSE_PORT=1]  a Node folder, or a compose.yaml (docs/benchmark-your-own-service.md)"
+	@echo "           [START='node server.js'] [SERVICE=name] [REUSE_PORT=1]  a Node folder, or a compose.yaml (docs/benchmark-your-own-service.md)"
 	@echo "make test                                                       every test suite"
 	@echo "make up SAMPLE=<dir> [REPLICAS=n] [WORKERS=n] [CPUS=x] [LB=least_conn|round_robin|hash] [HTTP_PORT=p]"
 	@echo "        [PROCESS_MANAGER=cluster|reuseport|pm2]                  node-cluster: what runs its processes"

@@ -41,6 +41,50 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 }
 
+/**
+ * A folder's state, to compare before and after: each entry (node_modules' own files left out: its
+ * folders count) with its kind, size and modification time. Sorted.
+ */
+export function folderState(dir) {
+  const walk = (rel) => fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => {
+    const name = path.join(rel, d.name);
+    const st = fs.lstatSync(path.join(dir, name));
+    const row = `${name} ${st.isSocket() ? 'socket' : d.isDirectory() ? 'dir' : 'file'} ${st.size} ${st.mtimeMs}`;
+    return d.isDirectory() && d.name !== 'node_modules' ? [row, ...walk(name)] : [row];
+  });
+  return walk('').sort();
+}
+
+/** Live processes whose working folder is `dir` or under it (an app the bench started there). */
+export function processesIn(dir) {
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cwd = fs.readlinkSync(`/proc/${name}/cwd`);
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(Number(name));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return found;
+}
+
+// What each strategy record sets on a generated Node app's knobs (x-bench.knobs), at 2 processes.
+export const STRATEGY_KNOBS = Object.freeze({
+  'one process': { CLUSTERING_ENABLED: 'false' },
+  'cluster of 2': { CLUSTERING_ENABLED: 'true', PROCESS_MANAGER: 'cluster', WORKERS: '2' },
+  'PM2, 2 instances': { PROCESS_MANAGER: 'pm2', WORKERS: '2' },
+  '2 replicas × 0.5 CPU': { CLUSTERING_ENABLED: 'false', REPLICAS: '2', CPUS: '0.5' },
+});
+
+/** The statuses of `n` GETs of `pathname` (through nginx: `url` is the run's). */
+export async function getThrough(url, pathname, n = 6) {
+  const codes = [];
+  for (let i = 0; i < n; i += 1) {
+    codes.push((await fetch(`${url}${pathname}`, { signal: AbortSignal.timeout(5000) })).status);
+  }
+  return codes;
+}
+
 /** Every process of a run folder that is still alive (the runner gives each LAB_RUN_DIR). */
 export const leftRunning = (runDir) => runProcesses(runDir);
 

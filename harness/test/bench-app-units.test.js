@@ -3,18 +3,18 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import { parsePaths, normalizeRequests } from '../bench/lib/apps/requests.js';
-import { shellWords, resolveStart } from '../bench/lib/apps/start-command.js';
 import { lastMeaningfulLine } from '../bench/lib/apps/last-log.js';
 import { prepareApp } from '../bench/lib/apps/prepare.js';
 import { healthFromCheck } from '../bench/lib/apps/container.js';
 import { AppInputError } from '../bench/lib/apps/errors.js';
-import { parseListening } from '../bench/wrap/listening.js';
+import {
+  parseListening, parseUnixListening, listenersOf, listeningPorts, processTree,
+} from '../bench/wrap/listening.js';
 import { respawnDelay } from '../bench/wrap/supervisor.js';
-import { expand, appEnv } from '../bench/wrap/launch-spec.js';
-import { modeOf } from '../bench/wrap/start.js';
 import { userFolder, httpService, removeFolders } from './bench-app-helpers.js';
 
 after(removeFolders);
@@ -66,84 +66,6 @@ test('PATHS: bad items are one line naming the item and the syntax', () => {
   );
 });
 
-test('shell words: quotes and escapes as sh reads them; shell syntax means sh -c', () => {
-  assert.deepEqual(shellWords(`node  --title 'my api' "a b" c\\ d $PORT`), [
-    'node',
-    '--title',
-    'my api',
-    'a b',
-    'c d',
-    '$PORT',
-  ]);
-  for (const s of [
-    'npm run build && node dist',
-    'node a.js | tee log',
-    'node a.js > out',
-    'node $(echo a)',
-    "node 'unclosed",
-  ])
-    assert.equal(shellWords(s), null, s);
-});
-
-test("start command: node with flags, a package's Node program, npm start, env assignments, sh -c", () => {
-  const dir = userFolder('start', {
-    'server.js': '',
-    'src/index.js': '',
-    'node_modules/fake-server/cli.js': '#!/usr/bin/env node\n',
-    'node_modules/native/run': '#!/bin/sh\n',
-  });
-  fs.mkdirSync(path.join(dir, 'node_modules/.bin'));
-  fs.symlinkSync('../fake-server/cli.js', path.join(dir, 'node_modules/.bin/fake-server'));
-  fs.symlinkSync('../native/run', path.join(dir, 'node_modules/.bin/native'));
-  const said = 'START';
-  const node = resolveStart({
-    dir,
-    text: 'NODE_ENV=production node --enable-source-maps -r ./tracing.js server --port $PORT',
-    said,
-  });
-  assert.deepEqual(node.env, { NODE_ENV: 'production' });
-  assert.deepEqual(node.node, {
-    execArgv: ['--enable-source-maps', '-r', './tracing.js'],
-    entry: path.join(dir, 'server.js'),
-    args: ['--port', '$PORT'],
-  });
-  const bin = resolveStart({ dir, text: 'npx fake-server db.json --port {port}', said });
-  assert.equal(bin.node.entry, fs.realpathSync(path.join(dir, 'node_modules/fake-server/cli.js')));
-  assert.deepEqual(bin.node.args, ['db.json', '--port', '{port}']);
-  const viaNpm = resolveStart({ dir, text: 'npm run serve', said, scripts: { serve: 'node src' } });
-  assert.equal(viaNpm.node.entry, path.join(dir, 'src/index.js'));
-  assert.equal(
-    resolveStart({ dir, text: 'native --fast', said }).node,
-    null,
-    'a program that is not Node: no entry to fork',
-  );
-  assert.deepEqual(resolveStart({ dir, text: 'node build.js && node server.js', said }).argv, [
-    '/bin/sh',
-    '-c',
-    'exec node build.js && node server.js',
-  ]);
-  assert.throws(
-    () => resolveStart({ dir, text: 'node dist/main.js', said }),
-    /runs dist\/main\.js, which is not a file in .*: fix the command, or build the app first/,
-  );
-  assert.throws(
-    () => resolveStart({ dir, text: 'npm start', said, scripts: {} }),
-    /package\.json has no "start" script/,
-  );
-});
-
-test("launch: {port} and $VAR filled at launch; the launchers' BENCH_* kept from the app; modes", () => {
-  assert.equal(expand('--port={port}:${PORT}:$PORT:$NOPE', { PORT: '4100' }), '--port=4100:4100:4100:');
-  const env = appEnv(
-    { name: 'a', dir: '/srv/a', argv: [], env: { URL: 'http://x:$PORT' }, node: null },
-    { PATH: '/bin', PORT: '1', BENCH_WORKERS: '2' },
-  );
-  assert.deepEqual(env, { PATH: '/srv/a/node_modules/.bin:/bin', PORT: '1', URL: 'http://x:1' });
-  assert.equal(modeOf({ BENCH_CLUSTERING: 'false', BENCH_PROCESS_MANAGER: 'pm2' }), 'one');
-  assert.equal(modeOf({}), 'cluster');
-  assert.equal(modeOf({ BENCH_PROCESS_MANAGER: 'reuseport' }), 'reuseport');
-});
-
 test("respawn backoff: PM2's ×1.5 from 100 ms, capped at 15 s, given up past 10 crashes in a row", () => {
   assert.deepEqual(
     [1, 2, 3, 4].map((n) => respawnDelay(n)),
@@ -154,12 +76,41 @@ test("respawn backoff: PM2's ×1.5 from 100 ms, capped at 15 s, given up past 10
   assert.equal(respawnDelay(30, { firstMs: 100, factor: 1.5, maxMs: 15_000, maxCrashes: 40 }), 15_000);
 });
 
-test('/proc/net/tcp: listening sockets by inode', () => {
+test('/proc/net: listening TCP sockets by inode with their address, and listening Unix sockets', () => {
   const tail = '1 0000000000000000 100 0 0 10 0'; // the columns after the inode, alike on both lines
   const text = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:0FA0 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 12345 ${tail}
    1: 0100007F:0FA1 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 12346 ${tail}`;
-  assert.deepEqual([...parseListening(text)], [['12345', 4000]]);
+  assert.deepEqual([...parseListening(text)], [['12345', { address: '127.0.0.1', port: 4000 }]]);
+  const v6 = `  sl  local_address                         remote_address                        st
+   0: 00000000000000000000000001000000:0BB8 00000000000000000000000000000000:0000 0A 0:0 0:0 0 0 0 7 1 0
+   1: 00000000000000000000000000000000:0BB9 00000000000000000000000000000000:0000 0A 0:0 0:0 0 0 0 8 1 0
+   2: 0000000000000000FFFF00000100007F:0BBA 00000000000000000000000000000000:0000 0A 0:0 0:0 0 0 0 9 1 0`;
+  assert.deepEqual([...parseListening(v6).values()], [
+    { address: '::1', port: 3000 }, { address: '::', port: 3001 }, { address: '::ffff:127.0.0.1', port: 3002 },
+  ]);
+  const unix = `Num       RefCount Protocol Flags    Type St Inode Path
+0000000000000000: 00000002 00000000 00010000 0001 01 4242 \${PORT:-3000}
+0000000000000000: 00000003 00000000 00000000 0001 03 4243 /run/other.sock
+0000000000000000: 00000002 00000000 00010000 0001 01 4244 @abstract`;
+  assert.deepEqual([...parseUnixListening(unix)], [['4242', '$' + '{PORT:-3000}'], ['4244', '@abstract']]);
+});
+
+test('where a real server listens, from /proc: TCP with its address, a Unix socket, the process tree', async () => {
+  const dir = userFolder('listen', {});
+  const servers = [net.createServer().listen(0, '127.0.0.1'), net.createServer().listen(path.join(dir, 'api.sock'))];
+  await Promise.all(servers.map((s) => new Promise((r) => s.once('listening', r))));
+  try {
+    const tcpPort = /** @type {net.AddressInfo} */ (servers[0].address()).port;
+    const mine = listenersOf(process.pid);
+    const tcp = mine.find((l) => l.kind === 'tcp' && l.port === tcpPort);
+    assert.equal(tcp?.address, '127.0.0.1', JSON.stringify(mine));
+    assert.ok(mine.some((l) => l.kind === 'unix' && l.path === path.join(dir, 'api.sock')), JSON.stringify(mine));
+    assert.ok(listeningPorts(process.pid).includes(tcpPort));
+    assert.equal(processTree(process.pid)[0], process.pid);
+  } finally {
+    for (const s of servers) s.close();
+  }
 });
 
 test('last log line: the error above a Node crash\'s stack, not "Node.js v24" nor the launcher\'s own lines', () => {
@@ -233,10 +184,11 @@ test(
     assert.equal(doc.services.nginx.environment.NGINX_UPSTREAM, 'app:3000');
     for (const f of ['nginx.conf', 'templates/default.conf.template', 'lb/least_conn.conf'])
       assert.ok(fs.existsSync(path.join(app.dir, 'nginx', f)), f);
-    assert.equal(
-      JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8')).node.entry,
-      path.join(dir, 'server.js'),
-    );
+    const launch = JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8'));
+    assert.deepEqual([launch.script, launch.execScript, launch.forks], ['node server.js', 'exec node server.js', true]);
+    assert.equal(launch.entry, path.join(dir, 'server.js'));
+    assert.equal(launch.npmEnv.npm_package_name, '@acme/orders-api', "npm's own environment for the script");
+    assert.equal(launch.pathPrefix[0], path.join(dir, 'node_modules', '.bin'));
     assert.match(app.notes.join('\n'), /reusePort skipped: .*REUSE_PORT=1/);
     assert.equal(
       fs.readFileSync(path.join(dir, 'server.js'), 'utf8'),

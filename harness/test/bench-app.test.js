@@ -12,7 +12,9 @@ import { spawnSync } from 'node:child_process';
 import { runnerFor } from '../runner/index.js';
 import { prepareApp } from '../bench/lib/apps/prepare.js';
 import { lastLogLine } from '../bench/lib/apps/last-log.js';
-import { userFolder, httpService, removeFolders, leftRunning, cgroupsLeft } from './bench-app-helpers.js';
+import {
+  userFolder, httpService, removeFolders, leftRunning, cgroupsLeft, STRATEGY_KNOBS, getThrough,
+} from './bench-app-helpers.js';
 import { waitFor } from './helpers.js';
 
 after(removeFolders);
@@ -42,20 +44,7 @@ const install = spawnSync(
 const installSaid = (install.stderr || install.error?.message || '').trim().split('\n').at(-1);
 const skip = install.status === 0 ? false : `npm install ${JSON_SERVER} failed, no registry here? ${installSaid}`;
 
-// What each strategy record sets on a generated Node app's knobs (x-bench.knobs), at 2 processes.
-const STRATEGIES = {
-  'one process': { CLUSTERING_ENABLED: 'false' },
-  'cluster of 2': { CLUSTERING_ENABLED: 'true', PROCESS_MANAGER: 'cluster', WORKERS: '2' },
-  'PM2, 2 instances': { PROCESS_MANAGER: 'pm2', WORKERS: '2' },
-  '2 replicas × 0.5 CPU': { CLUSTERING_ENABLED: 'false', REPLICAS: '2', CPUS: '0.5' },
-};
-
-async function getThrough(url, pathname, n = 6) {
-  const codes = [];
-  for (let i = 0; i < n; i += 1)
-    codes.push((await fetch(`${url}${pathname}`, { signal: AbortSignal.timeout(5000) })).status);
-  return codes;
-}
+const STRATEGIES = STRATEGY_KNOBS;
 
 // The processes the strategy runs: json-server itself alone, two replicas, or a manager's workers.
 async function assertProcesses(label, state, runDir) {
@@ -71,8 +60,8 @@ async function assertProcesses(label, state, runDir) {
     assert.deepEqual(workers, [[]], 'no process around the app');
     const cmdline = fs.readFileSync(`/proc/${instances[0].pid}/cmdline`, 'utf8').split('\0');
     assert.ok(
-      cmdline.some((a) => a.endsWith('json-server/lib/cli/bin.js')),
-      `the instance is json-server itself: ${cmdline.join(' ')}`,
+      cmdline.some((a) => a.endsWith('node_modules/.bin/json-server')),
+      `the instance is json-server itself, as sh started it (no shell around it): ${cmdline.join(' ')}`,
     );
   } else if (label.includes('replicas')) {
     assert.equal((await ps({ runDir })).filter((r) => r.service === 'app' && r.status === 'running').length, 2);
@@ -118,7 +107,7 @@ describe(`make bench APP=: ${JSON_SERVER} from npm, started by its own start scr
       assert.deepEqual(leftRunning(path.join(app.out, 'check')), []);
       const launch = JSON.parse(fs.readFileSync(path.join(app.dir, 'launch.json'), 'utf8'));
       assert.equal(
-        launch.node.entry,
+        launch.entry,
         fs.realpathSync(path.join(service, 'node_modules/json-server/lib/cli/bin.js')),
         "the entry of its own command: the package's bin",
       );

@@ -2,29 +2,27 @@
 // forks `count` workers of the app's own entry (cluster.setupPrimary({ exec })). Each worker runs
 // the entry as `node <entry>` would; its server.listen(PORT) goes through the primary, which
 // shares one listening socket among them. The primary serves nothing (supervisor.js: respawn,
-// rolling restart on SIGHUP, drain on SIGTERM).
+// rolling restart on SIGHUP, drain on SIGTERM). Each worker gets the entry's own options, arguments,
+// folder and environment, as the start command would have started it (entry-probe.js).
 import cluster from 'node:cluster';
-import { appEnv, expand, log } from './launch-spec.js';
+import { log } from './launch-spec.js';
 import { supervise } from './supervisor.js';
 
-/** @param {import('./launch-spec.js').LaunchSpec} spec @param {number} count @param {number} drainMs */
-export function runCluster(spec, count, drainMs) {
+/** @param {import('./entry-probe.js').NodeEntry} node @param {number} count @param {number} drainMs */
+export function runCluster(node, count, drainMs) {
   const port = Number(process.env.PORT);
-  cluster.setupPrimary({
-    exec: expand(spec.node.entry),
-    args: spec.node.args.map((t) => expand(t)),
-    execArgv: spec.node.execArgv.map((t) => expand(t)),
-  });
-  const env = appEnv(spec);
-  // cluster.fork() adds `env` to this process's own: the launchers' settings must not reach the app.
-  for (const k of Object.keys(process.env)) if (k.startsWith('BENCH_')) delete process.env[k];
-  log(`cluster primary: ${count} worker(s) of ${spec.node.entry}`);
+  cluster.setupPrimary({ exec: node.entry, args: node.args, execArgv: node.execArgv, cwd: node.cwd });
+  // cluster.fork() starts a worker with this process's environment: the entry's, exactly (the
+  // launchers' BENCH_* settings never reach the app).
+  for (const k of Object.keys(process.env)) delete process.env[k];
+  Object.assign(process.env, node.env);
+  log(`cluster primary: ${count} worker(s) of ${node.entry}`);
   supervise({
     count,
     drainMs,
     what: 'cluster',
     start: () => {
-      const worker = cluster.fork(env);
+      const worker = cluster.fork();
       return {
         pid: worker.process.pid,
         // An app may listen on more than one port (metrics, admin): the one that counts is PORT.

@@ -1,16 +1,19 @@
 // What every launcher here reads: the launch spec the app adapter wrote beside the generated
-// compose.yaml (launch.json, harness/bench/lib/apps/node-folder.js), i.e. the user's start command
-// resolved once — the app's folder, its argv, and where it is a Node program, its entry file.
+// compose.yaml (launch.json, harness/bench/lib/apps/node-folder.js) — the user's start command as
+// npm start gives it to sh, and the environment npm adds for it — and the pieces they share.
 import fs from 'node:fs';
 import path from 'node:path';
 
 /**
  * @typedef {object} LaunchSpec
- * @property {string} name      the app's name (messages)
- * @property {string} dir       the app's own folder: every process runs there
- * @property {string[]} argv    the start command, tokens as written ({port}, $VAR expanded at launch)
- * @property {Record<string, string>} env   assignments before the command (NODE_ENV=production …)
- * @property {{ execArgv: string[], entry: string, args: string[] } | null} node   the Node entry, if any
+ * @property {string} name        the app's name (messages)
+ * @property {string} dir         the app's own folder: the script runs there, as under npm start
+ * @property {string} script      the start command, as npm hands it to `sh -c`
+ * @property {string} execScript  the same, with `exec` before its last command (shell-script.js)
+ * @property {Record<string, string>} npmEnv  what npm adds to a script's environment (npm_package_*, …)
+ * @property {string[]} pathPrefix  the folders npm puts first on PATH (node_modules/.bin, up the tree)
+ * @property {boolean} forks      whether it starts one Node program, which cluster and PM2 can fork
+ * @property {string | null} why  where it doesn't, why
  */
 
 /** @returns {LaunchSpec} */
@@ -22,31 +25,33 @@ export function readLaunch(file = process.env.BENCH_LAUNCH ?? 'launch.json') {
   }
 }
 
-/** `{port}`, `$VAR` and `${VAR}` in one token, from `env` (unset: empty, as a shell would). */
-export function expand(token, env = process.env) {
-  return token
-    .replaceAll('{port}', env.PORT ?? '')
-    .replace(/\$\{(\w+)\}|\$(\w+)/g, (_whole, braced, bare) => env[braced ?? bare] ?? '');
+/**
+ * What npm adds to `base` for a script: the variables it sets or changes, and the folders before
+ * base's PATH. `scriptEnv` is the environment npm gave a script when started with `base`.
+ * @param {Record<string, string>} scriptEnv @param {Record<string, string | undefined>} base
+ */
+export function npmAdditions(scriptEnv, base) {
+  /** @type {Record<string, string>} */
+  const npmEnv = {};
+  for (const [k, v] of Object.entries(scriptEnv)) if (k !== 'PATH' && base[k] !== v) npmEnv[k] = v;
+  const dirs = (scriptEnv.PATH ?? '').split(':');
+  const rest = (base.PATH ?? '').split(':').filter(Boolean);
+  const at = rest.length ? dirs.findIndex((_d, i) => dirs.slice(i).join(':') === rest.join(':')) : dirs.length;
+  return { npmEnv, pathPrefix: dirs.slice(0, at < 0 ? dirs.length : at).filter(Boolean) };
 }
 
 /**
- * The app's environment: the caller's without the launchers' own BENCH_* settings, the start
- * command's assignments, and the app's node_modules/.bin first on PATH (as `npm start` does).
- * @param {LaunchSpec} spec
+ * The script's environment, as npm start would give it here: the caller's without the launchers'
+ * own BENCH_* settings, npm's additions, npm's folders first on PATH.
+ * @param {Pick<LaunchSpec, 'npmEnv' | 'pathPrefix'>} spec
  */
 export function appEnv(spec, env = process.env) {
   /** @type {Record<string, string>} */
   const out = {};
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('BENCH_') && v !== undefined) out[k] = v;
-  for (const [k, v] of Object.entries(spec.env ?? {})) out[k] = expand(v, env);
-  out.PATH = [path.join(spec.dir, 'node_modules', '.bin'), env.PATH].filter(Boolean).join(':');
+  Object.assign(out, spec.npmEnv ?? {});
+  out.PATH = [...(spec.pathPrefix ?? []), env.PATH].filter(Boolean).join(':');
   return out;
-}
-
-/** The Node argv of one serving process: [...execArgv, entry, ...args], expanded. */
-export function nodeArgs(spec, env = process.env) {
-  const { execArgv, entry, args } = spec.node;
-  return [...execArgv, entry, ...args].map((t) => expand(t, env));
 }
 
 /** Every launcher's progress line, in the instance's log. */

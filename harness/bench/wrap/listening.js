@@ -1,27 +1,52 @@
-// Which TCP ports a process listens on, from /proc (Linux): its socket file descriptors matched
-// against the kernel's tables of listening sockets. The reusePort launcher waits on it (a connect to
-// the shared port can't tell which process answered), and the app check names the port an app
-// listens on when it isn't PORT.
+// Where processes listen, read from the system (Linux /proc): each process's socket file descriptors
+// (/proc/<pid>/fd → socket:[inode]) matched against the kernel's tables of listening sockets in its
+// network namespace (/proc/<pid>/net/tcp, tcp6, unix). The reusePort launcher waits on it (a connect
+// to the shared port can't tell which process answered), and the app check says from it where an app
+// that never answered on its PORT does listen.
 import fs from 'node:fs';
 
-const LISTEN = '0A';
+const TCP_LISTEN = '0A';
+const UNIX_ACCEPTING = 0x10000; // __SO_ACCEPTCON: a listening Unix socket
 
-/** Listening sockets in /proc/<pid>/net/tcp{,6} text: Map inode -> port. */
+// /proc/net/tcp's address: little-endian hex per 32-bit word → dotted IPv4, or IPv6 in its canonical
+// (compressed) text, as the WHATWG URL parser writes it; an IPv4-mapped one as ::ffff:a.b.c.d.
+function addressOf(hex) {
+  const bytes = hex.match(/.{8}/g).flatMap((w) => w.match(/../g).reverse().map((b) => parseInt(b, 16)));
+  if (bytes.length === 4) return bytes.join('.');
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 255 && bytes[11] === 255) {
+    return `::ffff:${bytes.slice(12).join('.')}`;
+  }
+  const groups = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) + bytes[i + 1]).toString(16));
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+}
+
+/** Listening sockets in /proc/<pid>/net/tcp{,6} text: Map inode -> { address, port }. */
 export function parseListening(text) {
   const out = new Map();
   for (const line of text.split('\n').slice(1)) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 10 || f[3] !== LISTEN) continue;
-    out.set(f[9], parseInt(f[1].split(':')[1], 16));
+    if (f.length < 10 || f[3] !== TCP_LISTEN) continue;
+    const [addr, port] = f[1].split(':');
+    out.set(f[9], { address: addressOf(addr), port: parseInt(port, 16) });
   }
   return out;
 }
 
-/** The ports `pid` listens on (sorted; empty when it is gone or not ours to read). */
-export function listeningPorts(pid) {
-  let inodes;
+/** Listening Unix sockets in /proc/<pid>/net/unix text: Map inode -> path ('@…' abstract, '' unnamed). */
+export function parseUnixListening(text) {
+  const out = new Map();
+  for (const line of text.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 7 || !(parseInt(f[3], 16) & UNIX_ACCEPTING)) continue;
+    out.set(f[6], f.slice(7).join(' '));
+  }
+  return out;
+}
+
+function socketInodes(pid) {
   try {
-    inodes = new Set(fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    return new Set(fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
       try {
         return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
       } catch {
@@ -29,13 +54,50 @@ export function listeningPorts(pid) {
       }
     }).filter(Boolean));
   } catch {
-    return [];
+    return new Set();
   }
-  const ports = new Set();
+}
+
+const read = (file) => { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } };
+
+/**
+ * A listening socket: TCP (address, port) or Unix (path: '@…' abstract, '' unnamed).
+ * @typedef {{ pid: number, kind: 'tcp' | 'unix', address?: string, port?: number, path?: string }} Listener
+ */
+
+/** What `pid` listens on: TCP (address, port) and Unix sockets; empty when it is gone or not ours to read. */
+export function listenersOf(pid) {
+  const inodes = socketInodes(pid);
+  if (!inodes.size) return [];
+  /** @type {Listener[]} */
+  const found = [];
   for (const table of ['tcp', 'tcp6']) {
-    let text;
-    try { text = fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8'); } catch { continue; }
-    for (const [inode, port] of parseListening(text)) if (inodes.has(inode)) ports.add(port);
+    for (const [inode, s] of parseListening(read(`/proc/${pid}/net/${table}`))) {
+      if (inodes.has(inode)) found.push({ pid, kind: 'tcp', ...s });
+    }
   }
-  return [...ports].sort((a, b) => a - b);
+  for (const [inode, p] of parseUnixListening(read(`/proc/${pid}/net/unix`))) {
+    if (inodes.has(inode)) found.push({ pid, kind: 'unix', path: p });
+  }
+  return found;
+}
+
+/** The ports `pid` listens on over TCP (sorted, each once). */
+export function listeningPorts(pid) {
+  const ports = listenersOf(pid).flatMap((l) => (l.kind === 'tcp' ? [l.port] : []));
+  return [...new Set(ports)].sort((a, b) => a - b);
+}
+
+/** `pid` and every process under it (children's children …), alive now. */
+export function processTree(pid) {
+  const all = [];
+  const queue = [pid];
+  while (queue.length) {
+    const p = queue.shift();
+    if (all.includes(p) || !fs.existsSync(`/proc/${p}`)) continue;
+    all.push(p);
+    const tasks = (() => { try { return fs.readdirSync(`/proc/${p}/task`); } catch { return []; } })();
+    for (const t of tasks) queue.push(...read(`/proc/${p}/task/${t}/children`).trim().split(/\s+/).filter(Boolean).map(Number));
+  }
+  return all;
 }

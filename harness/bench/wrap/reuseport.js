@@ -4,22 +4,21 @@
 // and keeps them (supervisor.js); a process counts as listening once /proc shows it on PORT.
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { appEnv, log, nodeArgs } from './launch-spec.js';
+import { log } from './launch-spec.js';
 import { listeningPorts } from './listening.js';
 import { supervise } from './supervisor.js';
 
-/** @param {import('./launch-spec.js').LaunchSpec} spec @param {number} count @param {number} drainMs */
-export function runReusePort(spec, count, drainMs) {
+/** @param {import('./entry-probe.js').NodeEntry} node @param {number} count @param {number} drainMs */
+export function runReusePort(node, count, drainMs) {
   const port = Number(process.env.PORT);
-  const env = appEnv(spec);
-  const args = nodeArgs(spec);
-  log(`reusePort: ${count} process(es) of ${spec.node.entry} on port ${port}`);
+  const args = [...node.execArgv, node.entry, ...node.args];
+  log(`reusePort: ${count} process(es) of ${node.entry} on port ${port}`);
   supervise({
     count,
     drainMs,
     what: 'reusePort',
     start: () => {
-      const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+      const child = spawn(node.execPath, args, { env: node.env, cwd: node.cwd, stdio: 'inherit' });
       const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
       let gone = false;
       exited.then(() => { gone = true; });

@@ -5,12 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runnerFor, runProcesses } from '../../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { track } from '../cleanup.js';
-import { AppInputError } from './errors.js';
-import { lastLogLine } from './last-log.js';
+import { AppInputError, outputBlock } from './errors.js';
+import { lastLogLine, lastOutput } from './last-log.js';
 import { requestText } from './requests.js';
-import { listeningPorts } from '../../wrap/listening.js';
+import { removeLeftSockets, watchStart } from './start-watch.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const IN_USE = /EADDRINUSE\D*?(?:[\d.:[\]a-f]*:)?(\d{2,5})\b/;
@@ -40,81 +40,45 @@ export async function send(base, r, timeoutMs = REQUEST_TIMEOUT_MS) {
 const healthy = (res) => res.status >= 200 && res.status < 300;
 const outcome = (res) => (res.status ? `answered ${res.status}` : `failed (${res.error})`);
 
-/**
- * While a local run starts: the ports its processes listen on, the PORT each was given, and the
- * health path asked on that PORT. After `timeoutS` of no 2xx (the runner itself waits at least a
- * minute) it calls giveUp(why): an app listening on a port of its own choosing, or answering its
- * health path with an error, is said at once.
- */
-function watchStart(runDir, health, timeoutS, giveUp) {
-  const seen = new Set();
-  const given = new Set();
-  const began = Date.now();
-  let last = null;
-  let busy = false;
-  const look = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      for (const pid of runProcesses(runDir)) {
-        for (const p of listeningPorts(pid)) seen.add(p);
-        try {
-          const m = /(?:^|\0)PORT=(\d+)\0/.exec(fs.readFileSync(`/proc/${pid}/environ`, 'latin1'));
-          if (m) given.add(Number(m[1]));
-        } catch { /* gone */ }
-      }
-      const port = [...given][0];
-      if (port) last = await send(`http://127.0.0.1:${port}`, { path: health }, 2000);
-      const others = [...seen].filter((p) => !given.has(p));
-      if (last && healthy(last)) return;
-      if (Date.now() - began < timeoutS * 1000) return;
-      if (!port) return;
-      if (others.length) {
-        giveUp(`never answered on PORT (${port}): it listens on ${others.join(', ')} instead. `
-          + 'Make it listen on process.env.PORT');
-      } else if (last) {
-        giveUp(`never became healthy: GET ${health} on its PORT ${outcome(last)} for ${timeoutS} s`);
-      }
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(look, 500);
-  return () => clearInterval(timer);
+// The evidence under a failed check's line: where it listens (from the watch), its last output.
+function evidenceOf({ runDir, service, engine }, listening = '') {
+  const out = engine === 'processes' ? lastOutput({ runDir, service }) : null;
+  const file = path.relative(process.cwd(), out?.file ?? '');
+  const named = file.startsWith('..') ? out?.file : file;
+  const shown = out ? outputBlock(`its last output (${named}):`, out.text) : '';
+  const said = out && !shown ? `  it printed nothing on stdout or stderr (${named})` : '';
+  return [listening, shown || said].filter(Boolean).join('\n');
 }
 
 async function startFailure(err, app, runDir, gaveUp) {
   const msg = err.message;
   const { name } = app;
+  const where = { runDir, service: app.description.app, engine: app.engine };
   // The runner's own message names the last line of whichever service failed (on Docker, maybe nginx).
-  const said = (await lastLogLine({ runDir, service: app.description.app, engine: app.engine }).catch(() => null))
+  const said = (await lastLogLine(where).catch(() => null))
     ?? (app.engine === 'processes' ? /last log line: (.*)$/m.exec(msg)?.[1] : null);
   const last = said ? `; it last said: ${said}` : '';
   const inUse = IN_USE.exec(said ?? '') ?? IN_USE.exec(msg);
+  const fail = (line, listening) => new AppInputError(line, { evidence: evidenceOf(where, listening) });
   if (inUse) {
-    return `${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on process.env.PORT `
-      + `(the bench gives every process a free port), or stop what holds port ${inUse[1]} `
-      + `(\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`;
+    return fail(`${name} could not listen: port ${inUse[1]} is already taken. Make the app listen on `
+      + `process.env.PORT (the bench gives every process a free port), or stop what holds port ${inUse[1]} `
+      + `(\`ss -ltnp 'sport = :${inUse[1]}'\` shows it)`);
   }
-  if (gaveUp) {
-    const fix = /listens on/.test(gaveUp)
-      ? ''
-      : `${last}. Make it answer 2xx there once it is up, or give HEALTH=/your/health/path`;
-    return `${name} ${gaveUp}${fix}`;
-  }
+  if (gaveUp) return fail(`${name} ${gaveUp.cause}`, gaveUp.evidence);
   if (/not healthy within|health (unhealthy|starting)|is unhealthy/.test(msg)) {
-    return `${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. `
-      + 'Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path';
+    return fail(`${name} never became healthy: GET ${app.description.health} did not answer 2xx in time${last}. `
+      + 'Make it answer 2xx there once it is up (on PORT), or give HEALTH=/your/health/path');
   }
   if (/exited before it was healthy|exit \d+/.test(msg)) {
     const how = /\((exit code \d+|killed by \w+|exited, exit \d+)/.exec(msg)?.[1] ?? 'it exited';
-    return `${name} stopped at start (${how})${last}. Run its start command by hand in ${app.source} to see why`;
+    return fail(`${name} exited at start (${how})${said ? `: ${said}` : ', having printed nothing'}`);
   }
   if (/pull access denied|failed to resolve|manifest unknown|no such image/i.test(msg)) {
-    return `an image of ${name} is not on the Docker engine, and no registry is reachable here: `
-      + 'build it (build: in compose.yaml) or `docker load` it first';
+    return fail(`an image of ${name} is not on the Docker engine, and no registry is reachable here: `
+      + 'build it (build: in compose.yaml) or `docker load` it first');
   }
-  return `${name} did not start: ${msg.split('\n')[0]}`;
+  return fail(`${name} did not start: ${msg.split('\n')[0]}`);
 }
 
 async function waitHealthy(url, health, timeoutS) {
@@ -171,12 +135,16 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
   };
   const untrack = track(() => runner.down({ runDir }));
   let gaveUp = null;
-  const stopWatch = app.engine === 'processes'
-    ? watchStart(runDir, x.health, healthTimeoutS, (why) => {
-      gaveUp ??= why;
-      runner.down({ runDir }).catch(() => {});
+  const watch = app.engine === 'processes'
+    ? watchStart({
+      runDir, service: x.app, health: x.health, timeoutS: healthTimeoutS, ps: runner.ps, send,
+      giveUp: (why) => {
+        gaveUp ??= why;
+        runner.down({ runDir }).catch(() => {});
+      },
     })
-    : () => {};
+    : { stop: () => {}, sockets: new Set() };
+  const stopWatch = watch.stop;
   try {
     let state;
     const what = app.engine === 'docker' ? 'container' : 'process';
@@ -186,7 +154,7 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
       state = await runner.up({ sample: app.dir, runDir, env: one, log });
     } catch (err) {
       stopWatch();
-      throw new AppInputError(await startFailure(err, app, runDir, gaveUp));
+      throw await startFailure(err, app, runDir, gaveUp);
     }
     stopWatch();
     const appUrl = state.services[x.app]?.instances?.[0]?.url ?? state.url;
@@ -212,6 +180,7 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
   } finally {
     stopWatch();
     await runner.down({ runDir }).catch(() => {});
+    removeLeftSockets(watch.sockets);
     untrack();
   }
 }

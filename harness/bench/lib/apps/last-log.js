@@ -32,18 +32,20 @@ function tail(file, bytes = 16_384) {
 }
 
 // Processes: the runner keeps each instance's output in <runDir>/logs/<sample>-<service>-<n>.log,
-// also after the run is down. The instance that wrote last is the one that said the last thing.
-function fromLogFiles(runDir, service) {
-  const dir = path.join(runDir, 'logs');
-  let files;
+// also after the run is down. Newest first: the instance that wrote last said the last thing.
+function logFiles(runDir, service) {
+  const dir = path.join(path.resolve(runDir), 'logs');
   try {
     const mine = new RegExp(`-${service}-\\d+\\.log$`);
-    files = fs.readdirSync(dir).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
+    const files = fs.readdirSync(dir).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
+    return files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
   } catch {
-    return null;
+    return [];
   }
-  files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
-  for (const f of files) {
+}
+
+function fromLogFiles(runDir, service) {
+  for (const f of logFiles(runDir, service)) {
     const line = lastMeaningfulLine(tail(f));
     if (line) return line;
   }
@@ -59,6 +61,25 @@ function fromContainers(record, service) {
   const res = spawnSync('docker', args, { cwd: record.sampleDir, encoding: 'utf8', timeout: 30_000,
     env: { ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) } });
   return res.status === 0 ? lastMeaningfulLine(`${res.stdout}\n${res.stderr}`) : null;
+}
+
+const PROGRESS = /^\[bench-wrap \d+\] /;
+const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
+
+/**
+ * What a processes-run service wrote last on its stdout and stderr, the launchers' progress lines
+ * left out: from its last error line (a Node crash's `Error: …`, then its stack) where there is one
+ * near the end, else its last `lines` lines; `text` is '' where it printed nothing of its own. Null
+ * without a log. `file`: the log it is in (the newest of the service's instances).
+ * @param {{ runDir: string, service: string, lines?: number }} what
+ */
+export function lastOutput({ runDir, service, lines = 12 }) {
+  const files = logFiles(runDir, service);
+  if (!files.length) return null;
+  const own = tail(files[0]).split('\n').filter((l) => l.trim() && !PROGRESS.test(l)).slice(-40);
+  const error = own.findLastIndex((l) => ERROR_LINE.test(l.trim()));
+  const from = error >= 0 && own.length - error <= 2 * lines ? error : own.length - lines;
+  return { file: files[0], text: own.slice(Math.max(0, from)).join('\n') };
 }
 
 /**

@@ -120,9 +120,17 @@ export async function prepareApp({
     if (check) await checkApp(prepared, { log, healthTimeoutS });
     return prepared;
   } catch (err) {
-    // Bad input leaves nothing behind: what this call wrote goes (its check run is down by now).
-    const written = fresh ? [outDir] : [genDir, path.join(outDir, 'check'), path.join(outDir, 'check-reuseport')];
+    // Bad input leaves nothing behind but the log of a check that started the app (its message
+    // names it); what else this call wrote goes (its check run is down by now).
+    const keep = path.join(outDir, 'check', 'logs');
+    const logs = fs.existsSync(keep) && fs.readdirSync(keep).length ? keep : null;
+    const written = fresh && !logs ? [outDir] : [genDir, path.join(outDir, 'check-reuseport')];
     for (const d of written) fs.rmSync(d, { recursive: true, force: true });
+    if (logs) {
+      for (const f of fs.readdirSync(path.dirname(logs))) {
+        if (f !== 'logs') fs.rmSync(path.join(path.dirname(logs), f), { recursive: true, force: true });
+      }
+    }
     throw err;
   }
 }

@@ -1,134 +1,59 @@
-// A Node folder's start command (START=…, else package.json's "start" script) resolved once into
-// what the launchers in harness/bench/wrap run: the argv as written and, where the command is
-// `node [flags] <file> …` or a package's Node program (node_modules/.bin/<name>, `npx <name>`), the
-// Node entry file the cluster module and PM2 fork. The command itself is never rewritten: `$PORT`
-// and `{port}` are filled in at launch. Anything a shell must run (&&, |, redirections) runs as one
-// `sh -c` process, and the strategies that fork an entry are then skipped, saying why.
+// A Node folder's start command (START=…, else package.json's "start" script, else npm's own default
+// `node server.js`), taken as npm start takes it — npm is asked what it would hand `sh -c` and in
+// which environment (wrap/entry-probe.js npmStart) — and run once under the entry probe, to know
+// whether it starts one Node program that the cluster module and PM2 can fork. Nothing here reads
+// the command's words: sh expands them, node reads its options. What goes into launch.json.
 import fs from 'node:fs';
 import path from 'node:path';
-import { AppInputError } from './errors.js';
+import { AppInputError, outputBlock } from './errors.js';
+import { npmStart, resolveEntry, StartError } from '../../wrap/entry-probe.js';
+import { shapeOf } from '../../wrap/shell-script.js';
+import { npmAdditions } from '../../wrap/launch-spec.js';
 
-// Node options that take the next word as their value.
-const NODE_VALUE_FLAGS = new Set([
-  '-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--title', '-C', '--conditions',
-]);
-// Node options after which there is no entry file.
-const NODE_NO_ENTRY = new Set([
-  '-e', '--eval', '-p', '--print', '-i', '--interactive', '-v', '--version', '-h', '--help', '--test',
-]);
+const asInputError = (err) => (err instanceof StartError
+  ? new AppInputError(err.message, { evidence: outputBlock('it printed:', err.output) })
+  : err);
 
-/** Shell words of `text` (quotes and backslashes as sh reads them); null where a shell must run it. */
-export function shellWords(text) {
-  const words = [];
-  let word = null;
-  let quote = null;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && /["\\$`]/.test(text[i + 1] ?? '')) word += text[++i];
-      else word += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      word ??= '';
-    } else if (c === '\\') {
-      word = (word ?? '') + (text[++i] ?? '');
-    } else if (/\s/.test(c)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else if (/[;&|<>`()]/.test(c) || (c === '$' && text[i + 1] === '(')) {
-      return null;
-    } else {
-      word = (word ?? '') + c;
+// The command as given, before npm: there is one, and it says something.
+function checkGiven({ dir, start, pkg }) {
+  if (start !== undefined) {
+    if (start.includes('{port}')) {
+      throw new AppInputError('START: {port} is not filled in: write $PORT, as in a package.json script '
+        + '(under make, $$PORT: make reads a single $ itself)');
     }
+    if (!start.trim()) {
+      throw new AppInputError('START is empty: give the command that starts the app, e.g. START=\'node server.js\'');
+    }
+    return;
   }
-  if (quote) return null;
-  if (word !== null) words.push(word);
-  return words;
-}
-
-// A file Node runs: a .js/.cjs/.mjs file, or one whose #! line names node.
-function isNodeProgram(file) {
-  if (/\.[cm]?js$/.test(file)) return true;
-  try {
-    const head = fs.readFileSync(file, 'utf8').slice(0, 200);
-    return /^#!.*\bnode\b/.test(head);
-  } catch {
-    return false;
-  }
-}
-
-// `node server` runs server.js: Node's own lookup of an entry, relative to the app's folder.
-function entryFile(dir, name) {
-  const base = path.resolve(dir, name);
-  for (const candidate of [base, `${base}.js`, `${base}.mjs`, `${base}.cjs`, path.join(base, 'index.js')]) {
-    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
-  }
-  return null;
-}
-
-function nodeInvocation(dir, words, said) {
-  const execArgv = [];
-  let i = 1;
-  while (i < words.length && words[i].startsWith('-')) {
-    if (NODE_NO_ENTRY.has(words[i])) return null;
-    execArgv.push(words[i]);
-    if (NODE_VALUE_FLAGS.has(words[i]) && i + 1 < words.length) execArgv.push(words[++i]);
-    i += 1;
-  }
-  if (i >= words.length) return null;
-  const entry = entryFile(dir, words[i]);
-  if (!entry) {
+  const script = pkg.scripts?.start;
+  if (script === undefined && !fs.existsSync(path.join(dir, 'server.js'))) {
     throw new AppInputError(
-      `${said} runs ${words[i]}, which is not a file in ${dir}: fix the command, or build the app first`);
+      `${dir} has no start command: add a "start" script to its package.json, or give START='node server.js'`);
   }
-  return { execArgv, entry, args: words.slice(i + 1) };
-}
-
-function binInvocation(dir, words) {
-  const bin = path.join(dir, 'node_modules', '.bin', words[0]);
-  const file = words[0].includes('/') ? path.resolve(dir, words[0]) : bin;
-  if (!fs.existsSync(file)) return null;
-  const real = fs.realpathSync(file);
-  return isNodeProgram(real) ? { execArgv: [], entry: real, args: words.slice(1) } : null;
+  if (script !== undefined && !String(script).trim()) {
+    throw new AppInputError(
+      `package.json's "start" script in ${dir} is empty: give it the command that starts the app`);
+  }
 }
 
 /**
- * The launch spec of a start command (wrap/launch-spec.js LaunchSpec, without name and dir).
- * `scripts`: package.json's scripts, for `npm start` / `npm run <x>` inside a script.
- * @param {{ dir: string, text: string, said: string, scripts?: Record<string, string> }} what
- * @returns {{ argv: string[], env: Record<string, string>,
- *   node: { execArgv: string[], entry: string, args: string[] } | null, source: string }}
+ * @param {{ dir: string, start?: string, pkg: Record<string, any>, port: number }} what
+ * @returns {Omit<import('../../wrap/launch-spec.js').LaunchSpec, 'name'> & { said: string, entry: string | null }}
  */
-export function resolveStart({ dir, text, said, scripts = {} }, depth = 0) {
-  const words = shellWords(text.trim());
-  if (words === null) return { argv: ['/bin/sh', '-c', `exec ${text.trim()}`], env: {}, node: null, source: text };
-  /** @type {Record<string, string>} */
-  const env = {};
-  while (words.length && /^[A-Za-z_]\w*=/.test(words[0])) {
-    const [k, ...v] = words.shift().split('=');
-    env[k] = v.join('=');
+export function startOf({ dir, start, pkg, port }) {
+  checkGiven({ dir, start, pkg });
+  const said = start !== undefined ? 'START' : 'package.json\'s "start" script';
+  try {
+    const npm = npmStart({ dir, start });
+    const { npmEnv, pathPrefix } = npmAdditions(npm.env, /** @type {Record<string, string>} */ (process.env));
+    const found = resolveEntry({ script: npm.script, env: { ...npm.env, PORT: String(port) }, cwd: dir, said });
+    return {
+      dir, said, script: npm.script, execScript: shapeOf(npm.script).execScript, npmEnv, pathPrefix,
+      forks: found.kind === 'node', why: found.kind === 'node' ? null : found.why,
+      entry: found.kind === 'node' ? found.node.entry : null,
+    };
+  } catch (err) {
+    throw asInputError(err);
   }
-  if (words[0] === 'exec') words.shift();
-  if (!words.length) {
-    throw new AppInputError(`${said} is empty: give the command that starts the app, e.g. START='node server.js'`);
-  }
-  if (words[0] === 'npx') {
-    words.shift();
-    while (words[0]?.startsWith('-')) words.shift();
-  }
-  // `npm start`, `npm run serve`: the script it names, as npm would run it.
-  const npmScript = words[0] === 'npm'
-    && (words[1] === 'start' ? 'start' : ['run', 'run-script'].includes(words[1]) ? words[2] : null);
-  if (npmScript && depth < 3) {
-    if (!scripts[npmScript]) {
-      throw new AppInputError(
-        `${said} runs \`npm ${words.slice(1).join(' ')}\`, and package.json has no "${npmScript}" script`);
-    }
-    const inner = resolveStart(
-      { dir, text: scripts[npmScript], said: `package.json's "${npmScript}" script`, scripts }, depth + 1);
-    return { ...inner, env: { ...env, ...inner.env } };
-  }
-  const node = ['node', 'nodejs'].includes(words[0]) ? nodeInvocation(dir, words, said) : binInvocation(dir, words);
-  return { argv: node ? ['node', ...node.execArgv, node.entry, ...node.args] : words, env, node, source: text };
 }
