@@ -12,7 +12,7 @@ export const SAMPLES = {
       composeService: 'app',
       routes: ['src/app.js'],
       // Grace must cover the preStop pause + these (src/shutdown.js: delay, then the drain bound).
-      drain: [{ env: 'SHUTDOWN_DELAY_MS', unit: 'ms' }, { env: 'SHUTDOWN_TIMEOUT_MS', unit: 'ms', required: true }],
+      drain: [{ env: 'DRAIN_DELAY_MS', unit: 'ms' }, { env: 'DRAIN_TIMEOUT_MS', unit: 'ms', required: true }],
     },
     copies: {
       'k8s/overlays/nginx-least-conn/nginx/nginx.conf': '../proxy/nginx.conf',
