@@ -83,7 +83,20 @@ test('a grace period shorter than the preStop pause + the drain', async () => {
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
     field: 'Deployment/node-cluster spec.template.spec.terminationGracePeriodSeconds',
-    message: /12 s does not cover the preStop pause \(5 s\) \+ the app's drain \(DRAIN_DELAY_MS=8000 \+ DRAIN_TIMEOUT_MS=10000 \+ 2000 ms margin\)/,
+    message: /12 s does not cover the preStop pause \(5 s\) \+ the app's drain \(DRAIN_TIMEOUT_MS=18000 \+ 2000 ms margin\)/,
+  });
+});
+
+test('a drain delay as long as the drain timeout, which bounds the whole drain', async () => {
+  const problems = await problemsAfter(
+    'node-replicas',
+    [['node-replicas/k8s/base/deployment.yaml', 'value: "8000"', 'value: "16000"']],
+    { only: ['k8s/base'] },
+  );
+  assertReported(problems, {
+    file: 'node-replicas/k8s/base/deployment.yaml',
+    field: 'Deployment/node-replicas spec.template.spec.containers[app].env',
+    message: /DRAIN_DELAY_MS=16000 is not below DRAIN_TIMEOUT_MS=16000: the timeout bounds the whole drain/,
   });
 });
 
