@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PLACEHOLDER } from './samples.js';
 import { drainOf, drainOrder } from './drain.js';
+import { databasePolicies } from './network-checks.js';
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'Job', 'DaemonSet']);
 const POD = ['spec', 'template', 'spec'];
@@ -364,6 +365,7 @@ export function checkDeployable({ desc, entries, ctx }) {
   if (app.threadPool) issues.push(...threadPool(appEntry, app, c, at, ctx.compose));
   if (desc.migrator) issues.push(...migrator(appEntry, desc.migrator.job, entries));
   for (const ref of desc.stateful ?? []) issues.push(...stateful(ref, entries));
+  issues.push(...databasePolicies(desc, entries));
   return issues;
 }
 

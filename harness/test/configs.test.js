@@ -203,3 +203,21 @@ for (const sample of listSamples()) {
     assert.equal(res.status, 0, `docker compose -f ${own.join(' -f ')} config: ${res.stderr}`);
   });
 }
+
+// Safe by default: the proxy's published port binds 127.0.0.1, so a sample started on a laptop is
+// not reachable from its network; HTTP_BIND is the one documented way to publish it further.
+for (const sample of listSamples()) {
+  const dir = path.join(REPO_ROOT, sample);
+  test(`${sample}: nginx is published on 127.0.0.1 unless HTTP_BIND says otherwise`, () => {
+    const published = (env) => {
+      const res = spawnSync('docker', ['compose', 'config', '--format', 'json'], {
+        cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HTTP_BIND: '', ...env },
+      });
+      assert.equal(res.status, 0, res.stderr);
+      const doc = JSON.parse(res.stdout);
+      return Object.values(doc.services).flatMap((svc) => svc.ports ?? []).map((p) => `${p.host_ip}:${p.published}`);
+    };
+    assert.deepEqual(published({ HTTP_PORT: '8080' }), ['127.0.0.1:8080']);
+    assert.deepEqual(published({ HTTP_PORT: '8080', HTTP_BIND: '0.0.0.0' }), ['0.0.0.0:8080']);
+  });
+}
