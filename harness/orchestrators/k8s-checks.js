@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PLACEHOLDER } from './samples.js';
+import { drainOf, drainOrder } from './drain.js';
+import { databasePolicies } from './network-checks.js';
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'Job', 'DaemonSet']);
 const POD = ['spec', 'template', 'spec'];
@@ -147,24 +149,6 @@ export function preStopSeconds(container) {
   return m ? Number(m[1]) : 0;
 }
 
-// The app's drain in ms and how it was found, from the container's env or compose's.
-export function drainMs(app, container, compose) {
-  let total = 0;
-  const parts = [];
-  for (const part of app.drain) {
-    if (part.fixedMs) { total += part.fixedMs; parts.push(`${part.fixedMs} ms margin`); continue; }
-    const raw = envValue(container, compose, part.env);
-    if (raw === undefined || raw === '') {
-      if (part.required) return { error: `${part.env} is set neither in the container nor in compose.yaml` };
-      continue;
-    }
-    const ms = Number(raw) * (part.unit === 's' ? 1000 : 1);
-    total += ms;
-    parts.push(`${part.env}=${raw}`);
-  }
-  return { ms: total, parts };
-}
-
 function shutdown(entry, app, c, at, compose) {
   const issues = [];
   const pause = preStopSeconds(c);
@@ -174,16 +158,17 @@ function shutdown(entry, app, c, at, compose) {
       path: [...at, 'lifecycle', 'preStop'],
       message: 'needs a pause (sleep) so the pod leaves the endpoints before the drain starts',
     });
-  const drain = drainMs(app, c, compose);
-  if (drain.error) return [...issues, { entry, path: [...at, 'env'], message: drain.error }];
+  const drain = drainOf(app.drain, (name) => envValue(c, compose, name));
+  if (drain.error) {
+    return [...issues, { entry, path: [...at, 'env'], message: `${drain.error} in the container or compose.yaml` }];
+  }
   const grace = entry.obj.spec.template.spec.terminationGracePeriodSeconds ?? 30;
-  if (grace * 1000 <= pause * 1000 + drain.ms) {
-    issues.push({
-      entry,
-      path: [...POD, 'terminationGracePeriodSeconds'],
-      message: `${grace} s does not cover the preStop pause (${pause} s) + the app's drain ` +
-        `(${drain.parts.join(' + ')}): the kubelet would SIGKILL mid-drain`,
-    });
+  for (const { about, message } of drainOrder(drain, grace * 1000, pause * 1000)) {
+    if (about === 'delay') issues.push({ entry, path: [...at, 'env'], message });
+    else {
+      const field = [...POD, 'terminationGracePeriodSeconds'];
+      issues.push({ entry, path: field, message: `${message}: the kubelet would SIGKILL mid-drain` });
+    }
   }
   return issues;
 }
@@ -380,6 +365,7 @@ export function checkDeployable({ desc, entries, ctx }) {
   if (app.threadPool) issues.push(...threadPool(appEntry, app, c, at, ctx.compose));
   if (desc.migrator) issues.push(...migrator(appEntry, desc.migrator.job, entries));
   for (const ref of desc.stateful ?? []) issues.push(...stateful(ref, entries));
+  issues.push(...databasePolicies(desc, entries));
   return issues;
 }
 

@@ -1,6 +1,9 @@
 // The environment the kubelet would give a container of a rendered pod spec: literal values with
 // $(VAR) references to earlier entries expanded, and values from the downward API, Secrets and
-// ConfigMaps. Lets a check run the app's real entry point with what Kubernetes would set.
+// ConfigMaps, and the files of Secret volumes. Lets a check run the app's real entry point with
+// what Kubernetes would set.
+import fs from 'node:fs';
+import path from 'node:path';
 import { cpus } from './k8s-checks.js';
 
 function fromResource(container, ref) {
@@ -23,6 +26,7 @@ function fromObject(objects, kind, ref) {
 }
 
 export function podEnv(container, objects, { podName = 'pod-0', namespace = 'default' } = {}) {
+  /** @type {Record<string, string>} */
   const env = {};
   for (const item of container.env ?? []) {
     const from = item.valueFrom;
@@ -39,4 +43,31 @@ export function podEnv(container, objects, { podName = 'pod-0', namespace = 'def
     }
   }
   return env;
+}
+
+/**
+ * The files the kubelet would mount into `container` from the pod's Secret volumes, written under
+ * `root` (one folder per mount): `env` is returned with every value under a mount path moved to
+ * the written copy, so the app's real entry point reads the same files it would in the pod.
+ * @param {Record<string, string>} env @param {any} container @param {any} podSpec @param {any[]} objects
+ * @param {string} root a folder of the caller's, emptied by the caller
+ */
+export function withMountedSecrets(env, container, podSpec, objects, root) {
+  const moved = {};
+  for (const mount of container.volumeMounts ?? []) {
+    const secret = (podSpec.volumes ?? []).find((v) => v.name === mount.name)?.secret;
+    if (!secret) continue;
+    const dir = path.join(root, mount.name);
+    fs.mkdirSync(dir, { recursive: true });
+    const obj = objects.find((o) => o.kind === 'Secret' && o.metadata?.name === secret.secretName);
+    const keys = secret.items ?? Object.keys({ ...obj?.data, ...obj?.stringData }).map((key) => ({ key, path: key }));
+    for (const { key, path: file } of keys) {
+      fs.writeFileSync(path.join(dir, file), fromObject(objects, 'Secret', { name: secret.secretName, key }));
+    }
+    moved[mount.mountPath] = dir;
+  }
+  return Object.fromEntries(Object.entries(env).map(([name, value]) => {
+    const at = Object.keys(moved).find((m) => value === m || value.startsWith(`${m}/`));
+    return [name, at ? moved[at] + value.slice(at.length) : value];
+  }));
 }

@@ -11,8 +11,8 @@ export const SAMPLES = {
       container: 'app',
       composeService: 'app',
       routes: ['src/app.js'],
-      // Grace must cover the preStop pause + these (src/shutdown.js: delay, then the drain bound).
-      drain: [{ env: 'SHUTDOWN_DELAY_MS', unit: 'ms' }, { env: 'SHUTDOWN_TIMEOUT_MS', unit: 'ms', required: true }],
+      // The drain contract (drain.js): src/shutdown.js serves on for the delay, the timeout bounding both.
+      drain: { delay: { env: 'DRAIN_DELAY_MS', unit: 'ms' }, timeout: { env: 'DRAIN_TIMEOUT_MS', unit: 'ms' } },
     },
     copies: {
       'k8s/overlays/nginx-least-conn/nginx/nginx.conf': '../proxy/nginx.conf',
@@ -32,11 +32,11 @@ export const SAMPLES = {
       composeService: 'app',
       routes: ['src/app.js'],
       // src/supervisor.js SIGKILLs a worker still draining DRAIN_TIMEOUT_MS + 2 s after asking it to stop.
-      drain: [
-        { env: 'DRAIN_DELAY_MS', unit: 'ms' },
-        { env: 'DRAIN_TIMEOUT_MS', unit: 'ms', required: true },
-        { fixedMs: 2_000 },
-      ],
+      drain: {
+        delay: { env: 'DRAIN_DELAY_MS', unit: 'ms' },
+        timeout: { env: 'DRAIN_TIMEOUT_MS', unit: 'ms' },
+        marginMs: 2_000,
+      },
       // src/cpu-count.js reads WORKERS before looking at the CPU quota; src/primary.js forks that many.
       workers: { env: 'WORKERS', readIn: 'src/cpu-count.js', entry: 'src/primary.js' },
     },
@@ -55,7 +55,11 @@ export const SAMPLES = {
       container: 'app',
       composeService: 'app',
       routes: ['src/Api/Program.cs'],
-      drain: [{ env: 'Shutdown__TimeoutSeconds', unit: 's', required: true }],
+      // src/Api/Hosting/Drain.cs: the delay, then Kestrel's drain, both within the timeout.
+      drain: {
+        delay: { env: 'Shutdown__DrainDelaySeconds', unit: 's' },
+        timeout: { env: 'Shutdown__TimeoutSeconds', unit: 's' },
+      },
       // Below 1 CPU of limit the pool starts with one worker thread (docs/thread-pool.md).
       threadPool: { env: 'Runtime__MinWorkerThreads', minBelowOneCpu: 4 },
     },

@@ -51,7 +51,10 @@ export function selectEngine(asked = process.env.ENGINE, { runDir } = {}) {
 export { EngineChoiceError, PlacementError };
 export { DEFAULT_RUN_DIR } from './common/run-dir.js';
 // The samples, and the topology the runner reads from a sample's compose.yaml.
-export { listSamples, resolveSample, loadTopology, missingSecretFiles } from './common/compose.js';
+export {
+  listSamples, resolveSample, loadTopology, missingSecretFiles, readCompose, LAB_FILE,
+} from './common/compose.js';
+export { durationMs } from './common/units.js';
 // CPUs: those this machine lets a run use, and pinning a process outside any run (the benchmark's
 // load generator) to CPUs of its own.
 export { availableCpus, formatCpuList, parseCpuList, pinProcess } from './common/cgroup.js';

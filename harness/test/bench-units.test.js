@@ -950,7 +950,7 @@ test('isolation: a quarter of the CPUs for the generator, the rest for the topol
   assert.match('reason' in failing.record ? failing.record.reason : '', /cpusets not writable \(EACCES\): unpinned/);
 });
 
-test('each sample describes itself to the bench in its compose.yaml (x-bench)', () => {
+test('each sample describes itself to the bench in its compose.lab.yaml (x-bench)', () => {
   for (const sample of ['node-replicas', 'node-cluster', 'dotnet-api']) {
     const s = describeSample(sample);
     assert.ok(s.app && s.runtime && s.framework && s.knobs.cpus, sample);

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import YAML from 'yaml';
 import { REPO_ROOT } from '../lib/repo-root.js';
-import { listSamples, loadTopology } from '../runner/index.js';
+import { listSamples, loadTopology, readCompose, LAB_FILE } from '../runner/index.js';
 import { FIXTURE } from './helpers.js';
 
 const PROXY = path.join(REPO_ROOT, 'proxy');
@@ -175,8 +176,48 @@ for (const sample of listSamples()) {
       const res = dockerIn(dir, ['compose', ...files.flatMap((f) => ['-f', f]), 'config', '--format', 'json']);
       assert.equal(res.status, 0, res.stderr);
       const doc = JSON.parse(res.stdout);
-      const proxy = doc['x-bench']?.proxy;
+      const proxy = readCompose(dir)['x-bench']?.proxy;
       for (const [name, svc] of Object.entries(doc.services)) assertHardened({ sample, dir, name, svc, proxy });
     });
   }
+}
+
+// What a team copies holds what a deployment uses: the lab's fields (x-local, x-bench) and the
+// experiments' knobs live in the sample's compose.lab.yaml, which only the harness merges; no
+// deployment file (compose*.yaml but that one) carries them or names them.
+for (const sample of listSamples()) {
+  const dir = path.join(REPO_ROOT, sample);
+  test(`${sample}: the deployment files carry no lab field; ${LAB_FILE} holds them and loads as an override`, () => {
+    const lab = fs.readFileSync(path.join(dir, LAB_FILE), 'utf8');
+    const labDoc = YAML.parse(lab);
+    assert.ok(labDoc['x-bench'], `${LAB_FILE} describes the app to the bench (x-bench)`);
+    const labEnv = Object.values(labDoc.services ?? {}).flatMap((svc) => Object.keys(svc.environment ?? {}));
+    const deployment = fs.readdirSync(dir).filter((f) => /^compose.*\.ya?ml$/.test(f) && f !== LAB_FILE);
+    for (const file of deployment) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      assert.doesNotMatch(text, /^\s*x-(local|bench)\s*:/m, `${sample}/${file} has a lab field`);
+      for (const name of labEnv) assert.ok(!new RegExp(`\\b${name}\\b`).test(text), `${sample}/${file} names ${name}`);
+    }
+    const own = ['compose.yaml', 'compose.override.yaml', LAB_FILE].filter((f) => fs.existsSync(path.join(dir, f)));
+    const res = dockerIn(dir, ['compose', ...own.flatMap((f) => ['-f', f]), 'config', '-q']);
+    assert.equal(res.status, 0, `docker compose -f ${own.join(' -f ')} config: ${res.stderr}`);
+  });
+}
+
+// Safe by default: the proxy's published port binds 127.0.0.1, so a sample started on a laptop is
+// not reachable from its network; HTTP_BIND is the one documented way to publish it further.
+for (const sample of listSamples()) {
+  const dir = path.join(REPO_ROOT, sample);
+  test(`${sample}: nginx is published on 127.0.0.1 unless HTTP_BIND says otherwise`, () => {
+    const published = (env) => {
+      const res = spawnSync('docker', ['compose', 'config', '--format', 'json'], {
+        cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HTTP_BIND: '', ...env },
+      });
+      assert.equal(res.status, 0, res.stderr);
+      const doc = JSON.parse(res.stdout);
+      return Object.values(doc.services).flatMap((svc) => svc.ports ?? []).map((p) => `${p.host_ip}:${p.published}`);
+    };
+    assert.deepEqual(published({ HTTP_PORT: '8080' }), ['127.0.0.1:8080']);
+    assert.deepEqual(published({ HTTP_PORT: '8080', HTTP_BIND: '0.0.0.0' }), ['0.0.0.0:8080']);
+  });
 }

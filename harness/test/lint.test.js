@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { lint, typecheck } from '../lint/checks.js';
 import { dependencyProblems } from '../lint/dependencies.js';
+import { composeProblems } from '../lint/compose.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 
 const FILE = 'harness/lib/poll.js';
@@ -93,4 +94,31 @@ test('the import-graph check names a cycle and an import between the runner\'s b
     'harness/runner/common/z.js -> harness/bench/w.js (runner-not-tests)',
     'harness/runner/processes/x.js -> harness/runner/docker/y.js (backends-apart)',
   ]);
+});
+
+test('dclint over the compose files: a port published on every interface and an untagged image fail it; '
+  + 'the rules switched off in harness/lint/dclint.yaml do not', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dclint-'));
+  try {
+    const file = path.join(dir, 'compose.yaml');
+    fs.writeFileSync(file, [
+      'services:',
+      '  app:',
+      '    build: .',
+      '    image: example/app:local',
+      '  web:',
+      '    image: nginx',
+      '    ports:',
+      '      - "8080:80"',
+      '',
+    ].join('\n'));
+    const problems = composeProblems({ root: dir, files: [file] });
+    assert.deepEqual(problems.map((p) => /\((\S+)\)$/.exec(p)?.[1]).sort(), [
+      'no-unbound-port-interfaces',
+      'service-image-require-explicit-tag',
+    ], problems.join('\n'));
+    assert.ok(problems.every((p) => p.startsWith('compose.yaml:')), problems.join('\n'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

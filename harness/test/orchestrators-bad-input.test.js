@@ -83,7 +83,20 @@ test('a grace period shorter than the preStop pause + the drain', async () => {
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
     field: 'Deployment/node-cluster spec.template.spec.terminationGracePeriodSeconds',
-    message: /12 s does not cover the preStop pause \(5 s\) \+ the app's drain \(DRAIN_DELAY_MS=8000 \+ DRAIN_TIMEOUT_MS=10000 \+ 2000 ms margin\)/,
+    message: /12 s does not cover the preStop pause \(5 s\) \+ the app's drain \(DRAIN_TIMEOUT_MS=18000 \+ 2000 ms margin\)/,
+  });
+});
+
+test('a drain delay as long as the drain timeout, which bounds the whole drain', async () => {
+  const problems = await problemsAfter(
+    'node-replicas',
+    [['node-replicas/k8s/base/deployment.yaml', 'value: "8000"', 'value: "16000"']],
+    { only: ['k8s/base'] },
+  );
+  assertReported(problems, {
+    file: 'node-replicas/k8s/base/deployment.yaml',
+    field: 'Deployment/node-replicas spec.template.spec.containers[app].env',
+    message: /DRAIN_DELAY_MS=16000 is not below DRAIN_TIMEOUT_MS=16000: the timeout bounds the whole drain/,
   });
 });
 
@@ -134,7 +147,7 @@ test('a Secret key the workloads read that no Secret of the sample has', async (
   );
   assertReported(problems, {
     file: 'node-cluster/k8s/base/deployment.yaml',
-    field: 'Deployment/node-cluster spec.template.spec.containers[app].env[MONGO_APP_PASSWORD].valueFrom.secretKeyRef',
+    field: 'Deployment/node-cluster spec.template.spec.volumes[db-secrets].secret',
     message: /no Secret node-cluster-db with key mongo-app-pasword/,
   });
 });
@@ -268,4 +281,41 @@ test('check.js with an unknown sample: one line, exit 2', () => {
   assert.deepEqual(res.stderr.trim().split('\n'), [
     "unknown sample 'no-such-sample': expected one of node-replicas, node-cluster, dotnet-api",
   ]);
+});
+
+test('a database any pod may reach: no NetworkPolicy, or one admitting more than the app', async () => {
+  const none = await problemsAfter(
+    'node-cluster',
+    [['node-cluster/k8s/base/kustomization.yaml', '  - mongo-networkpolicy.yaml\n', '']],
+    { only: ['k8s/overlays/cluster-in-a-pod'] },
+  );
+  assertReported(none, {
+    file: 'node-cluster/k8s/overlays/cluster-in-a-pod/kustomization.yaml',
+    field: 'StatefulSet/mongo',
+    message: /no NetworkPolicy selects its pods: any pod may reach it, not only Deployment\/node-cluster/,
+  });
+  const wide = await problemsAfter(
+    'dotnet-api',
+    [['dotnet-api/k8s/base/sqlserver-networkpolicy.yaml', '              app.kubernetes.io/component: migrator\n', '']],
+    { only: ['k8s/base'] },
+  );
+  assertReported(wide, {
+    file: 'dotnet-api/k8s/base/sqlserver-networkpolicy.yaml',
+    field: 'NetworkPolicy/sqlserver spec.ingress[0].from[1]',
+    message: /admits StatefulSet\/sqlserver, not only Deployment\/dotnet-api and Job\/dotnet-api-migrator/,
+  });
+  const namespaces = await problemsAfter(
+    'dotnet-api',
+    [[
+      'dotnet-api/k8s/base/sqlserver-networkpolicy.yaml',
+      '        - podSelector:\n',
+      '        - namespaceSelector: {}\n          podSelector:\n',
+    ]],
+    { only: ['k8s/base'] },
+  );
+  assertReported(namespaces, {
+    file: 'dotnet-api/k8s/base/sqlserver-networkpolicy.yaml',
+    field: 'NetworkPolicy/sqlserver spec.ingress[0].from[0]',
+    message: /admits a namespace or an IP range/,
+  });
 });

@@ -1,7 +1,7 @@
 // The Kubernetes files against the running apps: every HTTP probe path of the deployable
 // kustomizations answers 2xx on the app started by the local runner, and the worker count the
 // downward API would give the node-cluster container is what its primary forks.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { waitFor } from '../lib/poll.js';
 import { SAMPLES } from '../orchestrators/samples.js';
 import { render } from '../orchestrators/kustomize.js';
 import { appProbes, cpus } from '../orchestrators/k8s-checks.js';
-import { podEnv } from '../orchestrators/pod-env.js';
+import { podEnv, withMountedSecrets } from '../orchestrators/pod-env.js';
 import { tempRunDir } from './helpers.js';
 import { findMongod } from '../../node-cluster/scripts/find-mongod.js';
 
@@ -115,10 +115,13 @@ for (const dir of SAMPLES['node-cluster'].deployable) {
     const deployment = manifests.find((o) => `${o.kind}/${o.metadata.name}` === desc.app.workload);
     const container = deployment.spec.template.spec.containers.find((c) => c.name === desc.app.container);
     const expected = Math.ceil(cpus(container.resources.limits.cpu));
+    // The Secret's files, where the pod's volume mounts put them (the app reads its password there).
+    const secrets = tempRunDir('pod-secrets');
+    after(() => fs.rmSync(secrets, { recursive: true, force: true }));
     // Loopback, a free port, and a database address nothing listens on: only the start-up matters.
     /** @type {Record<string, string>} */
     const env = {
-      ...podEnv(container, manifests),
+      ...withMountedSecrets(podEnv(container, manifests), container, deployment.spec.template.spec, manifests, secrets),
       PORT: '0',
       HOST: '127.0.0.1',
       MONGODB_URI: 'mongodb://127.0.0.1:9/items',

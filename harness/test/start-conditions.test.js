@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
-import { listSamples, loadTopology } from '../runner/index.js';
+import { listSamples, loadTopology, LAB_FILE } from '../runner/index.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { FIXTURE } from './helpers.js';
 
@@ -64,10 +64,11 @@ for (const sample of samples) {
     });
   }
 
-  // Variants a README starts with -f, e.g. `-f compose.yaml -f compose.postgres.yaml`.
+  // Variants a README starts with -f, e.g. `-f compose.yaml -f compose.postgres.yaml` (not the
+  // lab file, which only the harness merges, on top of the others).
   const variants = fs
     .readdirSync(dir)
-    .filter((f) => /^compose\.[\w-]+\.yaml$/.test(f) && !['compose.override.yaml', 'compose.swarm.yaml'].includes(f));
+    .filter((f) => /^compose\.[\w-]+\.yaml$/.test(f) && !['compose.override.yaml', 'compose.swarm.yaml', LAB_FILE].includes(f));
   for (const variant of variants) {
     test(`${sample}: -f compose.yaml -f ${variant} keeps every start condition without compose.override.yaml`, () => {
       assert.deepEqual(

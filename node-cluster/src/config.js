@@ -23,7 +23,7 @@ function secret(env, name) {
 }
 
 export function loadConfig(env = process.env) {
-  return {
+  const config = {
     port: int(env, 'PORT', 3000, { min: 0, max: 65535 }),
     host: env.HOST || '0.0.0.0',
     mongodbUri: env.MONGODB_URI || 'mongodb://127.0.0.1:27017/items',
@@ -38,8 +38,9 @@ export function loadConfig(env = process.env) {
     piDefaultSamples: int(env, 'PI_DEFAULT_SAMPLES', 1_000_000, { min: 1 }),
     piMaxSamples: int(env, 'PI_MAX_SAMPLES', 10_000_000, { min: 1, max: 1_000_000_000 }),
     delayMaxMs: int(env, 'DELAY_MAX_MS', 5_000, { max: 600_000 }),
-    // How long a worker waits for in-flight requests before it exits anyway.
-    drainMs: int(env, 'DRAIN_TIMEOUT_MS', 10_000, { min: 0 }),
+    // Bound of a worker's whole drain, counted from the signal (the delay below included): then
+    // requests still running are cut and it exits. The primary SIGKILLs it 2 s after that.
+    drainMs: int(env, 'DRAIN_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     // On a stop from outside (SIGTERM), how long the workers keep serving first, /ready saying 503
     // and every answer `Connection: close`: until a proxy or orchestrator that watches readiness
     // or DNS (nginx re-resolves every 10 s) has stopped sending here. 0: close at once. Not on
@@ -55,4 +56,8 @@ export function loadConfig(env = process.env) {
     clustering: !/^(false|0|no|off)$/i.test(env.CLUSTERING_ENABLED ?? 'true'),
     instance: env.INSTANCE_NAME || undefined,
   };
+  if (config.drainDelayMs >= config.drainMs) {
+    throw new Error(`DRAIN_TIMEOUT_MS (${config.drainMs}) bounds the whole drain: it must be above DRAIN_DELAY_MS (${config.drainDelayMs})`);
+  }
+  return config;
 }

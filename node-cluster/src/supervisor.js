@@ -58,13 +58,14 @@ export function startSupervisor({
   }
 
   // Planned stop: the worker stops accepting (after delayMs of serving on), finishes its requests
-  // and exits by itself; SIGKILL if it is still there after the drain timeout plus a margin.
+  // and exits by itself; SIGKILL if it is still there after the drain timeout (which counts the
+  // delay) plus a margin.
   function retire(worker, delayMs = 0) {
     retiring.add(worker.id);
     const timer = setTimeout(() => {
       log('worker did not exit in time, killing', { worker: worker.id });
       worker.process.kill('SIGKILL');
-    }, delayMs + drainMs + 2_000);
+    }, drainMs + 2_000);
     worker.once('exit', () => clearTimeout(timer));
     // A worker still starting up may not listen for messages yet, and has no requests to drain.
     if (listening.has(worker.id) && worker.isConnected()) worker.send({ cmd: 'shutdown', delayMs });

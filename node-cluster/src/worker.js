@@ -57,11 +57,12 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     state.draining = true;
     log('worker draining', { reason, inFlight: inFlight.size, delayMs });
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-    // Backstop: requests still running after the drain timeout are cut off.
+    // Backstop: requests still running when the drain timeout (counted from now, the delay
+    // included) runs out are cut off.
     setTimeout(() => {
       log('worker drain timeout, exiting', { inFlight: inFlight.size });
       exit(0);
-    }, delayMs + config.drainMs).unref();
+    }, config.drainMs).unref();
     // Keep-alive clients first get one more response each, marked `Connection: close`, so they
     // stop reusing the socket themselves. Closing a socket that looks idle at once races with a
     // request the client is already sending on it (ECONNRESET), hence the short grace.
@@ -81,7 +82,7 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
       } else {
         server.close(done);
       }
-    }, delayMs + Math.min(config.idleGraceMs, config.drainMs)).unref();
+    }, delayMs + Math.min(config.idleGraceMs, Math.max(0, config.drainMs - delayMs))).unref();
   }
 
   process.on('message', (/** @type {{ cmd?: string, delayMs?: number }} */ msg) => {

@@ -197,6 +197,21 @@ test('SIGTERM with DRAIN_DELAY_MS: every worker serves on for the delay, not rea
   assert.equal(p.find('worker drained').length, 2);
 });
 
+// node-replicas' contract: DRAIN_TIMEOUT_MS is counted from the signal, the delay inside it. A
+// request due to end 1.5 s after the bound (and 1.5 s before delay + bound) is cut at the bound.
+test('SIGTERM with DRAIN_DELAY_MS: DRAIN_TIMEOUT_MS bounds the whole drain, the delay included', async () => {
+  current = await startPrimary({ WORKERS: '1', DRAIN_DELAY_MS: '3000', DRAIN_TIMEOUT_MS: '4000' });
+  const p = current;
+  const slow = request(p.port, '/delay?ms=5800', { timeoutMs: 15_000 }).then((r) => r.status, (err) => err.code ?? err.message);
+  await sleep(300);
+  process.kill(p.child.pid, 'SIGTERM');
+  const { code } = await Promise.race([p.exited, sleep(12_000).then(() => ({ code: 'still running' }))]);
+  assert.equal(code, 0);
+  assert.notEqual(await slow, 200, 'the request outlived the bound and was cut');
+  assert.equal(p.find('worker drain timeout, exiting').length, 1);
+  assert.equal(p.find('worker did not exit in time, killing').length, 0, 'the worker exited by itself');
+});
+
 test('a bad WORKERS value stops the primary with a clear message', async () => {
   current = await startPrimary({ WORKERS: 'lots' }, { waitReady: false });
   const { code } = await current.exited;

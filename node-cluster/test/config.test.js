@@ -32,3 +32,10 @@ test('a missing password file stops the primary at start-up with one line naming
   assert.equal(p.stderr, `MONGODB_PASSWORD_FILE=${missing} cannot be read (ENOENT)\n`);
   assert.ok(!isAlive(p.child.pid));
 });
+
+test('DRAIN_TIMEOUT_MS bounds the whole drain: a delay as long as it is refused with one line', () => {
+  assert.throws(() => loadConfig({ DRAIN_DELAY_MS: '8000', DRAIN_TIMEOUT_MS: '8000' }), /DRAIN_TIMEOUT_MS \(8000\) .* must be above DRAIN_DELAY_MS \(8000\)/);
+  assert.throws(() => loadConfig({ DRAIN_TIMEOUT_MS: '0' }), /DRAIN_TIMEOUT_MS must be an integer in \[1, 600000\]/);
+  const ok = loadConfig({ DRAIN_DELAY_MS: '7999', DRAIN_TIMEOUT_MS: '8000' });
+  assert.deepEqual([ok.drainDelayMs, ok.drainMs], [7999, 8000]);
+});

@@ -15,11 +15,11 @@ const DEFAULTS = {
   // idle connections first, so it never reuses one Node has just closed (the keep-alive 502 race).
   KEEP_ALIVE_TIMEOUT_MS: 65_000,
   HEADERS_TIMEOUT_MS: 66_000,
-  SHUTDOWN_DELAY_MS: 0,
+  DRAIN_DELAY_MS: 0,
   // nginx's client_max_body_size: any body nginx lets through is read and dropped before the
   // refusal, so nginx gets a clean answer (see src/body.js).
   BODY_DISCARD_MAX_BYTES: 1_048_576,
-  SHUTDOWN_TIMEOUT_MS: 8_000,
+  DRAIN_TIMEOUT_MS: 8_000,
 };
 
 export class ConfigError extends Error {}
@@ -76,14 +76,14 @@ export function loadConfig(env = process.env, random = Math.random) {
     bodyDiscardMaxBytes: integer(env, 'BODY_DISCARD_MAX_BYTES', { max: 100 * 1_048_576 }),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', { min: 1 }),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', { min: 1 }),
-    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', { max: 600_000 }),
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', { min: 1, max: 600_000 }),
+    drainDelayMs: integer(env, 'DRAIN_DELAY_MS', { max: 600_000 }),
+    drainTimeoutMs: integer(env, 'DRAIN_TIMEOUT_MS', { min: 1, max: 600_000 }),
   };
   if (config.piDefaultSamples > config.piMaxSamples) {
     throw new ConfigError(`PI_DEFAULT_SAMPLES (${config.piDefaultSamples}) is above PI_MAX_SAMPLES (${config.piMaxSamples})`);
   }
-  if (config.shutdownDelayMs >= config.shutdownTimeoutMs) {
-    throw new ConfigError(`SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) bounds the whole drain: it must be above SHUTDOWN_DELAY_MS (${config.shutdownDelayMs})`);
+  if (config.drainDelayMs >= config.drainTimeoutMs) {
+    throw new ConfigError(`DRAIN_TIMEOUT_MS (${config.drainTimeoutMs}) bounds the whole drain: it must be above DRAIN_DELAY_MS (${config.drainDelayMs})`);
   }
   if (config.headersTimeoutMs <= config.keepAliveTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must be above KEEP_ALIVE_TIMEOUT_MS (${config.keepAliveTimeoutMs})`);

@@ -8,23 +8,23 @@ export function installShutdown({ server, state, config, log = console.log, exit
 
   async function shutdown(signal) {
     if (started) {
-      log(`${config.instance}: ${signal} while draining; still waiting (at most ${config.shutdownTimeoutMs} ms in all)`);
+      log(`${config.instance}: ${signal} while draining; still waiting (at most ${config.drainTimeoutMs} ms in all)`);
       return;
     }
     started = true;
     state.draining = true;
     log(`${config.instance}: ${signal}: draining`);
     const force = setTimeout(() => {
-      log(`${config.instance}: in-flight requests still open after ${config.shutdownTimeoutMs} ms; closing them`);
+      log(`${config.instance}: in-flight requests still open after ${config.drainTimeoutMs} ms; closing them`);
       server.closeAllConnections();
       exit(1);
-    }, config.shutdownTimeoutMs);
-    // Serve on for a while (compose: SHUTDOWN_DELAY_MS), /ready 503 and every answer closing its
+    }, config.drainTimeoutMs);
+    // Serve on for a while (compose: DRAIN_DELAY_MS), /ready 503 and every answer closing its
     // connection, until whoever routes here has stopped: nginx re-resolves the service's name every
     // 10 s (Swarm takes a task out of its DNS before the signal, Kubernetes takes a pod that is not
     // ready out of its endpoints). Plain Compose keeps the address in its DNS until the container
     // has exited: nginx may still send here meanwhile, and gets answers.
-    if (config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
+    if (config.drainDelayMs > 0) await sleep(config.drainDelayMs);
     // Stops accepting and closes idle keep-alive sockets; busy ones close after their answer
     // (which carries `Connection: close` while draining). The callback runs once all are gone.
     server.close(() => {

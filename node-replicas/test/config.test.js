@@ -30,7 +30,7 @@ test('the GET / delay is fixed + a random part chosen once + the slow instance\'
 
 for (const [name, value] of [
   ['PORT', 'eighty'], ['PORT', '70000'], ['PORT', '-1'], ['DELAY_MS', '1.5'], ['PI_MAX_SAMPLES', '0'],
-  ['SHUTDOWN_TIMEOUT_MS', '0'], ['SLOW_DELAY_MS', 'lots'], ['DELAY_RANDOM_MAX_MS', '1e3'],
+  ['DRAIN_TIMEOUT_MS', '0'], ['SLOW_DELAY_MS', 'lots'], ['DELAY_RANDOM_MAX_MS', '1e3'],
 ]) {
   test(`rejects ${name}=${value} with a message naming it`, () => {
     assert.throws(() => loadConfig({ [name]: value }), (err) => err instanceof ConfigError && err.message.startsWith(name));
@@ -41,7 +41,7 @@ test('rejects a default above the maximum and a headers timeout not above keep-a
   assert.throws(() => loadConfig({ PI_DEFAULT_SAMPLES: '20', PI_MAX_SAMPLES: '10' }), ConfigError);
   assert.throws(() => loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5000' }), ConfigError);
   // The timeout bounds the whole drain, the delay included.
-  assert.throws(() => loadConfig({ SHUTDOWN_DELAY_MS: '8000', SHUTDOWN_TIMEOUT_MS: '8000' }), /SHUTDOWN_TIMEOUT_MS .* must be above SHUTDOWN_DELAY_MS/);
+  assert.throws(() => loadConfig({ DRAIN_DELAY_MS: '8000', DRAIN_TIMEOUT_MS: '8000' }), /DRAIN_TIMEOUT_MS .* must be above DRAIN_DELAY_MS/);
 });
 
 test('DELAY_CHOICES_MS draws one value per instance; with DELAY_SEED the draw repeats and is recorded on GET /', () => {

@@ -65,8 +65,8 @@ test('SIGINT drains the same way', async (t) => {
 });
 
 test('/ready answers 503 while draining; /health stays 200', async (t) => {
-  // SHUTDOWN_DELAY_MS keeps the port open for a while after the signal, as for an active health checker.
-  const server = await startServer(t, { SHUTDOWN_DELAY_MS: '1500' });
+  // DRAIN_DELAY_MS keeps the port open for a while after the signal, as for an active health checker.
+  const server = await startServer(t, { DRAIN_DELAY_MS: '1500' });
   assert.equal((await request(`${server.url}/ready`)).status, 200);
   const pending = await inFlight(server, 1, 500);
   server.child.kill('SIGTERM');
@@ -99,8 +99,8 @@ test('a second signal while draining does not cut the drain short', async (t) =>
   assert.match(server.output(), /SIGTERM while draining/);
 });
 
-test('the drain is bounded: a request still running at SHUTDOWN_TIMEOUT_MS is cut and the process exits', async (t) => {
-  const server = await startServer(t, { SHUTDOWN_TIMEOUT_MS: '300' });
+test('the drain is bounded: a request still running at DRAIN_TIMEOUT_MS is cut and the process exits', async (t) => {
+  const server = await startServer(t, { DRAIN_TIMEOUT_MS: '300' });
   const pending = await inFlight(server, 1, 5000);
   server.child.kill('SIGTERM');
   // Exit code 1 says the drain did not finish cleanly; the 5 s request never got its answer.

@@ -1,12 +1,12 @@
-// What the benchmark knows of an app comes from the app's own compose.yaml: its `x-bench` field
+// What the benchmark knows of an app comes from the app's own compose files: its `x-bench` field
 // names the app and proxy services, the runtime, each workload's path, the knobs the strategies turn
 // and the app's place in a run (harness/bench/README.md, "How an app describes itself"). The samples
-// of this repository carry one; `make bench APP=…` generates one for a service of yours.
+// of this repository keep it in compose.lab.yaml, beside compose.yaml (which it is merged on);
+// `make bench APP=…` generates one for a service of yours.
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import { REPO_ROOT } from '../../lib/repo-root.js';
-import { resolveSample, listSamples } from '../../runner/index.js';
+import { resolveSample, listSamples, readCompose, LAB_FILE } from '../../runner/index.js';
 
 const cache = new Map();
 
@@ -23,9 +23,10 @@ function healthOf(service) {
 export function describeSample(sample) {
   if (cache.has(sample)) return cache.get(sample);
   const { name, dir } = resolveSample(sample);
-  const doc = YAML.parse(fs.readFileSync(path.join(dir, 'compose.yaml'), 'utf8'));
+  const doc = readCompose(dir);
   const x = doc['x-bench'];
-  const where = `${path.relative(REPO_ROOT, dir) || dir}/compose.yaml`;
+  const file = fs.existsSync(path.join(dir, LAB_FILE)) ? LAB_FILE : 'compose.yaml';
+  const where = `${path.relative(REPO_ROOT, dir) || dir}/${file}`;
   if (!x) throw new Error(`${where} has no x-bench field: the benchmark can't measure it`);
   for (const key of ['app', 'runtime', 'framework', 'knobs']) {
     if (!x[key]) throw new Error(`${where}: x-bench.${key} is missing`);
@@ -80,7 +81,7 @@ export function describeSample(sample) {
   return described;
 }
 
-/** The folders of this repository an app can be measured from (those whose compose.yaml has x-bench). */
+/** The folders of this repository an app can be measured from (those whose compose files have x-bench). */
 export function listApps() {
   return listSamples().filter((s) => {
     try { return Boolean(describeSample(s)); } catch { return false; }

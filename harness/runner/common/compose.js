@@ -1,5 +1,7 @@
 // Reads a sample's compose.yaml — its one description — into the topology the runner starts, with
-// compose.override.yaml on top when there is one (as `docker compose up` reads them).
+// compose.override.yaml on top when there is one (as `docker compose up` reads them), and the
+// sample's lab file on top of both: compose.lab.yaml, what only the harness reads (x-local, x-bench,
+// the experiments' knobs), so the deployment files carry none of it.
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -94,12 +96,19 @@ function mergeCompose(base, over) {
   return out;
 }
 
-function readCompose(dir) {
+/** The file of a sample that only the harness reads, merged on top of its compose files. */
+export const LAB_FILE = 'compose.lab.yaml';
+
+/**
+ * A sample's compose files as the harness reads them, not interpolated: compose.yaml, then
+ * compose.override.yaml and compose.lab.yaml on top where they exist.
+ * @param {string} dir the sample's folder
+ */
+export function readCompose(dir) {
   const read = (file) => YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
-  const doc = read('compose.yaml');
-  return fs.existsSync(path.join(dir, 'compose.override.yaml'))
-    ? mergeCompose(doc, read('compose.override.yaml'))
-    : doc;
+  return ['compose.override.yaml', LAB_FILE]
+    .filter((file) => fs.existsSync(path.join(dir, file)))
+    .reduce((doc, file) => mergeCompose(doc, read(file)), read('compose.yaml'));
 }
 
 function parsePorts(raw = []) {

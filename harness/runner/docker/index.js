@@ -4,7 +4,7 @@
 //   connection.js  the engine: one that answers, else the provider's
 //   record.js      the run's record (<runDir>/docker.json), and its one writer
 //   project.js     the run's Compose project, docker commands, its containers
-//   sample.js      the sample's compose.yaml as the backend reads it (x-bench, healthchecks)
+//   sample.js      the sample's compose files as the backend reads them (x-bench, healthchecks)
 //   override.js    loopback ports and CPU placement   cgroups.js  the run's cgroup_parent
 //   up.js, down.js, instances.js (ps, signal, killHeld, restart), reload.js, scale.js, usage.js
 //   serving.js     isServing, waitServing     workers.js  a container's workers and log (the drills)

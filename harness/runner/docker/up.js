@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { resolveSample } from '../common/compose.js';
+import { LAB_FILE, resolveSample } from '../common/compose.js';
 import { validateKnobs } from '../common/options.js';
 import { isolationOf } from '../common/isolation.js';
 import { DEFAULT_RUN_DIR, runIdOf } from '../common/run-dir.js';
@@ -62,11 +62,14 @@ async function clearOldRun(runDir) {
 }
 
 // As `docker compose` picks its files: COMPOSE_FILE (e.g. compose.yaml:compose.postgres.yaml),
-// else compose.yaml and, if there is one, compose.override.yaml; then `extra`.
-function composeFiles(sampleDir, env, extra = []) {
+// else compose.yaml and, if there is one, compose.override.yaml; then `extra`; then the sample's
+// lab file (compose.lab.yaml: the experiments' knobs reach the containers as the local runner's).
+export function composeFiles(sampleDir, env, extra = []) {
   const listed = (env?.COMPOSE_FILE ?? process.env.COMPOSE_FILE)?.split(':').filter(Boolean);
   const own = ['compose.yaml', 'compose.override.yaml'].filter((f) => fs.existsSync(path.join(sampleDir, f)));
-  return [...(listed?.length ? listed : own), ...extra];
+  const files = [...(listed?.length ? listed : own), ...extra];
+  const lab = fs.existsSync(path.join(sampleDir, LAB_FILE)) && !files.includes(LAB_FILE) ? [LAB_FILE] : [];
+  return [...files, ...lab];
 }
 
 // The record of the run about to start: the engine, the files, the knobs, and its placement (the

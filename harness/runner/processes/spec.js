@@ -100,7 +100,9 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
     };
   }
   if (!svc.local.command)
-    throw new Error(`${svc.name}: no x-local.command in compose.yaml, so it can't run without Docker`);
+    throw new Error(
+      `${svc.name}: no x-local.command in compose.yaml or compose.lab.yaml, so it can't run without Docker`,
+    );
   env[svc.local.port_env] = String(ctx.port);
   const [command, ...args] = svc.local.command.map(fill);
   const resolved = resolveCommand(command);

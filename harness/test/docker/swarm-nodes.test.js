@@ -22,7 +22,7 @@ const NET = 'lab-swarm-nodes';
 const NODES = ['lab-swarm-1', 'lab-swarm-2', 'lab-swarm-3'];
 const APP_IMAGE = 'scaling-lab/dotnet-api:local';
 // Every node runs an API replica; the manager also PostgreSQL, the migrator and nginx.
-const IMAGES = { all: [APP_IMAGE], manager: ['postgres:18', 'nginxinc/nginx-unprivileged:1.30.6-alpine'] };
+const IMAGES = { all: [APP_IMAGE], manager: ['postgres:18.6', 'nginxinc/nginx-unprivileged:1.30.7-alpine'] };
 const FILES = ['compose.yaml', 'compose.swarm.yaml', 'compose.swarm.postgres.yaml'];
 const SAMPLE_DIR = path.join(REPO_ROOT, 'dotnet-api');
 

@@ -1,14 +1,12 @@
 // What the store kept of a load's POSTs, read back the way the bench's drills read it: the sample's
-// compose.yaml x-bench.writes (and x-bench.docker.writes on Docker) names the database service and
+// x-bench.writes (compose.lab.yaml; x-bench.docker.writes on Docker) names the database service and
 // the command that prints one stored id per line for the ids starting with a prefix, run there
 // with `docker compose exec -T`.
-import fs from 'node:fs';
-import path from 'node:path';
-import YAML from 'yaml';
+import { readCompose } from '../../runner/index.js';
 
 /** The sample's writes description on Docker: { post, body, service, list }. */
 export function writesOf(sampleDir) {
-  const bench = YAML.parse(fs.readFileSync(path.join(sampleDir, 'compose.yaml'), 'utf8'))['x-bench'];
+  const bench = readCompose(sampleDir)['x-bench'];
   if (!bench.writes) return null;
   return { ...bench.writes, ...(bench.docker?.writes ?? {}) };
 }

@@ -112,7 +112,7 @@ export function withDefaults(options) {
 
 /**
  * Runs `action(load)` under the load as underLoad does, for the app running in runDir (its x-bench
- * description `app`, else read from the run's compose.yaml): where its store runs, the POSTs are
+ * description `app`, else read from the run's compose files): where its store runs, the POSTs are
  * its writes, each with an id, and the store is read back afterwards. Returns { records, result,
  * durationS, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or
  * { counted: false, why } }. A store that can't be read back throws one line naming it.
