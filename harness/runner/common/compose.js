@@ -154,12 +154,21 @@ function cpusOf(name, svc) {
   return n;
 }
 
+// As Compose: a service with `profiles:` runs only when one of them is asked for (COMPOSE_PROFILES,
+// comma-separated; `*` for all), e.g. the samples' `metrics` profile.
+function inActiveProfile(svc, vars) {
+  if (!Array.isArray(svc.profiles) || !svc.profiles.length) return true;
+  const active = new Set(String(vars.COMPOSE_PROFILES ?? '').split(',').map((p) => p.trim()).filter(Boolean));
+  return active.has('*') || svc.profiles.some((p) => active.has(p));
+}
+
 export function loadTopology(sample, callerEnv = process.env) {
   const { name, dir } = resolveSample(sample);
   const vars = { ...readEnvFile(envFilePath(dir)), ...callerEnv };
   const doc = interpolateDeep(readCompose(dir), vars);
   const services = {};
   for (const [svcName, svc] of Object.entries(doc.services ?? {})) {
+    if (!inActiveProfile(svc, vars)) continue;
     const envFiles = [svc.env_file ?? []].flat().map((f) => (typeof f === 'string' ? f : f.path));
     const fromFiles = Object.assign({}, ...envFiles.map((f) => readEnvFile(envFilePath(dir, f))));
     const local = svc['x-local'] ?? {};
@@ -172,6 +181,8 @@ export function loadTopology(sample, callerEnv = process.env) {
       healthcheck: parseHealthcheck(svc.healthcheck),
       dependsOn: dependsOn(svc.depends_on),
       ports: parsePorts(svc.ports),
+      // Listened on, reached only from the service network (never published): locally a loopback port.
+      expose: (svc.expose ?? []).map((p) => Number(String(p).split('/')[0])),
       volumes: parseVolumes(svc.volumes, dir),
       stopGraceMs: durationMs(svc.stop_grace_period, 10_000),
       restart: parseRestartPolicy(svc.restart, svcName),

@@ -18,7 +18,7 @@ import { claimService, switchProxies } from './service-change.js';
 import { freePort } from '../../lib/ports.js';
 import { isAlive, sendSignal, childPids } from '../../lib/processes.js';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
-import { instanceSpec, portsOf } from './spec.js';
+import { instanceSpec, portsOf, extraPortsOf } from './spec.js';
 import { call, exitedOf, readState } from './supervisor-client.js';
 import { loadTopology } from '../common/compose.js';
 import { restart, proxiesOf } from './instances.js';
@@ -46,6 +46,7 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
     port,
     index,
     data: path.join(runDir, 'data', `${service}-${index}`),
+    extraPorts: await extraPortsOf(entry.spec),
   };
   const spec = {
     ...instanceSpec(

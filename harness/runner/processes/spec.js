@@ -64,6 +64,7 @@ export async function assignPorts(topology, order) {
           listen[name][container] = port;
         }
         ports[name].push(Object.values(listen[name])[0]);
+        for (const container of svc.expose ?? []) listen[name][container] ??= await freePort();
       } else {
         ports[name].push(await freePort());
       }
@@ -73,8 +74,18 @@ export async function assignPorts(topology, order) {
 }
 
 /**
- * What to run for instance `index` of `svc`: { name, command, args, cwd, env }.
- * ctx: { ports, listen, run, port, index, data }. `sample` is { sample, dir }.
+ * x-local.extra_ports_env: the variables naming other ports an instance listens on (a metrics
+ * port): a free loopback port for each, per instance, as instanceSpec's ctx.extraPorts wants them.
+ * @param {any} svc @returns {Promise<Record<string, number>>}
+ */
+export async function extraPortsOf(svc) {
+  const names = svc.local?.extra_ports_env ?? [];
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()])));
+}
+
+/**
+ * What to run for instance `index` of `svc`: { name, command, args, cwd, env, extraPorts }.
+ * ctx: { ports, listen, run, port, index, data, extraPorts? }. `sample` is { sample, dir }.
  */
 export function instanceSpec(sample, svc, index, ctx, runDir) {
   const name = `${sample.sample}-${svc.name}-${index}`;
@@ -102,6 +113,8 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
   if (!svc.local.command)
     throw new Error(`${svc.name}: no x-local.command in compose.yaml, so it can't run without Docker`);
   env[svc.local.port_env] = String(ctx.port);
+  const extraPorts = ctx.extraPorts ?? {};
+  for (const [name, port] of Object.entries(extraPorts)) env[name] = String(port);
   const [command, ...args] = svc.local.command.map(fill);
   const resolved = resolveCommand(command);
   if (!onPath(resolved, sample.dir)) {
@@ -109,7 +122,7 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
       `${svc.name}: its local program '${command}' is not installed (not on PATH); see ${sample.sample}/README.md`,
     );
   }
-  return { name, command: resolved, args, cwd: sample.dir, env };
+  return { name, command: resolved, args, cwd: sample.dir, env, extraPorts };
 }
 
 /** The loopback ports of every service of a running state, as instanceSpec's ctx wants them. */
