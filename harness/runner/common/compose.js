@@ -94,8 +94,17 @@ function mergeCompose(base, over) {
   return out;
 }
 
+// A file with the files its top-level `include:` names (paths, or { path }) merged under it, as
+// Compose adds their services: the samples' compose.override.yaml includes compose.metrics.yaml.
+function readWithIncludes(dir, file) {
+  const doc = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
+  const { include = [], ...own } = doc;
+  return [include].flat().map((i) => (typeof i === 'string' ? i : i.path))
+    .reduce((acc, f) => mergeCompose(readWithIncludes(dir, f), acc), own);
+}
+
 function readCompose(dir) {
-  const read = (file) => YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
+  const read = (file) => readWithIncludes(dir, file);
   const doc = read('compose.yaml');
   return fs.existsSync(path.join(dir, 'compose.override.yaml'))
     ? mergeCompose(doc, read('compose.override.yaml'))
