@@ -28,8 +28,11 @@ for (const sample of listSamples()) {
 
     const prom = YAML.parse(fs.readFileSync(path.join(dir, 'prometheus', 'prometheus.yml'), 'utf8'));
     const app = prom.scrape_configs.find((j) => j.job_name === 'app');
-    assert.deepEqual(app.dns_sd_configs.map((d) => [d.names, d.type, d.port]), [[[upstream], 'A', metricsPort]]);
-    for (const file of prom.rule_files) assert.ok(fs.existsSync(path.join(dir, 'prometheus', file)), `${file} is there`);
+    const discovered = app.dns_sd_configs.map((d) => [d.names, d.type, d.port]);
+    assert.deepEqual(discovered, [[[upstream], 'A', metricsPort]]);
+    for (const file of prom.rule_files) {
+      assert.ok(fs.existsSync(path.join(dir, 'prometheus', file)), `${file} is there`);
+    }
     const exporter = prom.scrape_configs.find((j) => j.job_name === 'nginx').static_configs[0].targets[0];
     assert.equal(exporter, 'nginx-exporter:9113');
 
@@ -51,7 +54,7 @@ for (const sample of listSamples()) {
     }
   });
 
-  test(`${sample}: the runner starts the metrics profile only when asked, each app instance on a metrics port of its own`, () => {
+  test(`${sample}: the runner starts the metrics profile only when asked; a metrics port per instance`, () => {
     const plain = loadTopology(sample, {});
     for (const name of PROFILE) assert.equal(plain.services[name], undefined, `${name} not without the profile`);
     const withProfile = loadTopology(sample, { COMPOSE_PROFILES: 'metrics' });
