@@ -4,7 +4,7 @@
 // wrk in paired rounds, one window without and one with a scraper asking every instance's /metrics
 // once a second (the order alternating), then the two medians and the ratio with its 95% interval.
 // A hand run for a quiet machine:
-//   node harness/bench/scrape-cost.js [--sample node-cluster] [--env WORKERS=2,CPUS=1] [--path /]
+//   node harness/bench/scrape-cost.js --sample <folder> [--env WORKERS=2,CPUS=1] [--path /]
 //     [--rounds 10] [--window 5] [--connections 64] [--every 1000]
 import { Command, InvalidArgumentError } from 'commander';
 import os from 'node:os';
@@ -26,7 +26,7 @@ const envList = (v) => Object.fromEntries(v.split(',').filter(Boolean).map((kv) 
 
 const opts = new Command('scrape-cost')
   .description('Capacity of a sample with and without a 1 s scrape of its /metrics, in paired rounds.')
-  .option('--sample <folder>', 'the sample', 'node-replicas')
+  .requiredOption('--sample <folder>', 'the sample (a folder with a compose.yaml whose app has METRICS_PORT)')
   .option('--env <NAME=value,…>', 'its knobs (REPLICAS, WORKERS, CPUS, …)', envList, {})
   .option('--path <path>', 'the request path, through nginx', '/')
   .option('--rounds <n>', 'paired rounds', whole('--rounds'), 10)

@@ -10,9 +10,9 @@ import { REPO_ROOT } from '../lib/repo-root.js';
 import { freePort } from '../lib/ports.js';
 import { waitFor } from '../lib/poll.js';
 import {
-  metricsReader, processesOf, windowOf, combineWindows, summariseAppMetrics, disagreements, appMetricsSection,
-  withAppMetrics,
+  metricsReader, processesOf, windowOf, combineWindows, summariseAppMetrics, withAppMetrics,
 } from '../bench/lib/app-metrics.js';
+import { disagreements, appMetricsSection } from '../bench/lib/report/app-metrics.js';
 
 async function startReplica(t) {
   const [port, metricsPort] = [await freePort(), await freePort()];

@@ -95,12 +95,20 @@ function mergeCompose(base, over) {
 }
 
 // A file with the files its top-level `include:` names (paths, or { path }) merged under it, as
-// Compose adds their services: the samples' compose.override.yaml includes compose.metrics.yaml.
+// Compose adds their services: the samples' compose.override.yaml includes prometheus/compose.yaml.
+// An included file's relative paths are its own folder's: its bind mounts, rewritten from dir's.
 function readWithIncludes(dir, file) {
   const doc = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
   const { include = [], ...own } = doc;
+  const sub = path.dirname(file);
+  if (sub !== '.') {
+    for (const svc of Object.values(own.services ?? {})) {
+      if (!Array.isArray(svc?.volumes)) continue;
+      svc.volumes = svc.volumes.map((v) => (typeof v === 'string' && v.startsWith('.') ? path.join(sub, v) : v));
+    }
+  }
   return [include].flat().map((i) => (typeof i === 'string' ? i : i.path))
-    .reduce((acc, f) => mergeCompose(readWithIncludes(dir, f), acc), own);
+    .reduce((acc, f) => mergeCompose(readWithIncludes(dir, path.join(sub, f)), acc), own);
 }
 
 function readCompose(dir) {

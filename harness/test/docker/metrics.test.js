@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { engine, docker, freePort, waitFor, Project, secretsReady, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
-const PROFILE = ['--profile', 'metrics'];
+// Every compose command of a project here runs with the profile (down too, or it leaves the
+// profile's containers): COMPOSE_PROFILES in its environment, as `--profile metrics` would.
+const PROFILE = { COMPOSE_PROFILES: 'metrics' };
 // The request counters: a latency histogram's count, GET / answered 200 (Node), GET /api (.NET).
 const NODE_COUNT = 'http_request_duration_seconds_count';
 const NODE_HOME = 'route="/",status_code="200"';
@@ -84,11 +86,11 @@ function upWithMetrics({ sample, name, files = [], env = {}, services = [], time
     secretsReady(sample);
     const port = await freePort();
     ctx.base = `http://127.0.0.1:${port}`;
-    ctx.project = new Project({ sample, name, files, env: { HTTP_PORT: String(port), ...env } });
+    ctx.project = new Project({ sample, name, files, env: { HTTP_PORT: String(port), ...PROFILE, ...env } });
     ctx.project.down();
     const only = services.length ? ['--no-deps', ...services] : [];
     await ctx.project.step('prometheus', `docker compose --profile metrics up --build --wait ${only.join(' ')}`, () =>
-      ctx.project.run([...PROFILE, 'up', '--build', '--wait', '--quiet-pull', ...only], { timeout }));
+      ctx.project.run(['up', '--build', '--wait', '--quiet-pull', ...only], { timeout }));
   });
   after(() => {
     if (!ctx.project) return;
@@ -116,7 +118,7 @@ describe(`node-replicas with the metrics profile ${STAND_INS}`, { skip }, () => 
 
   test(`scaled to 5: 5 targets, no change to Prometheus's config ${STAND_INS}`, async () => {
     await ctx.project.step('app', 'docker compose up --scale app=5', () =>
-      ctx.project.run([...PROFILE, 'up', '-d', '--wait', '--no-recreate', '--scale', 'app=5']));
+      ctx.project.run(['up', '-d', '--wait', '--no-recreate', '--scale', 'app=5']));
     await targetsUp(ctx.project, 5);
   });
 

@@ -2,7 +2,7 @@
 // and rollout drills, the published experiments), each rendered from results.json alone.
 import { experimentSections } from './experiments.js';
 import { renderDrills } from './drills.js';
-import { appMetricsSection } from '../app-metrics.js';
+import { appMetricsSection } from './app-metrics.js';
 
 const DRILL_KINDS = new Set(['fault', 'rollout', 'stop', 'scale-down']);
 // docsLink: the docs folder, relative to the page the section goes into.
