@@ -9,7 +9,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
 import { REPO_ROOT } from '../lib/repo-root.js';
-import { listSamples, loadTopology } from '../runner/index.js';
+import { listSamples, loadTopology, runnerFor } from '../runner/index.js';
+import { tempRunDir, runProcesses, waitFor } from './helpers.js';
 
 const PROFILE = ['prometheus', 'nginx-exporter'];
 
@@ -63,3 +64,37 @@ for (const sample of listSamples()) {
     assert.deepEqual(plain.services[upstream].local.extra_ports_env, ['METRICS_PORT']);
   });
 }
+
+// The profile on the processes engine: Debian's prometheus and prometheus-nginx-exporter, the
+// targets written from the instances' loopback ports and again after a scale.
+const installed = ['prometheus', 'prometheus-nginx-exporter']
+  .every((p) => spawnSync('sh', ['-c', `command -v ${p}`]).status === 0);
+test('processes engine: a local Prometheus scrapes every replica and nginx, and follows a scale', {
+  skip: installed ? false : 'no prometheus or prometheus-nginx-exporter here (apt-get install them)',
+}, async (t) => {
+  const { up, down, scale } = runnerFor('processes');
+  const runDir = tempRunDir('metrics-profile');
+  t.after(async () => {
+    await down({ runDir });
+    assert.deepEqual(runProcesses(runDir), [], 'nothing of the run is left');
+  });
+  const state = await up({
+    sample: 'node-replicas', runDir, env: { HTTP_PORT: '0', REPLICAS: '2', COMPOSE_PROFILES: 'metrics' },
+  });
+  const prom = `http://127.0.0.1:${state.services.prometheus.instances[0].port}`;
+  const count = async (expr) => {
+    const res = await fetch(`${prom}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    return Number((/** @type {any} */ (await res.json())).data.result[0]?.value[1] ?? 0);
+  };
+  const upTargets = (job, n) => waitFor(async () => (await count(`count(up{job="${job}"} == 1)`)) === n, {
+    what: `${n} ${job} target(s) up`, timeoutMs: 30_000, everyMs: 500,
+  });
+  await upTargets('app', 2);
+  await upTargets('nginx', 1);
+  for (let i = 0; i < 20; i += 1) await (await fetch(state.url)).text();
+  await waitFor(async () => (await count('sum(http_request_duration_seconds_count{route="/"})')) === 20, {
+    what: 'the 20 GETs counted', timeoutMs: 30_000, everyMs: 500,
+  });
+  await scale({ runDir, service: 'app', replicas: 3 });
+  await upTargets('app', 3);
+});

@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort, ensureFree } from '../../lib/ports.js';
 import { localSecrets } from './secrets.js';
 import { renderNginx, nginxArgs, testConfig } from './nginx.js';
+import { renderPrometheus } from './prometheus.js';
 import { nginxBinary } from '../../lib/nginx-binary.js';
 
 export const NODE24 = path.join(REPO_ROOT, 'harness', 'node_modules', '.bin', 'node');
@@ -28,7 +29,17 @@ function onPath(command, cwd) {
 }
 
 export function fillPlaceholders(text, ctx) {
-  return String(text).replace(/\{(port|index|data|run|services\.([\w-]+)\.port)\}/g, (whole, key, svc) => {
+  const pattern = /\{(port|index|data|run|services\.([\w-]+)\.port|services\.([\w-]+)\.listen\.(\d+))\}/g;
+  return String(text).replace(pattern, (whole, key, svc, listener, container) => {
+    // {services.nginx.listen.8081}: the loopback port of a port the service listens on (published or exposed).
+    if (listener) {
+      const port = ctx.listen?.[listener]?.[container];
+      if (port === undefined) {
+        throw new Error(`{services.${listener}.listen.${container}}: service '${listener}' is not part of this run, `
+          + `or does not listen on ${container}`);
+      }
+      return String(port);
+    }
     if (svc) {
       const port = ctx.ports[svc]?.[0];
       if (port === undefined) throw new Error(`{services.${svc}.port}: service '${svc}' is not part of this run`);
@@ -109,6 +120,13 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
       cwd: rendered.prefix,
       env,
     };
+  }
+  if (svc.local.prometheus) {
+    const args = renderPrometheus({ svc, runDir, port: ctx.port, data: ctx.data });
+    if (!onPath('prometheus', sample.dir)) {
+      throw new Error(`${svc.name}: Prometheus is not installed (not on PATH): apt-get install prometheus`);
+    }
+    return { name, command: 'prometheus', args, cwd: sample.dir, env };
   }
   if (!svc.local.command)
     throw new Error(`${svc.name}: no x-local.command in compose.yaml, so it can't run without Docker`);

@@ -17,6 +17,7 @@ import { runJob } from './jobs.js';
 import { startSupervisor, call, readState, exitedOf } from './supervisor-client.js';
 import { teardown, runAlive } from './teardown.js';
 import { isolationOf } from '../common/isolation.js';
+import { writeTargets } from './prometheus.js';
 
 // up() calls in progress in this process, by run folder: down() cancels them and waits.
 export const starting = new Map();
@@ -225,6 +226,8 @@ export async function startInstance(runDir, { topology, svc, index, port, ctx, r
     inst.cgroupProcs = group.procs;
   }
   await call(runDir, 'addInstance', { service: svc.name, inst });
+  // A Prometheus (x-local.prometheus) reads its targets from files: written before it starts.
+  if (svc.local.prometheus) await writeTargets(runDir);
   const { pid } = await call(runDir, 'spawn', { service: svc.name, index });
   return { ...inst, pid };
 }
