@@ -5,7 +5,7 @@
 // once a second (the order alternating), then the two medians and the ratio with its 95% interval.
 // A hand run for a quiet machine:
 //   node harness/bench/scrape-cost.js --sample <folder> [--env WORKERS=2,CPUS=1] [--path /]
-//     [--rounds 10] [--window 5] [--connections 64] [--every 1000]
+//     [--services app,nginx] [--rounds 10] [--window 5] [--connections 64] [--every 1000]
 import { Command, InvalidArgumentError } from 'commander';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,7 @@ const opts = new Command('scrape-cost')
   .requiredOption('--sample <folder>', 'the sample (a folder with a compose.yaml whose app has METRICS_PORT)')
   .option('--env <NAME=value,…>', 'its knobs (REPLICAS, WORKERS, CPUS, …)', envList, {})
   .option('--path <path>', 'the request path, through nginx', '/')
+  .option('--services <list>', 'only these services, without their dependencies (no database)', (v) => v.split(','))
   .option('--rounds <n>', 'paired rounds', whole('--rounds'), 10)
   .option('--window <s>', 'seconds per window', whole('--window'), 5)
   .option('--connections <n>', 'wrk connections', whole('--connections'), 64)
@@ -52,7 +53,10 @@ const runner = await runnerFor('processes');
 const cpus = availableCpus();
 const appCpus = cpus.length > 1 ? formatCpuList(cpus.slice(1)) : undefined;
 const runDir = path.join(os.tmpdir(), `scrape-cost-${process.pid}`);
-const state = await runner.up({ sample: opts.sample, runDir, env: { HTTP_PORT: '0', ...opts.env }, cpuset: appCpus });
+const only = opts.services ? { services: opts.services, noDeps: true } : {};
+const state = await runner.up({
+  sample: opts.sample, runDir, env: { HTTP_PORT: '0', ...opts.env }, cpuset: appCpus, ...only,
+});
 let pin = null;
 try {
   if (appCpus) pin = pinProcess(`scrape-cost-${process.pid}`, process.pid, String(cpus[0]));
