@@ -32,6 +32,17 @@ if (!process[HUP]) {
   });
 }
 
+// The instance's /metrics (METRICS_PORT): served from this process, PM2's own, the cluster primary
+// of its instances: at each scrape it asks every instance for its registry over the cluster IPC
+// channel (src/metrics-server.js). Started once, like the SIGHUP handler above.
+const METRICS = Symbol.for('node-cluster.pm2-metrics');
+if (!process[METRICS] && config.metricsPort !== null) {
+  process[METRICS] = true;
+  const cluster = require('node:cluster');
+  const { startInstanceMetrics } = require('./src/metrics-server.js');
+  startInstanceMetrics(config, () => Object.values(cluster.workers ?? {}).filter((w) => !w.isDead()));
+}
+
 module.exports = {
   apps: [{
     name: 'app',

@@ -25,6 +25,9 @@ hash_of() { cat "$@" | sha256sum | cut -c1-12; }
 # libatomic1: Node 26's linux-x64 binary links libatomic.so.1.
 rootfs_packages=(ca-certificates busybox gettext-base tzdata nginx postgresql-18 libicu78 libssl3t64 zlib1g libatomic1)
 dind_packages=(ca-certificates docker.io docker-cli iptables iproute2 procps)
+# The metrics profile's images (Prometheus, the nginx exporter): a root filesystem of their own, so
+# the base one above (and every stand-in built on it) is not rebuilt for them.
+metrics_packages=(ca-certificates busybox prometheus prometheus-nginx-exporter)
 rootfs() { # name packages... -> prints the image name of the imported root filesystem
   local name=$1; shift
   local key; key=$( { echo "$*"; cat /etc/ssl/certs/ca-certificates.crt; } | sha256sum | cut -c1-12)
@@ -93,4 +96,7 @@ stand_in nginx-unprivileged 'nginxinc/nginx-unprivileged:' --build-context "ngin
 stand_in postgres 'postgres:[0-9]'
 stand_in dotnet-sdk 'mcr.microsoft.com/dotnet/sdk:' --build-context "dotnet=$dotnet_dir" "$(dotnet --version)"
 stand_in aspnet 'mcr.microsoft.com/dotnet/aspnet:' --build-context "dotnet=$dotnet_dir" "$(ls "$dotnet_dir/shared/Microsoft.AspNetCore.App")"
+ROOTFS=$(rootfs metrics "${metrics_packages[@]}")
+stand_in prometheus 'prom/prometheus:'
+stand_in nginx-prometheus-exporter 'nginx/nginx-prometheus-exporter:'
 log "all ready in $(( $(date +%s) - started )) s"

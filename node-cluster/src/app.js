@@ -9,11 +9,12 @@ import { HttpError, toHttpError } from './errors.js';
 import { log } from './log.js';
 
 /**
- * @param {{ bodyLimit?: string, instance?: string, piDefaultSamples?: number, piMaxSamples?: number, delayMaxMs?: number, state?: { draining: boolean } }} [options]
+ * @param {{ bodyLimit?: string, instance?: string, piDefaultSamples?: number, piMaxSamples?: number, delayMaxMs?: number, state?: { draining: boolean }, observe?: import('express').RequestHandler }} [options]
+ * `observe`: a middleware that sees every request first (src/metrics.js).
  */
 export function createApp({
   bodyLimit = '16kb', instance, piDefaultSamples = 1_000_000, piMaxSamples = 10_000_000, delayMaxMs = 5_000,
-  state = { draining: false },
+  state = { draining: false }, observe,
 } = {}) {
   const who = () => ({
     instance: instance ?? os.hostname(),
@@ -25,6 +26,7 @@ export function createApp({
   app.disable('x-powered-by');
   // nginx is the only hop in front: client addresses come from its X-Forwarded-For.
   app.set('trust proxy', 'loopback, uniquelocal');
+  if (observe) app.use(observe);
   app.use(express.json({ limit: bodyLimit }));
 
   app.get('/', (_req, res) => {

@@ -25,6 +25,9 @@ function secret(env, name) {
 export function loadConfig(env = process.env) {
   const config = {
     port: int(env, 'PORT', 3000, { min: 0, max: 65535 }),
+    // The instance's /metrics (src/metrics-server.js). Unset: none. 0: a free port (tests).
+    // compose.yaml sets 9464.
+    metricsPort: int(env, 'METRICS_PORT', null, { min: 0, max: 65535 }),
     host: env.HOST || '0.0.0.0',
     mongodbUri: env.MONGODB_URI || 'mongodb://127.0.0.1:27017/items',
     // Credentials apart from the URI, so the password can come from a file and needs no URL-encoding.

@@ -29,11 +29,13 @@ if (cluster.isWorker || !config.clustering) {
     fail(err.message);
   }
   const { startSupervisor } = await import('./supervisor.js');
+  const { startInstanceMetrics } = await import('./metrics-server.js');
   log('primary starting', { workers: workers.count, source: workers.source, node: process.version });
-  startSupervisor({
+  const supervisor = startSupervisor({
     workers: workers.count,
     drainMs: config.drainMs,
     drainDelayMs: config.drainDelayMs,
     backoff: { initialMs: config.respawnInitialMs, maxCrashes: config.respawnMaxCrashes },
   });
+  startInstanceMetrics(config, supervisor.workers);
 }

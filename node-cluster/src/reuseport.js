@@ -10,6 +10,7 @@ import { workerCount } from './cpu-count.js';
 import { log } from './log.js';
 import { reusePortUnsupported } from './reuse-port-support.js';
 import { startSupervisor } from './supervisor.js';
+import { startInstanceMetrics } from './metrics-server.js';
 
 const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
 
@@ -30,9 +31,12 @@ function forkServer() {
     exitedAfterDisconnect: false,
     isDead: () => child.exitCode !== null || child.signalCode !== null,
     isConnected: () => child.connected,
-    send: (msg) => child.send(msg),
+    send: (msg, callback) => child.send(msg, callback),
   });
-  child.on('message', (msg) => { if (msg === 'ready') worker.emit('listening'); });
+  child.on('message', (msg) => {
+    if (msg === 'ready') worker.emit('listening');
+    else worker.emit('message', msg);
+  });
   child.on('exit', (code, signal) => {
     // A serving process exits 0 only after a drain (SIGTERM, SIGINT, shutdown message): planned,
     // as a cluster worker's exit after disconnect is.
@@ -56,7 +60,7 @@ try {
 if (config.port === 0) fail('PROCESS_MANAGER=reuseport needs a fixed PORT: with 0 each process would get a port of its own');
 
 log('launcher starting', { workers: workers.count, source: workers.source, node: process.version, reusePort: true });
-startSupervisor({
+const supervisor = startSupervisor({
   workers: workers.count,
   drainMs: config.drainMs,
   drainDelayMs: config.drainDelayMs,
@@ -64,3 +68,4 @@ startSupervisor({
   fork: forkServer,
   name: 'launcher',
 });
+startInstanceMetrics(config, supervisor.workers);

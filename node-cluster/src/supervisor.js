@@ -160,5 +160,6 @@ export function startSupervisor({
   Promise.allSettled(initial.map(whenListening)).then((results) => {
     if (results.every((r) => r.status === 'fulfilled')) log(`${name} ready`, { workers });
   });
-  return { rollingRestart, shutdown };
+  // `workers`: those alive now, for the instance's /metrics (src/metrics-server.js).
+  return { rollingRestart, shutdown, workers: alive };
 }

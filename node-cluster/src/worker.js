@@ -13,6 +13,8 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { connect, disconnect } from './db.js';
 import { log } from './log.js';
+import { createMetrics, answerParent } from './metrics.js';
+import { startMetricsServer } from './metrics-server.js';
 
 export function startWorker(config = loadConfig(), { reusePort = false, ownPrimary = cluster.isWorker } = {}) {
   // Test hooks: make a worker fail during start-up (always, or while a given file exists), to
@@ -22,7 +24,12 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
   if (crashFile && fs.existsSync(crashFile)) throw new Error(`${crashFile} exists: failing at start-up on purpose`);
 
   const state = { draining: false };
-  const app = createApp({ ...config, state });
+  // Metrics where the instance has a /metrics: handed to the process that started this one (a
+  // primary, the reuseport launcher, PM2), which serves them with its other processes'; alone, here.
+  const metrics = config.metricsPort === null ? null : createMetrics();
+  if (metrics && (cluster.isWorker || process.send)) answerParent(metrics.registry);
+  else if (metrics) startMetricsServer({ port: config.metricsPort, host: config.host, own: metrics.registry });
+  const app = createApp({ ...config, state, observe: metrics?.middleware });
   // In-flight responses, so a shutdown can ask each to close its connection when done. Tracked
   // before the app sees the request: a synchronous route has answered by the time it returns.
   const inFlight = new Set();

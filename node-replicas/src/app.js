@@ -130,5 +130,12 @@ export function createApp(config) {
     }
   }
 
-  return { handler, state };
+  // The paths it answers, for the metrics' route label (any other path counts as "other").
+  const known = new Set([...Object.keys(routes), '/echo']);
+  const routeOf = (url) => {
+    const at = url.indexOf('?');
+    const path = at < 0 ? url : url.slice(0, at);
+    return known.has(path) ? path : 'other';
+  };
+  return { handler, state, routeOf };
 }

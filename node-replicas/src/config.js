@@ -20,6 +20,8 @@ const DEFAULTS = {
   // refusal, so nginx gets a clean answer (see src/body.js).
   BODY_DISCARD_MAX_BYTES: 1_048_576,
   DRAIN_TIMEOUT_MS: 8_000,
+  // Unset: no metrics server. 0: a free port (tests). compose.yaml sets 9464.
+  METRICS_PORT: null,
 };
 
 export class ConfigError extends Error {}
@@ -69,6 +71,7 @@ export function loadConfig(env = process.env, random = Math.random) {
   const config = {
     instance,
     port: integer(env, 'PORT', { max: 65_535 }),
+    metricsPort: integer(env, 'METRICS_PORT', { max: 65_535 }),
     host: env.HOST || DEFAULTS.HOST,
     piDefaultSamples: integer(env, 'PI_DEFAULT_SAMPLES', { min: 1 }),
     piMaxSamples: integer(env, 'PI_MAX_SAMPLES', { min: 1, max: 1_000_000_000 }),
@@ -84,6 +87,9 @@ export function loadConfig(env = process.env, random = Math.random) {
   }
   if (config.drainDelayMs >= config.drainTimeoutMs) {
     throw new ConfigError(`DRAIN_TIMEOUT_MS (${config.drainTimeoutMs}) bounds the whole drain: it must be above DRAIN_DELAY_MS (${config.drainDelayMs})`);
+  }
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new ConfigError(`METRICS_PORT (${config.metricsPort}) must differ from PORT: /metrics has a port of its own`);
   }
   if (config.headersTimeoutMs <= config.keepAliveTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${config.headersTimeoutMs}) must be above KEEP_ALIVE_TIMEOUT_MS (${config.keepAliveTimeoutMs})`);

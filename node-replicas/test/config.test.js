@@ -61,3 +61,11 @@ test('bad delay choices or seed are refused at start-up', () => {
   assert.throws(() => loadConfig({ DELAY_CHOICES_MS: '0,half' }), /DELAY_CHOICES_MS must be a comma-separated list/);
   assert.throws(() => loadConfig({ DELAY_CHOICES_MS: '0,500', DELAY_SEED: 'x' }), /DELAY_SEED must be a whole number/);
 });
+
+test('METRICS_PORT: unset means no metrics server; it must be a port other than PORT', () => {
+  assert.equal(loadConfig({}).metricsPort, null);
+  assert.equal(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
+  assert.equal(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metricsPort, 0, 'both free ports (tests)');
+  assert.throws(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' }), /METRICS_PORT \(9464\) must differ from PORT/);
+  assert.throws(() => loadConfig({ METRICS_PORT: 'http' }), ConfigError);
+});

@@ -18,10 +18,12 @@ var builder = WebApplication.CreateBuilder(new WebApplicationOptions
 });
 RuntimeSettings runtime;
 DatabaseSettings database;
+int? metricsPort;
 try
 {
     runtime = RuntimeSettings.From(builder.Configuration);
     database = DatabaseSettings.From(builder.Configuration);
+    metricsPort = Metrics.PortFrom(builder.Configuration);
 }
 catch (InvalidOperationException e)
 {
@@ -41,6 +43,11 @@ if (builder.Configuration["PORT"] is { Length: > 0 } port)
         return 2;
     }
     builder.WebHost.UseUrls($"http://{builder.Configuration["HOST"] ?? "127.0.0.1"}:{p}");
+}
+if (metricsPort is { } mp)
+{
+    Metrics.Listen(builder.WebHost, builder.Configuration, mp);
+    builder.Services.AddPrometheusMetrics();
 }
 
 builder.WebHost.ConfigureKestrel(k =>
@@ -84,6 +91,7 @@ if (args.Contains("migrate"))
     }
 }
 
+if (metricsPort is { } scrapePort) app.UseMetricsPort(scrapePort);
 app.UseExceptionHandler();
 app.UseStatusCodePages();
 // While draining, every answer closes its connection, so the proxy stops reusing it (no request

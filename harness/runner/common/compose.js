@@ -96,16 +96,33 @@ function mergeCompose(base, over) {
   return out;
 }
 
+// A file with the files its top-level `include:` names (paths, or { path }) merged under it, as
+// Compose adds their services: the samples' compose.override.yaml includes prometheus/compose.yaml.
+// An included file's relative paths are its own folder's: its bind mounts, rewritten from dir's.
+function readWithIncludes(dir, file) {
+  const doc = YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
+  const { include = [], ...own } = doc;
+  const sub = path.dirname(file);
+  if (sub !== '.') {
+    for (const svc of Object.values(own.services ?? {})) {
+      if (!Array.isArray(svc?.volumes)) continue;
+      svc.volumes = svc.volumes.map((v) => (typeof v === 'string' && v.startsWith('.') ? path.join(sub, v) : v));
+    }
+  }
+  return [include].flat().map((i) => (typeof i === 'string' ? i : i.path))
+    .reduce((acc, f) => mergeCompose(readWithIncludes(dir, path.join(sub, f)), acc), own);
+}
+
 /** The file of a sample that only the harness reads, merged on top of its compose files. */
 export const LAB_FILE = 'compose.lab.yaml';
 
 /**
  * A sample's compose files as the harness reads them, not interpolated: compose.yaml, then
- * compose.override.yaml and compose.lab.yaml on top where they exist.
+ * compose.override.yaml and compose.lab.yaml on top where they exist, each with what it includes.
  * @param {string} dir the sample's folder
  */
 export function readCompose(dir) {
-  const read = (file) => YAML.parse(fs.readFileSync(path.join(dir, file), 'utf8')) ?? {};
+  const read = (file) => readWithIncludes(dir, file);
   return ['compose.override.yaml', LAB_FILE]
     .filter((file) => fs.existsSync(path.join(dir, file)))
     .reduce((doc, file) => mergeCompose(doc, read(file)), read('compose.yaml'));
@@ -163,12 +180,21 @@ function cpusOf(name, svc) {
   return n;
 }
 
+// As Compose: a service with `profiles:` runs only when one of them is asked for (COMPOSE_PROFILES,
+// comma-separated; `*` for all), e.g. the samples' `metrics` profile.
+function inActiveProfile(svc, vars) {
+  if (!Array.isArray(svc.profiles) || !svc.profiles.length) return true;
+  const active = new Set(String(vars.COMPOSE_PROFILES ?? '').split(',').map((p) => p.trim()).filter(Boolean));
+  return active.has('*') || svc.profiles.some((p) => active.has(p));
+}
+
 export function loadTopology(sample, callerEnv = process.env) {
   const { name, dir } = resolveSample(sample);
   const vars = { ...readEnvFile(envFilePath(dir)), ...callerEnv };
   const doc = interpolateDeep(readCompose(dir), vars);
   const services = {};
   for (const [svcName, svc] of Object.entries(doc.services ?? {})) {
+    if (!inActiveProfile(svc, vars)) continue;
     const envFiles = [svc.env_file ?? []].flat().map((f) => (typeof f === 'string' ? f : f.path));
     const fromFiles = Object.assign({}, ...envFiles.map((f) => readEnvFile(envFilePath(dir, f))));
     const local = svc['x-local'] ?? {};
@@ -181,6 +207,8 @@ export function loadTopology(sample, callerEnv = process.env) {
       healthcheck: parseHealthcheck(svc.healthcheck),
       dependsOn: dependsOn(svc.depends_on),
       ports: parsePorts(svc.ports),
+      // Listened on, reached only from the service network (never published): locally a loopback port.
+      expose: (svc.expose ?? []).map((p) => Number(String(p).split('/')[0])),
       volumes: parseVolumes(svc.volumes, dir),
       stopGraceMs: durationMs(svc.stop_grace_period, 10_000),
       restart: parseRestartPolicy(svc.restart, svcName),

@@ -46,7 +46,9 @@ function rewriteForLoopback(text, { root, runDir, listenPorts, upstreamPorts }) 
     .replace(/^(\s*)listen\s+\[::\][^;]*;/gm, '$1# (local run) IPv6 listen dropped')
     .replace(/^(\s*)listen\s+(?:[\d.]+:|\*:)?(\d+)([^;]*);/gm, (line, indent, port, rest) => {
       const host = listenPorts[port];
-      if (host === undefined) throw new Error(`nginx listens on ${port}, which the compose file does not publish`);
+      if (host === undefined) {
+        throw new Error(`nginx listens on ${port}, which the compose file neither publishes nor exposes`);
+      }
       return `${indent}listen 127.0.0.1:${host}${rest};`;
     })
     .replaceAll(`${SYSTEM_NGINX_DIR}/`, `${root}/`);

@@ -18,7 +18,8 @@ import { claimService, switchProxies } from './service-change.js';
 import { freePort } from '../../lib/ports.js';
 import { isAlive, sendSignal, childPids } from '../../lib/processes.js';
 import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
-import { instanceSpec, portsOf } from './spec.js';
+import { instanceSpec, portsOf, extraPortsOf } from './spec.js';
+import { writeTargets } from './prometheus.js';
 import { call, exitedOf, readState } from './supervisor-client.js';
 import { loadTopology } from '../common/compose.js';
 import { restart, proxiesOf } from './instances.js';
@@ -46,6 +47,7 @@ async function proxyStep({ runDir, service, index, proxies, log }) {
     port,
     index,
     data: path.join(runDir, 'data', `${service}-${index}`),
+    extraPorts: await extraPortsOf(entry.spec),
   };
   const spec = {
     ...instanceSpec(
@@ -207,6 +209,8 @@ export async function reload({ runDir = DEFAULT_RUN_DIR, sample, service = 'app'
         steps.push(step);
         log(`${step.instance}: replaced in ${step.tookMs} ms`);
       }
+      // New processes, new metrics ports: a local Prometheus scrapes them from now on.
+      await writeTargets(runDir);
     }
     return {
       sample: state.sample,

@@ -14,6 +14,7 @@ import { call, exitedOf, readState } from './supervisor-client.js';
 import { proxiesOf } from './instances.js';
 import { startInstance } from './up.js';
 import { claimService, switchProxies } from './service-change.js';
+import { writeTargets } from './prometheus.js';
 
 // Stops instances on purpose, takes them out of the run, and removes their cgroups.
 async function removeInstances(runDir, service, instances) {
@@ -61,6 +62,7 @@ export async function scale({ runDir = DEFAULT_RUN_DIR, sample, service = 'app',
       }
       log(`stopping ${gone.map((i) => i.name).join(', ')}`);
       await removeInstances(runDir, service, gone);
+      await writeTargets(runDir);
       return result([], gone.map((i) => i.name));
     }
 
@@ -95,6 +97,7 @@ export async function scale({ runDir = DEFAULT_RUN_DIR, sample, service = 'app',
       log(`nginx: sending to ${now.services[service].instances.map((i) => i.name).join(', ')}`);
       await switchProxies(now, proxies, portsOf(now));
     }
+    await writeTargets(runDir);
     return result(started.map((i) => i.name), []);
   } finally {
     await claim.release();

@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort, ensureFree } from '../../lib/ports.js';
 import { localSecrets } from './secrets.js';
 import { renderNginx, nginxArgs, testConfig } from './nginx.js';
+import { renderPrometheus } from './prometheus.js';
 import { nginxBinary } from '../../lib/nginx-binary.js';
 
 export const NODE24 = path.join(REPO_ROOT, 'harness', 'node_modules', '.bin', 'node');
@@ -28,7 +29,17 @@ function onPath(command, cwd) {
 }
 
 export function fillPlaceholders(text, ctx) {
-  return String(text).replace(/\{(port|index|data|run|services\.([\w-]+)\.port)\}/g, (whole, key, svc) => {
+  const pattern = /\{(port|index|data|run|services\.([\w-]+)\.port|services\.([\w-]+)\.listen\.(\d+))\}/g;
+  return String(text).replace(pattern, (whole, key, svc, listener, container) => {
+    // {services.nginx.listen.8081}: the loopback port of a port the service listens on (published or exposed).
+    if (listener) {
+      const port = ctx.listen?.[listener]?.[container];
+      if (port === undefined) {
+        throw new Error(`{services.${listener}.listen.${container}}: service '${listener}' is not part of this run, `
+          + `or does not listen on ${container}`);
+      }
+      return String(port);
+    }
     if (svc) {
       const port = ctx.ports[svc]?.[0];
       if (port === undefined) throw new Error(`{services.${svc}.port}: service '${svc}' is not part of this run`);
@@ -64,6 +75,7 @@ export async function assignPorts(topology, order) {
           listen[name][container] = port;
         }
         ports[name].push(Object.values(listen[name])[0]);
+        for (const container of svc.expose ?? []) listen[name][container] ??= await freePort();
       } else {
         ports[name].push(await freePort());
       }
@@ -73,8 +85,18 @@ export async function assignPorts(topology, order) {
 }
 
 /**
- * What to run for instance `index` of `svc`: { name, command, args, cwd, env }.
- * ctx: { ports, listen, run, port, index, data }. `sample` is { sample, dir }.
+ * x-local.extra_ports_env: the variables naming other ports an instance listens on (a metrics
+ * port): a free loopback port for each, per instance, as instanceSpec's ctx.extraPorts wants them.
+ * @param {any} svc @returns {Promise<Record<string, number>>}
+ */
+export async function extraPortsOf(svc) {
+  const names = svc.local?.extra_ports_env ?? [];
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()])));
+}
+
+/**
+ * What to run for instance `index` of `svc`: { name, command, args, cwd, env, extraPorts }.
+ * ctx: { ports, listen, run, port, index, data, extraPorts? }. `sample` is { sample, dir }.
  */
 export function instanceSpec(sample, svc, index, ctx, runDir) {
   const name = `${sample.sample}-${svc.name}-${index}`;
@@ -99,11 +121,20 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
       env,
     };
   }
+  if (svc.local.prometheus) {
+    const args = renderPrometheus({ svc, runDir, port: ctx.port, data: ctx.data });
+    if (!onPath('prometheus', sample.dir)) {
+      throw new Error(`${svc.name}: Prometheus is not installed (not on PATH): apt-get install prometheus`);
+    }
+    return { name, command: 'prometheus', args, cwd: sample.dir, env };
+  }
   if (!svc.local.command)
     throw new Error(
       `${svc.name}: no x-local.command in compose.yaml or compose.lab.yaml, so it can't run without Docker`,
     );
   env[svc.local.port_env] = String(ctx.port);
+  const extraPorts = ctx.extraPorts ?? {};
+  for (const [name, port] of Object.entries(extraPorts)) env[name] = String(port);
   const [command, ...args] = svc.local.command.map(fill);
   const resolved = resolveCommand(command);
   if (!onPath(resolved, sample.dir)) {
@@ -111,7 +142,7 @@ export function instanceSpec(sample, svc, index, ctx, runDir) {
       `${svc.name}: its local program '${command}' is not installed (not on PATH); see ${sample.sample}/README.md`,
     );
   }
-  return { name, command: resolved, args, cwd: sample.dir, env };
+  return { name, command: resolved, args, cwd: sample.dir, env, extraPorts };
 }
 
 /** The loopback ports of every service of a running state, as instanceSpec's ctx wants them. */

@@ -12,11 +12,12 @@ import { waitHealthy } from '../common/health.js';
 import { nginxBinary } from '../../lib/nginx-binary.js';
 import { isAlive } from '../../lib/processes.js';
 import { DEFAULT_RUN_DIR, runIdOf } from '../common/run-dir.js';
-import { assignPorts, instanceSpec, fillPlaceholders, toolPath, resolveCommand } from './spec.js';
+import { assignPorts, instanceSpec, fillPlaceholders, toolPath, resolveCommand, extraPortsOf } from './spec.js';
 import { runJob } from './jobs.js';
 import { startSupervisor, call, readState, exitedOf } from './supervisor-client.js';
 import { teardown, runAlive } from './teardown.js';
 import { isolationOf } from '../common/isolation.js';
+import { writeTargets } from './prometheus.js';
 
 // up() calls in progress in this process, by run folder: down() cancels them and waits.
 export const starting = new Map();
@@ -212,7 +213,8 @@ async function postStart(run, svc, first) {
 export async function startInstance(runDir, { topology, svc, index, port, ctx, runId, cpuLimits }) {
   const data = path.join(runDir, 'data', `${svc.name}-${index}`);
   fs.mkdirSync(data, { recursive: true });
-  const spec = instanceSpec(topology, svc, index, { ...ctx, port, index, data }, runDir);
+  const extraPorts = await extraPortsOf(svc);
+  const spec = instanceSpec(topology, svc, index, { ...ctx, port, index, data, extraPorts }, runDir);
   /** @type {Record<string, any>} */
   const inst = { index, port, url: `http://127.0.0.1:${port}`, ...spec, restarts: 0 };
   if (svc.local.nginx) inst.listen = ctx.listen[svc.name];
@@ -224,6 +226,8 @@ export async function startInstance(runDir, { topology, svc, index, port, ctx, r
     inst.cgroupProcs = group.procs;
   }
   await call(runDir, 'addInstance', { service: svc.name, inst });
+  // A Prometheus (x-local.prometheus) reads its targets from files: written before it starts.
+  if (svc.local.prometheus) await writeTargets(runDir);
   const { pid } = await call(runDir, 'spawn', { service: svc.name, index });
   return { ...inst, pid };
 }

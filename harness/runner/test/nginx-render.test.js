@@ -18,7 +18,8 @@ for (const sample of [...listSamples(), path.relative(REPO_ROOT, FIXTURE)]) {
       const upstreamPorts = Object.fromEntries(
         Object.values(topology.services).map((s) => [s.name, Array.from({ length: s.replicas }, () => (port += 1))]),
       );
-      const listenPorts = Object.fromEntries(svc.ports.map((p) => [p.container, (port += 1)]));
+      const listened = [...svc.ports.map((p) => p.container), ...svc.expose];
+      const listenPorts = Object.fromEntries(listened.map((p) => [p, (port += 1)]));
       const rendered = renderNginx({ svc, runDir, upstreamPorts, listenPorts });
       testConfig(rendered, runDir); // throws with nginx's message on failure
       const conf = fs.readFileSync(path.join(rendered.prefix, 'conf.d', 'default.conf'), 'utf8');

@@ -45,6 +45,7 @@ export function firstScreen(doc, { reportLink, resultsLink, docsLink }) {
     report: reportLink,
     results: resultsLink,
     ownService: `${docsLink}benchmark-your-own-service.md`,
+    metrics: `${docsLink}saturation-and-spread.md`,
   });
 }
 

@@ -2,13 +2,14 @@
 // and rollout drills, the published experiments), each rendered from results.json alone.
 import { experimentSections } from './experiments.js';
 import { renderDrills } from './drills.js';
+import { appMetricsSection } from './app-metrics.js';
 
 const DRILL_KINDS = new Set(['fault', 'rollout', 'stop', 'scale-down']);
 // docsLink: the docs folder, relative to the page the section goes into.
 const drills = (doc, where, charts, { docsLink }) =>
   doc.cells.some((c) => DRILL_KINDS.has(c.kind)) ? renderDrills(doc, { docs: docsLink }) : [];
 const experiments = (doc, where, charts) => experimentSections(doc, where, charts);
-const RENDERERS = [drills, experiments];
+const RENDERERS = [drills, experiments, appMetricsSection];
 
 /** @param {any} doc @param {string} where @param {object} [charts] @param {{ docsLink?: string }} [links] */
 export function extraSections(doc, where, charts = {}, { docsLink = where === 'report' ? '../' : '' } = {}) {

@@ -52,6 +52,8 @@ const usageReader = (runner, runDir, s) => async (t, workload) => {
     // By role, for what bounded a cell (bottleneck.js): the app's own, nginx's, the store's.
     cpuNsBy: Object.fromEntries(roles.map(([role, svc]) =>
       [role, sumOf(mine.filter((i) => i.service === svc), (i) => i.cpuNs ?? 0)])),
+    // Each app instance's own, for the spread of CPU over them (app-metrics.js).
+    cpuNsByInstance: Object.fromEntries(app.map((i) => [i.name, i.cpuNs ?? 0])),
     pssMiB: sumOf(mine, (i) => i.memory.pssMiB),
     anonMiB: sumOf(mine, (i) => i.memory.anonMiB),
     rssMiB: sumOf(mine, (i) => i.memory.rssMiB),
@@ -111,6 +113,10 @@ export async function startDeployment(runner, dep, opts) {
     },
     usage: usageReader(runner, runDir, s),
     instanceUrls: () => (state.services[s.app]?.instances ?? []).map((i) => i.url),
+    // Each app instance's /metrics where the runner gave it a metrics port (processes engine: the
+    // sample's x-local extra_ports_env); [] elsewhere.
+    appMetricsUrls: () => (state.services[s.app]?.instances ?? []).filter((i) => i.extraPorts?.METRICS_PORT)
+      .map((i) => `http://127.0.0.1:${i.extraPorts.METRICS_PORT}/metrics`),
     signal: (index, sig) => runner.signal({ runDir, service: s.app, index, signal: sig }),
     // Down for good (as `docker kill`: no restart policy brings it back), for the experiments.
     killHeld: (index) => runner.killHeld({ runDir, service: s.app, index }),

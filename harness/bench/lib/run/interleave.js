@@ -12,6 +12,7 @@ import { capacityBlock } from './capacity.js';
 import { latencyWindows } from './latency.js';
 import { placeBlock, cellPlacement } from './families.js';
 import { parseCpuList } from '../../../runner/index.js';
+import { withAppMetrics, combineWindows as combineAppMetrics } from '../app-metrics.js';
 
 /** Measures the interleaved cells of a scenario (run: scenario.js's run) and finishes their records. */
 export async function interleave(run, cells, comparisons) {
@@ -123,10 +124,10 @@ async function roundsOfBlock(run, cells) {
             ...(c.request ? { request: c.request } : {}),
           });
         }
-        const w = await closedWindow({
+        const w = await withAppMetrics(run.appMetricsOf?.(c), () => closedWindow({
           url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage,
           request: c.request,
-        });
+        }));
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
@@ -160,9 +161,9 @@ async function slicedRound(run, r, rounds, cells) {
       await guarded(rec, async () => {
         const at = Date.now();
         const durationS = windowOf(c, p) / slicesOf(c, p);
-        const w = await closedWindow({
+        const w = await withAppMetrics(run.appMetricsOf?.(c), () => closedWindow({
           url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request,
-        });
+        }));
         windows.get(c.id).push({ ...w, at });
       });
     }
@@ -173,6 +174,7 @@ async function slicedRound(run, r, rounds, cells) {
       records.get(c.id).rounds.push({
         round: r, at: started.get(c.id), ...combineWindows(ws), slices: ws.length, sliceRps: ws.map((w) => w.rps),
         sliceCpuMs: ws.map((w) => w.cpuMs), sliceAt: ws.map((w) => w.at),
+        ...(ws.some((w) => w.appMetrics) ? { appMetrics: combineAppMetrics(ws.map((w) => w.appMetrics)) } : {}),
       });
     }
     ctx.hooks.tick?.(closedCost(c, p));

@@ -2,6 +2,7 @@
 // generator stops it) and the summary of its rounds once they are all in.
 import { summary, round, median } from '../stats.js';
 import { GeneratorError } from '../tools/errors.js';
+import { summariseAppMetrics } from '../app-metrics.js';
 
 // Median and spread of the figures every window has: req/s, latency, CPU per request; failures summed.
 function figures(windows) {
@@ -22,6 +23,7 @@ function figures(windows) {
 /** A cell's figures over its rounds: median and spread of each. */
 export function summariseRounds(rounds) {
   const paced = rounds.filter((r) => r.paced).map((r) => r.paced);
+  const appMetrics = summariseAppMetrics(rounds);
   return {
     ...figures(rounds),
     memoryMiB: summary(rounds.map((r) => r.memoryMiB), 1),
@@ -30,6 +32,8 @@ export function summariseRounds(rounds) {
     ...(paced.length
       ? { paced: { rate: paced[0].rate, rounds: paced.length, ...figures(paced), held: paced.every((w) => w.held) } }
       : {}),
+    // The samples' own /metrics beside the bench's probes (app-metrics.js), where the app has them.
+    ...(appMetrics ? { appMetrics } : {}),
   };
 }
 

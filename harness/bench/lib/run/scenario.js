@@ -14,6 +14,7 @@ import { startupSeconds } from './estimate.js';
 import { interleave } from './interleave.js';
 import { oneByOne } from './one-by-one.js';
 import { familyKeysOf, deploymentKeyOf, canPlace, cellPlacement } from './families.js';
+import { metricsReader } from '../app-metrics.js';
 
 // What a process that would not start said last (the runner's error carries it after the exit),
 // without the run folder's paths: one line for the output and results.json.
@@ -217,6 +218,14 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
     toolOf: (c) => c.tool ?? ctx.tool,
     // CPU time and memory of the services the cell's topology covers, read around each window.
     usageOf: (c) => () => depOf(c).usage(c.topology, c.workload),
+    // The samples' own /metrics around each saturated window, where the app serves them.
+    appMetricsOf: (c) => (depOf(c).appMetricsUrls?.().length
+      ? {
+        read: metricsReader(() => depOf(c).appMetricsUrls()),
+        usage: run.usageOf(c),
+        processesPerInstance: c.topology.workers,
+      }
+      : null),
   };
   const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
   const startFor = (cells) => startDeployments(run, cells.map(deploymentOf), { built, noDatabase });
