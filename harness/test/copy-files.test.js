@@ -72,7 +72,7 @@ for (const sample of SAMPLES) {
       for (const swarm of table.rows.Swarm.filter((f) => /^compose\.swarm.*ya?ml$/.test(f))) {
         const stack = ['compose.yaml', 'compose.swarm.yaml', swarm].filter((f, i, all) => all.indexOf(f) === i);
         const r = docker(['stack', 'config', ...stack.flatMap((f) => ['-c', f])], dir);
-        assert.equal(r.status, 0, `docker stack config with ${swarm} in a copy of ${sample}'s listed files: ${r.stderr.trim()}`);
+        assert.equal(r.status, 0, `docker stack config with ${swarm}, a copy of ${sample}'s listed files: ${r.stderr.trim()}`);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
