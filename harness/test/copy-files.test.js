@@ -44,15 +44,19 @@ test('the copy table of a README is read: rows, their files, the app files', () 
     '| Compose | the app files, `compose.yaml`, `nginx/` | `image:` |',
     '| Swarm | the same and `compose.swarm.yaml` | a \\| b |', '', '## Next',
   ].join('\n'));
-  assert.deepEqual(t, { rows: { Compose: ['compose.yaml', 'nginx/'], Swarm: ['compose.swarm.yaml'] }, appFiles: ['src/', 'package.json'] });
+  assert.deepEqual(t, {
+    rows: { Compose: ['compose.yaml', 'nginx/'], Swarm: ['compose.swarm.yaml'] },
+    appFiles: ['src/', 'package.json'],
+  });
   assert.equal(copyTable('# no such section\n'), null);
 });
 
 for (const sample of SAMPLES) {
-  test(`${sample}: the files its README says to copy load alone, as Compose and Swarm load them`, { skip: !dockerCli && 'no docker CLI (make setup installs it)' }, () => {
+  const skip = !dockerCli && 'no docker CLI (make setup installs it)';
+  test(`${sample}: the files its README says to copy load alone, as Compose and Swarm load them`, { skip }, () => {
     const sampleDir = path.join(REPO_ROOT, sample);
     const table = copyTable(fs.readFileSync(path.join(sampleDir, 'README.md'), 'utf8'));
-    assert.ok(table?.rows.Compose?.length && table.rows.Swarm, `${sample}/README.md has no Compose and Swarm rows to copy`);
+    assert.ok(table?.rows.Compose?.length && table.rows.Swarm, `${sample}/README.md: no Compose, Swarm rows`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `copy-${sample}-`));
     try {
       const compose = [...table.appFiles, ...table.rows.Compose];
@@ -72,7 +76,7 @@ for (const sample of SAMPLES) {
       for (const swarm of table.rows.Swarm.filter((f) => /^compose\.swarm.*ya?ml$/.test(f))) {
         const stack = ['compose.yaml', 'compose.swarm.yaml', swarm].filter((f, i, all) => all.indexOf(f) === i);
         const r = docker(['stack', 'config', ...stack.flatMap((f) => ['-c', f])], dir);
-        assert.equal(r.status, 0, `docker stack config with ${swarm}, a copy of ${sample}'s listed files: ${r.stderr.trim()}`);
+        assert.equal(r.status, 0, `docker stack config with ${swarm}, ${sample}'s listed files: ${r.stderr.trim()}`);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
