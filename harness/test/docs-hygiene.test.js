@@ -1,8 +1,8 @@
 // The docs a reader copies from: no machine's absolute path or raw log line, every `make …` names a
 // target and variables the Makefile has, every relative link and anchor resolves, a sample's folder
 // commands never share a block with the root's `make`; every Markdown file reads in short
-// paragraphs and short table cells; and the prose pages show their output as short examples beside
-// the command and date that produced them.
+// paragraphs and short table cells; the prose pages show their output as short examples beside
+// the command and date that produced them; and the user-facing Markdown stays within its lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,7 +10,10 @@ import path from 'node:path';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { hasAbsolutePath } from '../bench/lib/report/sanitize.js';
 import { anchorsOf } from '../bench/lib/report/slug.js';
-import { readerFiles, proseFiles, codeOf, paragraphsOf, tableCellsOf, outputProblems } from './docs-lib.js';
+import {
+  readerFiles, proseFiles, codeOf, paragraphsOf, tableCellsOf, outputProblems,
+  userFacingMarkdown, lineCount, lengthProblem,
+} from './docs-lib.js';
 
 const markdownFiles = () => readerFiles().filter((f) => f.endsWith('.md'));
 const rel = (f) => path.relative(REPO_ROOT, f);
@@ -150,6 +153,31 @@ test('every Markdown file reads in paragraphs of at most 80 words and table cell
       if (c.words > 60) long.push(`${rel(f)}:${c.line}: a cell of ${c.words} words: ${c.text.slice(0, 70)}…`);
   }
   assert.deepEqual(long, []);
+});
+
+// The answer is said once and linked, not repeated in five places (issue 51): the Markdown a user
+// reads stays within this many lines.
+export const USER_MARKDOWN_MAX_LINES = 3200;
+
+test(`the user-facing Markdown is at most ${USER_MARKDOWN_MAX_LINES} lines`, (t) => {
+  const files = userFacingMarkdown().map(rel);
+  for (const f of ['README.md', 'docs/decision-guide.md', 'node-cluster/README.md', 'node-replicas/README.md',
+    'dotnet-api/README.md', 'proxy/README.md'])
+    assert.ok(files.includes(f), `${f} is counted`);
+  assert.deepEqual(files.filter((f) => !/^(docs\/[^/]+\.md|README\.md|[\w-]+\/README\.md)$/.test(f)), [], 'docs/results/ is not');
+  const counts = files.map((file) => ({ file, lines: lineCount(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8')) }));
+  t.diagnostic(`${counts.reduce((sum, c) => sum + c.lines, 0)} lines in ${files.length} files`);
+  const problem = lengthProblem(counts, USER_MARKDOWN_MAX_LINES);
+  assert.equal(problem, null, `the user-facing Markdown is ${problem}: link what a tutorial or the guide already says`);
+});
+
+test('the length check catches what it is for', () => {
+  assert.equal(lineCount('a\nb\n'), 2, 'as wc -l counts');
+  assert.equal(lineCount('a\nb'), 1);
+  const counts = [{ file: 'a.md', lines: 5 }, { file: 'b.md', lines: 9 }, { file: 'c.md', lines: 1 }];
+  assert.equal(lengthProblem(counts, 15), null);
+  assert.equal(lengthProblem(counts, 14), '15 lines, 1 over 14; the longest: b.md (9), a.md (5), c.md (1)');
+  assert.equal(lengthProblem(counts, 10, 1), '15 lines, 5 over 10; the longest: b.md (9)');
 });
 
 test('the prose pages show output as short examples beside command and date, never raw logs', () => {

@@ -34,6 +34,32 @@ export function proseFiles(repo = REPO_ROOT) {
   return [path.join(repo, 'README.md'), ...docs, ...samples].sort();
 }
 
+/**
+ * The user-facing Markdown whose length is held down: the root README, docs/*.md (the rendered guide
+ * included, docs/results/ aside) and the READMEs of the samples and proxy/.
+ */
+export function userFacingMarkdown(repo = REPO_ROOT) {
+  const docs = fs.readdirSync(path.join(repo, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(repo, 'docs', f));
+  return [...new Set([...proseFiles(repo), ...docs])].sort();
+}
+
+/** The lines of a text as `wc -l` counts them. */
+export const lineCount = (text) => (text.match(/\n/g) ?? []).length;
+
+/**
+ * Why a set of files is too long, or null: their total against `max`, naming the longest `name` of
+ * them, longest first. counts: [{ file, lines }].
+ */
+export function lengthProblem(counts, max, name = 3) {
+  const total = counts.reduce((sum, c) => sum + c.lines, 0);
+  if (total <= max) return null;
+  const longest = [...counts].sort((a, b) => b.lines - a.lines).slice(0, name);
+  const named = longest.map((c) => `${c.file} (${c.lines})`).join(', ');
+  return `${total} lines, ${total - max} over ${max}; the longest: ${named}`;
+}
+
 /** Fenced code blocks and inline code spans of a Markdown text: [{ code, line, block, lang, end }]. */
 export function codeOf(md) {
   const out = [];
