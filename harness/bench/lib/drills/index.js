@@ -6,6 +6,7 @@ import { rolloutDrill } from './rollout.js';
 import { lifecycleDrill } from './lifecycle.js';
 import { drillOf, drillText } from './strategies.js';
 import { describeSample } from '../samples.js';
+import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../send-lag.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
@@ -25,6 +26,9 @@ function mixOf(cell, app) {
  * runDrillCell({ cell, runner, runDir, url, app, name, service, log }) -> the drill's record: it
  * names its kind, strategy, engine, processes, budget, app and what was done (`what`). `app`: the
  * app's description (default: describeSample of the cell's topology's sample, else of the run).
+ * A drill whose generator sent late (send-lag.js) is run again, LATE_TRIES times in all; if every
+ * try was late it throws one line with the lag each saw, and nothing of it is kept. The record
+ * keeps `tries` and, when some were late, `lateTries` (their send lag).
  * @param {{ cell: any, runner: Runner, runDir: string, url: string, app?: any, name?: string, service?: string,
  *   log?: (line: string) => void }} options
  */
@@ -43,8 +47,23 @@ export async function runDrillCell({ cell, runner, runDir, url, app, name, servi
   };
   const mix = cell.mix ?? mixOf(cell, described ?? {});
   const common = { runner, runDir, service, url, rate: cell.rate, mix, app: described, about, log };
-  if (cell.kind === 'fault') return faultDrill({ ...common, how: cell.how ?? d.crash, kills: cell.kills });
-  if (cell.kind === 'rollout')
-    return rolloutDrill({ ...common, sample: described?.folder ?? sample, roll: cell.roll ?? d.roll });
-  return lifecycleDrill({ ...common, kind: cell.kind, events: cell.events ?? 2 });
+  const once = () => {
+    if (cell.kind === 'fault') return faultDrill({ ...common, how: cell.how ?? d.crash, kills: cell.kills });
+    if (cell.kind === 'rollout')
+      return rolloutDrill({ ...common, sample: described?.folder ?? sample, roll: cell.roll ?? d.roll });
+    return lifecycleDrill({ ...common, kind: cell.kind, events: cell.events ?? 2 });
+  };
+  const late = [];
+  for (let tries = 1; tries <= LATE_TRIES; tries += 1) {
+    const drill = await once();
+    const why = lateWhy(drill.sendLagMs);
+    if (!why) return { ...drill, tries, ...(late.length ? { lateTries: late } : {}) };
+    late.push(drill.sendLagMs);
+    log(`try ${tries} of ${LATE_TRIES} not kept: ${why}`);
+  }
+  const seen = late.map((l) => `p99 ${Math.round(l.p99)} ms / max ${Math.round(l.max)} ms`).join('; ');
+  throw new Error(
+    `not measured: the generator could not hold its rate in ${LATE_TRIES} tries (send lag ${seen}; ` +
+      `the bound is ${SEND_LAG_P99_BOUND_MS} ms at p99), so nothing of this drill is published`,
+  );
 }
