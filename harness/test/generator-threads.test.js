@@ -1,0 +1,127 @@
+// The load generators run in threads of their own, where nothing blocks them: the drills' load
+// (bench/lib/drills/load-thread.js), the paced generator's threads (bench/lib/tools/paced-worker.js)
+// and the Docker tests' loads (test/docker/load-thread.js). A blocking child-process call in such a
+// thread would stop its sends and charge the stall to the server, as the Docker runner's spawnSync
+// once did to the drills. So: no module a generator thread loads may reach node:child_process (a
+// static walk of its imports, for every thread entry of the harness, new ones included), and a
+// generator keeps its schedule while the thread that started it is blocked in spawnSync.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { spawn, spawnSync } from 'node:child_process';
+import { cruise } from 'dependency-cruiser';
+import { REPO_ROOT } from '../lib/repo-root.js';
+import { run as pacedRun } from '../bench/lib/tools/paced.js';
+import { startLoad } from '../bench/lib/drills/load.js';
+
+const HARNESS = path.join(REPO_ROOT, 'harness');
+
+// Every file of the harness that is a thread's entry: it takes its data or messages from the
+// thread that started it.
+const ENTRY = /^import \{[^}]*\b(parentPort|workerData)\b[^}]*\} from 'node:worker_threads';$/m;
+function threadEntries() {
+  const out = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (['node_modules', '.run', '.tools', 'fixtures'].includes(e.name)) continue;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.js') && ENTRY.test(fs.readFileSync(p, 'utf8'))) out.push(p);
+    }
+  };
+  walk(HARNESS);
+  return out.sort();
+}
+
+// The modules `entry` loads, directly or through others, that are node:child_process.
+async function childProcessReached(entry) {
+  const cwd = process.cwd();
+  process.chdir(path.dirname(entry)); // dependency-cruiser resolves from the working folder
+  try {
+    const { output } = await cruise([path.basename(entry)], { doNotFollow: { path: 'node_modules' } });
+    const modules = /** @type {any} */ (output).modules;
+    return modules
+      .filter((m) => m.coreModule && /(^|:)child_process$/.test(m.source))
+      .map((m) => m.source);
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
+test('no generator thread reaches node:child_process, directly or through a module it imports', async () => {
+  const entries = threadEntries();
+  const rel = entries.map((e) => path.relative(HARNESS, e));
+  const known = ['bench/lib/drills/load-thread.js', 'bench/lib/tools/paced-worker.js', 'test/docker/load-thread.js'];
+  for (const k of known) assert.ok(rel.includes(k), `${k} is found as a thread entry (found: ${rel.join(', ')})`);
+  for (const entry of entries)
+    assert.deepEqual(await childProcessReached(entry), [], `${path.relative(HARNESS, entry)} reaches child_process`);
+});
+
+test('the walk finds a child_process import two modules away from a thread entry', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'generator-thread-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const entry = "import { parentPort } from 'node:worker_threads';\nimport './a.js';\nparentPort?.postMessage(1);\n";
+  fs.writeFileSync(path.join(dir, 'thread.js'), entry);
+  assert.ok(ENTRY.test(entry), 'a file like it counts as a thread entry');
+  fs.writeFileSync(path.join(dir, 'a.js'), "export { b } from './b.js';\n");
+  const b = "import { spawn, spawnSync } from 'node:child_process';\nexport const b = spawnSync;\n";
+  fs.writeFileSync(path.join(dir, 'b.js'), b);
+  const found = await childProcessReached(path.join(dir, 'thread.js'));
+  assert.equal(found.length, 1, `found: ${found.join(', ')}`);
+  assert.match(found[0], /child_process$/);
+});
+
+// A server in a process of its own (this thread is about to be blocked) that answers at once.
+async function serverElsewhere(t) {
+  const code = `
+    import http from 'node:http';
+    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.end('{}')); });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+    setTimeout(() => process.exit(0), 60000).unref();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.after(() => child.kill());
+  const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
+  return `http://127.0.0.1:${port}/`;
+}
+
+// This thread blocked in a real child-process call for 1 s, as the Docker runner blocks it.
+const BLOCK_S = 1;
+const block = () => spawnSync('sleep', [String(BLOCK_S)]);
+
+test('both generators keep their schedule while the thread that started them is blocked in spawnSync', async (t) => {
+  const url = await serverElsewhere(t);
+  const load = await startLoad({ url, rate: 100, mix: { get: '/' } });
+  await new Promise((r) => setTimeout(r, 300));
+  block();
+  await new Promise((r) => setTimeout(r, 300));
+  const records = await load.stop();
+  const lags = records.map((r) => r.lagMs);
+  // Blocked for 1,000 ms: a generator in this thread would have sent ~100 requests up to 1 s late.
+  assert.ok(records.length >= 150, `${records.length} requests`);
+  assert.ok(Math.max(...lags) < (BLOCK_S * 1000) / 2, `the drills' load: send lag max ${Math.max(...lags)} ms`);
+  assert.ok(records.every((r) => r.status === 200));
+
+  const window = pacedRun({ url, rate: 100, durationS: 1.6, raw: true });
+  await new Promise((r) => setTimeout(r, 300));
+  block();
+  const r = await window;
+  assert.equal(r.requests, 160);
+  assert.ok(r.sendLagMs.max < (BLOCK_S * 1000) / 2, `the paced generator: send lag max ${r.sendLagMs.max} ms`);
+});
+
+test('a drill load against a server that is not there: every request fails, none is late', async () => {
+  const server = http.createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
+  await new Promise((r) => server.close(r));
+  const load = await startLoad({ url, rate: 50, mix: { get: '/' } });
+  await new Promise((r) => setTimeout(r, 400));
+  const records = await load.stop();
+  assert.ok(records.length >= 15);
+  assert.ok(records.every((x) => x.error === 'ECONNREFUSED' && Number.isFinite(x.lagMs)));
+});
