@@ -622,6 +622,16 @@ test('the full run drills every multi-process strategy on both engines, the lone
     assert.ok(strategies('docker').has(s) && strategies('processes').has(s), s);
   for (const kind of ['fault', 'rollout'])
     assert.ok(ids.includes(`${kind}:docker:dotnet-replicas-2-nginx@1`), `${kind} of .NET replicas on Docker`);
+  // Every app the guide may recommend is drilled on Docker, node:http's replicas beside Express's.
+  for (const kind of ['fault', 'rollout', 'stop', 'scale-down'])
+    assert.ok(ids.includes(`${kind}:docker:node-replicas-2-nginx@1`), `${kind} of node:http replicas on Docker`);
+  // And each app's replicas rolled out on Swarm, on the Docker engine, with no deployment of the plan's.
+  const swarm = p.scenarios[0].cells.filter((c) => c.orchestrator === 'swarm');
+  assert.deepEqual(swarm.map((c) => c.id).sort(), ['dotnet-replicas', 'express-replicas', 'node-replicas']
+    .map((t) => `rollout:swarm:${t}-2-nginx@1`));
+  assert.ok(swarm.every((c) => c.engine === 'docker' && c.kind === 'rollout' && c.events >= 1));
+  const processesOnly = plan({ full: true, budget: 1, processes: 2, engines: ['processes'], scenario: 'drills' });
+  assert.ok(!processesOnly.scenarios[0].cells.some((c) => c.orchestrator), 'no Swarm drill without Docker');
 });
 
 // Each question of the verdicts pairs two cells like for like: one scenario, one budget, the same CPUs,

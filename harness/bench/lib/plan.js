@@ -8,6 +8,7 @@ import { workloadSpec, requestOf } from './workloads.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from './strategies/index.js';
 import { drillCells } from './drills/cells.js';
+import { whyNoSwarm } from './drills/swarm.js';
 import { EXPERIMENTS } from './experiments/index.js';
 import { METRICS } from './metrics.js';
 
@@ -249,18 +250,14 @@ function scalingOf(questions, cells) {
 // restart (replicas: a graceful stop and a scale-down too) under a fixed rate of GETs and POSTs,
 // counting what the store kept (drills/cells.js). The lone process is the counter-example. The
 // full run drills on every engine it has (the processes engine and Docker): a deploy answer must
-// rest on both.
+// rest on both, for every app the guide may recommend.
 function drills({ budget, n, params, apps, engines = ['processes'] }) {
   const cells = [];
-  const base = baselineOf(apps);
   for (const app of apps.filter((x) => x.post || x.writes)) {
-    // On another engine, the baseline app and the apps of another runtime: a strategy's drill on a
-    // second app of the same runtime (node:http's replicas beside Express's) repeats it there. The
-    // lone process, never a deploy answer, is the counter-example on the run's own engine only.
-    const again = app === base || app.runtime !== base.runtime;
     for (const s of strategiesFor(app)) {
       const processes = s.multiProcess ? Math.max(2, n) : 1;
-      const elsewhere = again && s.multiProcess;
+      // The lone process, never a deploy answer, is the counter-example on the run's own engine only.
+      const elsewhere = s.multiProcess;
       for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || elsewhere))) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
         // restarts take three times as long.
@@ -271,6 +268,14 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
             engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine },
           );
         }
+      }
+      // And the replicas' rolling update on Swarm, where Docker is drilled: Swarm takes a task out of
+      // its DNS before stopping it, which Compose does not (drills/swarm.js deploys the stack).
+      if (s.slug === 'replicas' && engines.includes('docker') && app.engines.includes('docker') && !whyNoSwarm(app)) {
+        const [rollout] = drillCells(app, s.slug, processes, budget, { events: params.drillEvents })
+          .filter((c) => c.kind === 'rollout');
+        const id = `rollout:swarm:${rollout.topology.id}@${budget}`;
+        cells.push({ ...rollout, id, engine: 'docker', orchestrator: 'swarm', events: params.drillEvents });
       }
     }
   }
