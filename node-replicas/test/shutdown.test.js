@@ -88,6 +88,36 @@ test('/ready answers 503 while draining; /health stays 200', async (t) => {
   assert.deepEqual(await server.exited, { code: 0, signal: null });
 });
 
+test('with a drain delay: idle sockets are left to the client, then new connections are refused while the process stays up, then exit 0', async (t) => {
+  const server = await startServer(t, { SHUTDOWN_DELAY_MS: '400' });
+  // A keep-alive connection left idle, as nginx keeps one: the server does not close it at the delay.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const idle = await new Promise((resolve, reject) => {
+    http.get(`${server.url}/health`, { agent }, (res) => {
+      const { socket } = res;
+      res.resume();
+      res.on('end', () => resolve(socket));
+    }).on('error', reject);
+  });
+  let idleClosed = false;
+  idle.once('close', () => { idleClosed = true; });
+  let exited = false;
+  server.exited.then(() => { exited = true; });
+  server.child.kill('SIGTERM');
+  let refusedAt = null;
+  for (let i = 0; i < 200 && !exited; i++) {
+    if (await refused(server.port)) {
+      refusedAt = { exited, idleClosed };
+      break;
+    }
+    await sleep(20);
+  }
+  assert.deepEqual(refusedAt, { exited: false, idleClosed: false }, 'refusing new connections, still up, the idle one open');
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+  assert.ok(idleClosed, 'closed before the exit');
+});
+
 test('a second signal while draining does not cut the drain short', async (t) => {
   const server = await startServer(t);
   const pending = await inFlight(server, 1, 800);

@@ -59,6 +59,7 @@ builder.Services.AddProductsDatabase(database);
 builder.Services.AddSingleton(runtime);
 builder.Services.AddSingleton<DrainState>();
 builder.Services.AddHostedService<DrainOnStop>();
+builder.Services.AddHostedService<WarmUp>();
 builder.Services.AddHealthChecks()
     .AddDbContextCheck<AppDbContext>(tags: ["ready"])
     .AddCheck<DrainHealthCheck>("draining", tags: ["ready"]);

@@ -13,9 +13,10 @@ import { writesOf, bodyTemplate, listStored, account } from './writes.js';
 
 const { skip, failed } = await engine();
 
-// nginx re-resolves the app's name every 10 s (resolver valid=10s, resolver_timeout 2s): how long
-// a container that left keeps its place in nginx's list, and the load runs on past each event.
-const RESOLVE_MS = 12_000;
+// nginx re-resolves the app's name every 2 s (resolver valid=1s, then 1 s): how long a container
+// that left keeps its place in nginx's list (with resolver_timeout 2s), and the load runs on past
+// each event.
+const RESOLVE_MS = 5_000;
 const GRACEFUL = ['stop', 'scale-down', 'replace', 'stop', 'scale-down'];
 
 const SAMPLES = [

@@ -15,12 +15,20 @@ public sealed class DrainState
 // On a stop (SIGTERM: docker stop, a scale-down, a rollout), before Kestrel stops accepting: mark
 // the process draining — /health/ready 503, every answer `Connection: close` — and serve on for
 // Shutdown:DrainDelaySeconds, until whoever routes here has stopped (nginx re-resolves the name
-// every 10 s; Swarm takes a task out of its DNS before the signal; Kubernetes takes a pod that is
+// every 1 s; Swarm takes a task out of its DNS before the signal; Kubernetes takes a pod that is
 // not ready out of its endpoints). StoppingAsync runs before any hosted service's StopAsync, so
 // Kestrel is still accepting meanwhile; then it finishes the requests in flight within what is
-// left of Shutdown:TimeoutSeconds.
+// left of Shutdown:TimeoutSeconds. The delay outlasts nginx's upstream keepalive_timeout (10 s):
+// every connection nginx kept idle here it has closed itself by then, so Kestrel closes none under
+// a request nginx is sending (a POST lost as a 502: nginx never resends one).
+// Then, with a delay (behind a DNS name), the process stays up Linger after Kestrel has stopped
+// listening: nginx's next tries are refused at once and it marks the replica failed (max_fails)
+// for its fail_timeout, longer than it takes to re-resolve the name once the container is gone —
+// so it never waits out a connect to the vanished address (proxy_connect_timeout, 1 s).
 public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, ILogger<DrainOnStop> log) : IHostedLifecycleService
 {
+    public static readonly TimeSpan Linger = TimeSpan.FromSeconds(1);
+
     public async Task StoppingAsync(CancellationToken cancellationToken)
     {
         drain.Begin();
@@ -39,7 +47,18 @@ public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, ILog
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
-    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+    public async Task StoppedAsync(CancellationToken cancellationToken)
+    {
+        if (settings.DrainDelay <= TimeSpan.Zero) return;
+        try
+        {
+            await Task.Delay(Linger, cancellationToken);
+        }
+        catch (OperationCanceledException)
+        {
+            // The shutdown timeout ran out: exit now.
+        }
+    }
 }
 
 // Part of /health/ready: unhealthy while draining.

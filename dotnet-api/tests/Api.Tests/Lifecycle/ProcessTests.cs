@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net;
+using System.Net.Sockets;
 using System.Net.Http.Json;
 using System.Text.Json;
 using Api.Tests.Infrastructure;
@@ -53,6 +54,46 @@ public sealed class ProcessTests
         Assert.True(rounds >= 3, $"served on during the delay ({rounds} rounds)");
         Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
         Assert.True(stopwatch.Elapsed >= TimeSpan.FromSeconds(3), $"exited only after the delay ({stopwatch.Elapsed})");
+    }
+
+    // Behind a DNS name (a drain delay), after the delay the process stops listening and stays up a
+    // moment refusing (DrainOnStop.Linger): nginx marks it failed before its address goes.
+    [Fact]
+    public async Task After_the_drain_delay_connections_are_refused_while_the_process_stays_up()
+    {
+        await using var api = await ApiProcess.StartAsync(new() { ["Shutdown__DrainDelaySeconds"] = "1" });
+        api.Terminate();
+        await api.WaitForOutputAsync("not ready, serving on for 1 s", 1, TimeSpan.FromSeconds(10));
+        bool? refusedWhileUp = null;
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
+        while (refusedWhileUp is null && !api.HasExited && DateTime.UtcNow < deadline)
+        {
+            using var client = new TcpClient();
+            try
+            {
+                await client.ConnectAsync(IPAddress.Loopback, api.Port);
+                await Task.Delay(20);
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused)
+            {
+                refusedWhileUp = !api.HasExited;
+            }
+        }
+        Assert.True(refusedWhileUp, "a connection refused while the process was still up");
+        Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
+    }
+
+    // A new replica pays for its first query and insert before it listens (Hosting/WarmUp.cs), and
+    // keeps nothing of the insert.
+    [Fact]
+    public async Task Warms_up_the_products_query_and_insert_before_listening_and_keeps_no_row()
+    {
+        await using var api = await ApiProcess.StartAsync();
+        var warmed = api.LineOf("Warmed up in");
+        Assert.True(warmed >= 0, "the warm-up ran");
+        Assert.True(warmed < api.LineOf("Now listening on"), "before Kestrel listened");
+        var page = await api.Http.GetFromJsonAsync<JsonElement>("/products?pageSize=500");
+        Assert.DoesNotContain(page.GetProperty("items").EnumerateArray(), p => p.GetProperty("name").GetString() == "warm-up");
     }
 
     [Fact]
