@@ -27,18 +27,23 @@ function refused(port) {
   });
 }
 
-test('SIGTERM: in-flight requests finish, idle keep-alive sockets close, new connections are refused, exit 0', async (t) => {
-  const server = await startServer(t);
-  // An idle keep-alive connection, as nginx keeps to each replica.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  t.after(() => agent.destroy());
-  const idle = await new Promise((resolve, reject) => {
-    http.get(`${server.url}/health`, { agent }, (res) => {
+// A keep-alive connection to `url`, left idle after one answer (as nginx keeps one): its socket.
+function idleSocket(url, agent) {
+  return new Promise((resolve, reject) => {
+    http.get(`${url}/health`, { agent }, (res) => {
       const { socket } = res;
       res.resume();
       res.on('end', () => resolve(socket));
     }).on('error', reject);
   });
+}
+
+test('SIGTERM: in-flight requests finish, idle keep-alive sockets close, new connections are refused, exit 0', async (t) => {
+  const server = await startServer(t);
+  // An idle keep-alive connection, as nginx keeps to each replica.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const idle = await idleSocket(server.url, agent);
   const idleClosed = once(idle, 'close');
 
   const pending = await inFlight(server, 3, 1000);
@@ -93,13 +98,7 @@ test('with a drain delay: idle sockets are left to the client, then new connecti
   // A keep-alive connection left idle, as nginx keeps one: the server does not close it at the delay.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   t.after(() => agent.destroy());
-  const idle = await new Promise((resolve, reject) => {
-    http.get(`${server.url}/health`, { agent }, (res) => {
-      const { socket } = res;
-      res.resume();
-      res.on('end', () => resolve(socket));
-    }).on('error', reject);
-  });
+  const idle = await idleSocket(server.url, agent);
   let idleClosed = false;
   idle.once('close', () => { idleClosed = true; });
   let exited = false;
