@@ -75,7 +75,8 @@ async function preflight(url, mix, idPrefix) {
 
 /**
  * Runs `action(load)` under the load, with `settleMs` of plain load before and after it.
- * `load.now()` is the drill's clock (ms). Returns { records, result, durationS }.
+ * `load.now()` is the drill's clock (ms). Returns { records, result, durationS, startedAt (the epoch
+ * ms that clock counts from) }.
  */
 export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, action) {
   checkMix(mix);
@@ -94,7 +95,7 @@ export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, a
   // The load stops whatever happened, so no request outlives the drill.
   const records = await load.stop();
   if (error) throw error;
-  return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000 };
+  return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000, startedAt: load.startedAt };
 }
 
 /**
@@ -184,7 +185,7 @@ export function latencyBetween(records, fromMs, toMs) {
  * them; over all of them backMs (`backOf`: until the new or remaining processes answered their
  * health check, the runner's own polling), outageMs (total: their sum) and the latency and send lag
  * of every request sent during an event; then the traffic and the writes.
- * @param {{ records: any[], durationS: number, mix: any, writes: any }} run @param {any[]} events
+ * @param {{ records: any[], durationS: number, mix: any, writes: any, startedAt?: number }} run @param {any[]} events
  * @param {{ rate: number, startOf: (e: any) => number, backOf: (e: any) => number }} how
  */
 export function eventsRecord(run, events, { rate, startOf, backOf }) {
@@ -199,6 +200,8 @@ export function eventsRecord(run, events, { rate, startOf, backOf }) {
   const outages = windowed.map((e) => e.outageMs);
   const during = windows.length ? latencyBetween(records, windows[0][0], Infinity) : null;
   return {
+    // The epoch ms the drill's clock (every atMs, startedAtMs, killedAtMs) counts from.
+    ...(run.startedAt ? { startedAt: run.startedAt } : {}),
     events: windowed,
     ...traffic(records, { rate, mix: run.mix, durationS: run.durationS }),
     ...(during ? { duringEvents: during } : {}),
