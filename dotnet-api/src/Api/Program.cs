@@ -46,7 +46,7 @@ if (builder.Configuration["PORT"] is { Length: > 0 } port)
 builder.WebHost.ConfigureKestrel(k =>
 {
     // Same cap as nginx's client_max_body_size. Keep-alive stays at Kestrel's 130 s default:
-    // above nginx's upstream keepalive_timeout (30 s), so the proxy always closes idle connections first.
+    // above nginx's upstream keepalive_timeout (10 s), so the proxy always closes idle connections first.
     k.Limits.MaxRequestBodySize = 1024 * 1024;
 });
 builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = runtime.ShutdownTimeout);
