@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCommand } from '../../../runner/common/command.js';
+import { runCommand } from '../../../runner/index.js';
 import { freePort } from '../../../lib/ports.js';
 import { drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
 
