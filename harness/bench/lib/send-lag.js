@@ -13,12 +13,11 @@ export const LATE_TRIES = 3;
 
 /**
  * Why a measurement's generator was too late (one line), or null when it held its schedule.
- * @param {{ p99?: number | null, max?: number | null } | null | undefined} sendLagMs
+ * @param {{ p99?: number | null, max?: number | null } | null | undefined} sendLagMs @param {number} [bound]
  */
-export function lateWhy(sendLagMs) {
+export function lateWhy(sendLagMs, bound = SEND_LAG_P99_BOUND_MS) {
   const p99 = sendLagMs?.p99;
-  if (!(p99 > SEND_LAG_P99_BOUND_MS)) return null;
+  if (!(p99 > bound)) return null;
   const max = Number.isFinite(sendLagMs?.max) ? `, max ${Math.round(sendLagMs.max)} ms` : '';
-  const bound = SEND_LAG_P99_BOUND_MS;
   return `the generator sent late: send lag p99 ${Math.round(p99)} ms${max}, over the ${bound} ms bound`;
 }
