@@ -630,6 +630,7 @@ test('the full run drills every multi-process strategy on both engines, the lone
   assert.deepEqual(swarm.map((c) => c.id).sort(), ['dotnet-replicas', 'express-replicas', 'node-replicas']
     .map((t) => `rollout:swarm:${t}-2-nginx@1`));
   assert.ok(swarm.every((c) => c.engine === 'docker' && c.kind === 'rollout' && c.events >= 1));
+  assert.deepEqual(ids.slice(-swarm.length), swarm.map((c) => c.id), 'after every Compose drill');
   const processesOnly = plan({ full: true, budget: 1, processes: 2, engines: ['processes'], scenario: 'drills' });
   assert.ok(!processesOnly.scenarios[0].cells.some((c) => c.orchestrator), 'no Swarm drill without Docker');
 });

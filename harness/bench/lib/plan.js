@@ -253,6 +253,10 @@ function scalingOf(questions, cells) {
 // rest on both, for every app the guide may recommend.
 function drills({ budget, n, params, apps, engines = ['processes'] }) {
   const cells = [];
+  // Last, after every Compose deployment's drills: leaving the Swarm again cuts the running Compose
+  // projects' nginx off from their apps (every request 502 from then on, on the run's daemon: hand
+  // run 2026-12-04), and the scenario's deployments stay up until it ends.
+  const swarm = [];
   for (const app of apps.filter((x) => x.post || x.writes)) {
     for (const s of strategiesFor(app)) {
       const processes = s.multiProcess ? Math.max(2, n) : 1;
@@ -275,11 +279,11 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
         const [rollout] = drillCells(app, s.slug, processes, budget, { events: params.drillEvents })
           .filter((c) => c.kind === 'rollout');
         const id = `rollout:swarm:${rollout.topology.id}@${budget}`;
-        cells.push({ ...rollout, id, engine: 'docker', orchestrator: 'swarm', events: params.drillEvents });
+        swarm.push({ ...rollout, id, engine: 'docker', orchestrator: 'swarm', events: params.drillEvents });
       }
     }
   }
-  return { cells, comparisons: [], checks: [] };
+  return { cells: [...cells, ...swarm], comparisons: [], checks: [] };
 }
 
 export const SCENARIOS = {
