@@ -43,7 +43,7 @@ const SWARM_TEXT =
 // A drill whose generator sent late (send-lag.js) is run again, LATE_TRIES times in all; if every
 // try was late it throws one line with the lag each saw, and nothing of it is kept. The record keeps
 // `tries` and, when some were late, `lateTries` (their send lag).
-async function keptUnlessLate(once, log, boundMs = SEND_LAG_P99_BOUND_MS) {
+export async function keptUnlessLate(once, log, boundMs = SEND_LAG_P99_BOUND_MS) {
   const late = [];
   for (let tries = 1; tries <= LATE_TRIES; tries += 1) {
     const drill = await once();
