@@ -58,6 +58,9 @@ builder.Services.AddExceptionHandler<ProblemExceptionHandler>();
 builder.Services.AddProductsDatabase(database);
 builder.Services.AddSingleton(runtime);
 builder.Services.AddSingleton<DrainState>();
+// Kestrel's sockets, which the drain can stop accepting on before Kestrel stops (Hosting/Listeners.cs).
+builder.Services.AddSingleton<DrainableListeners>();
+builder.Services.AddSingleton<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>(sp => sp.GetRequiredService<DrainableListeners>());
 builder.Services.AddHostedService<DrainOnStop>();
 builder.Services.AddHostedService<WarmUp>();
 builder.Services.AddHealthChecks()

@@ -21,11 +21,13 @@ public sealed class DrainState
 // left of Shutdown:TimeoutSeconds. The delay outlasts nginx's upstream keepalive_timeout (10 s):
 // every connection nginx kept idle here it has closed itself by then, so Kestrel closes none under
 // a request nginx is sending (a POST lost as a 502: nginx never resends one).
-// Then, with a delay (behind a DNS name), the process stays up Linger after Kestrel has stopped
-// listening: nginx's next tries are refused at once and it marks the replica failed (max_fails)
-// for its fail_timeout, longer than it takes to re-resolve the name once the container is gone —
-// so it never waits out a connect to the vanished address (proxy_connect_timeout, 1 s).
-public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, ILogger<DrainOnStop> log) : IHostedLifecycleService
+// Then, with a delay (behind a DNS name), the process stops accepting and stays up Linger, its
+// open connections answered, before Kestrel stops: nginx's next tries are refused at once and it
+// marks the replica failed (max_fails) for its fail_timeout, longer than it takes to re-resolve the
+// name once the container is gone — so it never waits out a connect to the vanished address
+// (proxy_connect_timeout, 1 s).
+public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, DrainableListeners listeners, ILogger<DrainOnStop> log)
+    : IHostedLifecycleService
 {
     public static readonly TimeSpan Linger = TimeSpan.FromSeconds(1);
 
@@ -36,6 +38,10 @@ public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, ILog
         try
         {
             await Task.Delay(settings.DrainDelay, cancellationToken);
+            if (settings.DrainDelay <= TimeSpan.Zero) return;
+            // Refusing from now on, the connections open answered (Listeners.cs); then Kestrel stops.
+            await listeners.StopAcceptingAsync(cancellationToken);
+            await Task.Delay(Linger, cancellationToken);
         }
         catch (OperationCanceledException)
         {
@@ -47,18 +53,7 @@ public sealed class DrainOnStop(DrainState drain, RuntimeSettings settings, ILog
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
-    public async Task StoppedAsync(CancellationToken cancellationToken)
-    {
-        if (settings.DrainDelay <= TimeSpan.Zero) return;
-        try
-        {
-            await Task.Delay(Linger, cancellationToken);
-        }
-        catch (OperationCanceledException)
-        {
-            // The shutdown timeout ran out: exit now.
-        }
-    }
+    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 }
 
 // Part of /health/ready: unhealthy while draining.

@@ -83,6 +83,42 @@ public sealed class ProcessTests
         Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
     }
 
+    // After the delay the process stops accepting but answers on the connections already open (each
+    // answer closing its connection): Kestrel's own stop, which closes every idle connection, comes
+    // only after Linger, so nginx never has a request cut on a connection it has just opened.
+    [Fact]
+    public async Task After_the_drain_delay_an_open_connection_is_still_answered_while_new_ones_are_refused()
+    {
+        await using var api = await ApiProcess.StartAsync(new() { ["Shutdown__DrainDelaySeconds"] = "1" });
+        using var pooled = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 1, PooledConnectionIdleTimeout = TimeSpan.FromMinutes(1) })
+        {
+            BaseAddress = api.Http.BaseAddress,
+        };
+        Assert.Equal(HttpStatusCode.OK, (await pooled.GetAsync("/api")).StatusCode);
+        api.Terminate();
+        await api.WaitForOutputAsync("not ready, serving on for 1 s", 1, TimeSpan.FromSeconds(10));
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
+        var refused = false;
+        while (!refused && !api.HasExited && DateTime.UtcNow < deadline)
+        {
+            using var client = new TcpClient();
+            try
+            {
+                await client.ConnectAsync(IPAddress.Loopback, api.Port);
+                await Task.Delay(10);
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused)
+            {
+                refused = true;
+            }
+        }
+        Assert.True(refused, "new connections refused before the exit");
+        var answer = await pooled.GetAsync("/api");
+        Assert.Equal(HttpStatusCode.OK, answer.StatusCode);
+        Assert.Contains("close", answer.Headers.Connection);
+        Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
+    }
+
     // A new replica pays for its first query and insert before it listens (Hosting/WarmUp.cs), and
     // keeps nothing of the insert.
     [Fact]
