@@ -90,12 +90,12 @@ if (args.Contains("migrate"))
 
 app.UseExceptionHandler();
 app.UseStatusCodePages();
-// While draining, every answer closes its connection, so the proxy stops reusing it (no request
-// sent on a connection just as it is closed).
+// Once the drain has stopped accepting, every answer closes its connection, so the proxy stops
+// reusing it (no request sent on a connection just as it is closed): Hosting/Drain.cs.
 var drain = app.Services.GetRequiredService<DrainState>();
 app.Use((context, next) =>
 {
-    if (drain.Draining) context.Response.Headers.Connection = "close";
+    if (drain.Closing) context.Response.Headers.Connection = "close";
     return next(context);
 });
 
