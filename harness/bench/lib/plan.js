@@ -273,9 +273,11 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
           );
         }
       }
-      // And the replicas' rolling update on Swarm, where Docker is drilled: Swarm takes a task out of
-      // its DNS before stopping it, which Compose does not (drills/swarm.js deploys the stack).
-      if (s.slug === 'replicas' && engines.includes('docker') && app.engines.includes('docker') && !whyNoSwarm(app)) {
+      // And the replicas' rolling update on Swarm, where Docker is drilled and the stack fits one node:
+      // Swarm takes a task out of its DNS before stopping it, which Compose does not (drills/swarm.js
+      // deploys the stack).
+      const onSwarm = engines.includes('docker') && app.engines.includes('docker') && !whyNoSwarm(app, processes);
+      if (s.slug === 'replicas' && onSwarm) {
         const [rollout] = drillCells(app, s.slug, processes, budget, { events: params.drillEvents })
           .filter((c) => c.kind === 'rollout');
         const id = `rollout:swarm:${rollout.topology.id}@${budget}`;

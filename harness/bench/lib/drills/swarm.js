@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import YAML from 'yaml';
 import { runCommand } from '../../../runner/index.js';
 import { freePort } from '../../../lib/ports.js';
 import { drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
@@ -24,9 +25,19 @@ export function stackFiles(app) {
   return ['compose.yaml', 'compose.swarm.yaml', ...extra];
 }
 
-/** Why the app can't be drilled on Swarm here (one line), or null. */
-export function whyNoSwarm(app) {
-  if (!fs.existsSync(path.join(app.dir, 'compose.swarm.yaml'))) return `${app.folder} has no compose.swarm.yaml`;
+/**
+ * Why the app's `processes` replicas can't be rolled on a single-node Swarm (the bench's own daemon;
+ * one line), or null: no compose.swarm.yaml, or a stack that places fewer app tasks per node than
+ * that (dotnet-api and node-cluster place one per node, for machines of their own: start-first
+ * needs a slot beside each old task, so there the update waits for a node that never comes).
+ */
+export function whyNoSwarm(app, processes = 2) {
+  const file = path.join(app.dir, 'compose.swarm.yaml');
+  if (!fs.existsSync(file)) return `${app.folder} has no compose.swarm.yaml`;
+  const cap = YAML.parse(fs.readFileSync(file, 'utf8'))?.services?.[app.app]?.deploy?.placement?.max_replicas_per_node;
+  if (Number.isInteger(cap) && cap < processes)
+    return `${app.folder}'s stack places at most ${cap} ${app.app} task per node (max_replicas_per_node): ` +
+      `a single-node Swarm can't run ${processes} of them, nor roll one start-first`;
   return null;
 }
 
@@ -101,7 +112,7 @@ function stackRunner(docker, stack) {
 export async function swarmRolloutDrill({ host, ownEngine, app, env, processes, rate, mix, events = 2, about = {},
   log = () => {} }) {
   checkMix(mix);
-  const why = whyNoSwarm(app);
+  const why = whyNoSwarm(app, processes);
   if (why) throw new Error(why);
   const docker = dockerOf(host);
   const info = await docker(['info', '--format', '{{.Swarm.LocalNodeState}} {{.Swarm.ControlAvailable}}']);
