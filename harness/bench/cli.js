@@ -5,7 +5,6 @@
 // make report: the same folder again from a results.json, without measuring (--from).
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { SCENARIOS } from './lib/plan.js';
 import { describeSample } from './lib/samples.js';
 import { runContext } from './lib/context.js';
@@ -15,7 +14,6 @@ import { estimateSeconds, stopAll } from './lib/run/index.js';
 import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { resolveSample, missingSecretFiles } from '../runner/index.js';
-import { relaunchWithHeap } from './lib/generator-heap.js';
 import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
@@ -180,15 +178,12 @@ async function main() {
   return runBench(ctx, { label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '), prices });
 }
 
-const relaunched = relaunchWithHeap(fileURLToPath(import.meta.url));
-if (relaunched) relaunched.then((code) => process.exit(code));
-else
-  main().then(
-    (code) => process.exit(code),
-    async (e) => {
-      await stopAll();
-      const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
-      console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
-      process.exit(2);
-    },
-  );
+main().then(
+  (code) => process.exit(code),
+  async (e) => {
+    await stopAll();
+    const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
+    console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
+    process.exit(2);
+  },
+);

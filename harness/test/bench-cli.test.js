@@ -114,7 +114,7 @@ function tinyMatrix(out) {
 function assertProtocol(doc) {
   assert.ok(
     doc.protocol.generatorNodeFlags.includes('--min-semi-space-size=16'),
-    `the bench measured in a process started with a larger young generation: ${doc.protocol.generatorNodeFlags}`,
+    `the generator threads started with a larger young generation: ${doc.protocol.generatorNodeFlags}`,
   );
   assert.equal(doc.schema, 4);
   assert.deepEqual(doc.protocol.rule, { confidence: 0.95, margin: 0.1, labels: ['wins', 'equal', 'cant-tell'] });

@@ -5,8 +5,8 @@
 // answer is timed from when the request was meant to leave, and each request records how late it
 // left (its send lag): a drill whose generator was late is judged invalid (send-lag.js), never
 // published. The summaries below are what a drill keeps of the records.
-import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import { generatorThread } from '../generator-heap.js';
 
 export { isPost, postId } from './load-schedule.js';
 
@@ -23,7 +23,7 @@ export { isPost, postId } from './load-schedule.js';
 export async function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, maxSockets = 64 }) {
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
   new URL(url); // a bad URL throws here, not in the thread
-  const worker = new Worker(new URL('./load-thread.js', import.meta.url), {
+  const worker = generatorThread(new URL('./load-thread.js', import.meta.url), {
     workerData: { url, rate, mix, idPrefix, timeoutMs, maxSockets },
   });
   const ended = new Promise((resolve, reject) => {

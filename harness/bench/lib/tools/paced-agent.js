@@ -1,10 +1,10 @@
 // What keeps a paced generator's connections open from one window to the next: the generator
 // threads (ThreadAgent: one or more paced-worker.js), each with pools of its own (LocalAgent, used in
 // that thread only).
-import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { Http1Pool } from './http1-pool.js';
 import { GeneratorError } from './errors.js';
+import { generatorThread } from '../generator-heap.js';
 
 /** Up to `connections` keep-alive connections per server, in the generator thread that holds it. */
 export class LocalAgent {
@@ -43,7 +43,8 @@ export class ThreadAgent {
     this.failed = null;
     const each = Math.max(1, Math.ceil(connections / threads));
     const script = new URL('./paced-worker.js', import.meta.url);
-    this.workers = Array.from({ length: threads }, () => new Worker(script, { workerData: { connections: each } }));
+    const workerData = { connections: each };
+    this.workers = Array.from({ length: threads }, () => generatorThread(script, { workerData }));
     this.ready = Promise.all(this.workers.map((w) => new Promise((resolve, reject) => {
       w.on('message', (m) => {
         if (m.ready) return resolve(undefined);
