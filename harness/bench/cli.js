@@ -3,19 +3,19 @@
 // strategy at each CPU budget, with the load generator on CPUs of its own, in interleaved rounds, and
 // writes a results folder: results.json, the charts, report.md and the decision guide.
 // make report: the same folder again from a results.json, without measuring (--from).
+// The command line is checked first, on light modules only (commander, the plan's names, the
+// budgets, the sample, the results file of --from); the modules that measure and render (d3, the
+// HDR histograms, the tools, the runners) load only after that: a misuse costs one short start.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { SCENARIOS } from './lib/plan.js';
 import { describeSample } from './lib/samples.js';
-import { runContext } from './lib/context.js';
-import { runBench } from './lib/bench.js';
-import { rerender, RerenderError } from './lib/rerender.js';
-import { estimateSeconds, stopAll } from './lib/run/index.js';
+import { isolationOf } from './lib/isolation.js';
+import { readResults, RerenderError } from './lib/results-file.js';
+import { stopAll } from './lib/cleanup.js';
 import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { resolveSample, missingSecretFiles } from '../runner/index.js';
-import { relaunchWithHeap } from './lib/generator-heap.js';
 import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
@@ -103,7 +103,7 @@ const program = new Command()
   .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 appOptions(program); // --app, --paths, --health, --start, --service, --reuse-port: your own service (lib/apps/)
 
-function listPlan(ctx) {
+function listPlan(ctx, estimateSeconds) {
   const { plan, isolation: iso } = ctx;
   const p = plan.params;
   const budgets = iso.budgets
@@ -148,12 +148,15 @@ async function main() {
   program.parse();
   const opts = program.opts();
   const prices = parsePrices(opts);
-  if (opts.from)
-    return rerender({ from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices).then((files) => {
-      console.log(`wrote ${files.join(', ')}`);
-      return 0;
-    });
+  if (opts.from) {
+    const doc = await readResults(opts.from); // missing, not ours, another schema: one line, exit 2
+    const { rerender } = await import('./lib/rerender.js');
+    const files = await rerender({ doc, from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices);
+    console.log(`wrote ${files.join(', ')}`);
+    return 0;
+  }
   if (opts.sample) resolveSample(opts.sample); // one line naming the samples there are
+  const isolation = isolationOf(opts); // --budget, --budgets: one line naming what doesn't fit
   // --app: your service as a generated app folder (bad input: one line, exit 2), measured as --app-dir.
   const app = await appFromOptions(opts, {
     engine: opts.engine ?? process.env.ENGINE,
@@ -173,22 +176,21 @@ async function main() {
       throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e });
     }
   }
-  const ctx = runContext(opts);
-  if (opts.list) return listPlan(ctx);
+  const { runContext } = await import('./lib/context.js');
+  const ctx = runContext(opts, { isolation });
+  if (opts.list) return listPlan(ctx, (await import('./lib/run/index.js')).estimateSeconds);
   checkSecrets(ctx); // a sample's password files: else one line, exit 2, before anything starts
   if (app) await checkAppOnEngine(app, ctx.engineChoice); // healthy, every path below 400: else one line, exit 2
+  const { runBench } = await import('./lib/bench.js');
   return runBench(ctx, { label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '), prices });
 }
 
-const relaunched = relaunchWithHeap(fileURLToPath(import.meta.url));
-if (relaunched) relaunched.then((code) => process.exit(code));
-else
-  main().then(
-    (code) => process.exit(code),
-    async (e) => {
-      await stopAll();
-      const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
-      console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
-      process.exit(2);
-    },
-  );
+main().then(
+  (code) => process.exit(code),
+  async (e) => {
+    await stopAll();
+    const kind = e instanceof GeneratorError ? 'load generator failed' : e instanceof RerenderError ? null : 'error';
+    console.error(`bench: ${kind ? `${kind}: ` : ''}${e.message}`);
+    process.exit(2);
+  },
+);

@@ -15,6 +15,7 @@ import { openEngine } from './lib/engine.js';
 import { startDeployment } from './lib/run/deployments.js';
 import { stopAll } from './lib/cleanup.js';
 import { renderDrills, drillVerdict } from './lib/report/drills.js';
+import { SEND_LAG_P99_BOUND_MS } from './lib/send-lag.js';
 
 const REPO = path.resolve(new URL('../..', import.meta.url).pathname);
 
@@ -70,6 +71,12 @@ const program = new Command()
     DRILL_DEFAULTS.events,
   )
   .option('--rate <n>', 'requests per second, open loop', positive('--rate'), DRILL_DEFAULTS.rate)
+  .option(
+    '--send-lag-bound <ms>',
+    'a drill whose generator sent later than this at p99 (ms) is run again, then not measured',
+    positive('--send-lag-bound'),
+    SEND_LAG_P99_BOUND_MS,
+  )
   .option('--out <dir>', 'output folder (default: .run/drills/<time>)')
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (drills --help lists the options)\n`) })
   // Misuse: one line, exit 2, nothing started.
@@ -122,6 +129,7 @@ async function drillStrategy({ engine, sample, app, key, n, opts, runDir, log })
           app,
           name: sample,
           log: (l) => log(`  ${l}`),
+          sendLagBoundMs: opts.sendLagBound,
         });
         out.push({ ...cell, status: 'ok', drill });
       } catch (e) {

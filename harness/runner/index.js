@@ -60,5 +60,7 @@ export { durationMs } from './common/units.js';
 export { availableCpus, formatCpuList, parseCpuList, pinProcess } from './common/cgroup.js';
 // Every live process of a run folder, for leak checks.
 export { runProcesses } from './common/run-processes.js';
+// A command run to completion without blocking the event loop: { code, stdout, stderr }.
+export { runCommand } from './common/command.js';
 // What is left of a Compose project (the Docker tests' own projects check it after their down too).
 export { LEFTOVER_QUERIES } from './docker/project.js';

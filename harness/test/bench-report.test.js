@@ -22,6 +22,7 @@ import * as drills from '../bench/lib/report/drills.js';
 import { takeaways } from '../bench/lib/report/takeaways.js';
 import { refresh } from '../bench/lib/report/quotes.js';
 import { rerender } from '../bench/lib/rerender.js';
+import { readResults } from '../bench/lib/results-file.js';
 import { wordsOf } from './docs-lib.js';
 
 const REPORT_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench', 'lib', 'report');
@@ -376,7 +377,8 @@ test('a results.json lacking a question the findings quote: "not measured in thi
     const kept = fixture.cells.filter((c) => !(c.workload === 'pi' && c.topology?.budgetCpus === 2));
     const lacking = { ...fixture, cells: kept };
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(lacking));
-    await rerender({ from: path.join(out, 'results.json') }, null);
+    const from = path.join(out, 'results.json');
+    await rerender({ doc: await readResults(from), from }, null);
     const guide = readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
     assert.match(guide, /- \*\*CPU-bound work\.\*\* Not measured in this run: its cell pi:\S+ is not in results\.json\./);
   } finally {

@@ -29,6 +29,7 @@ import { resolve, refresh } from '../bench/lib/report/quotes.js';
 import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
 import { latencySummary } from '../bench/lib/tools/paced.js';
 import { heldOf } from '../bench/lib/held.js';
+import { capacityOf } from '../bench/lib/run/capacity.js';
 import { summariseCoreSpeed, startCoreProbe } from '../bench/lib/core-speed.js';
 import { slicesBySpeed } from '../bench/lib/report/core-speed.js';
 import { boxReport } from '../bench/lib/meta.js';
@@ -621,6 +622,17 @@ test('the full run drills every multi-process strategy on both engines, the lone
     assert.ok(strategies('docker').has(s) && strategies('processes').has(s), s);
   for (const kind of ['fault', 'rollout'])
     assert.ok(ids.includes(`${kind}:docker:dotnet-replicas-2-nginx@1`), `${kind} of .NET replicas on Docker`);
+  // Every app the guide may recommend is drilled on Docker, node:http's replicas beside Express's.
+  for (const kind of ['fault', 'rollout', 'stop', 'scale-down'])
+    assert.ok(ids.includes(`${kind}:docker:node-replicas-2-nginx@1`), `${kind} of node:http replicas on Docker`);
+  // And the replicas rolled out on Swarm, on the Docker engine, with no deployment of the plan's: those
+  // whose stack fits one node (dotnet-api and node-cluster place one app task per node).
+  const swarm = p.scenarios[0].cells.filter((c) => c.orchestrator === 'swarm');
+  assert.deepEqual(swarm.map((c) => c.id), ['rollout:swarm:node-replicas-2-nginx@1']);
+  assert.ok(swarm.every((c) => c.engine === 'docker' && c.kind === 'rollout' && c.events >= 1));
+  assert.deepEqual(ids.slice(-swarm.length), swarm.map((c) => c.id), 'after every Compose drill');
+  const processesOnly = plan({ full: true, budget: 1, processes: 2, engines: ['processes'], scenario: 'drills' });
+  assert.ok(!processesOnly.scenarios[0].cells.some((c) => c.orchestrator), 'no Swarm drill without Docker');
 });
 
 // Each question of the verdicts pairs two cells like for like: one scenario, one budget, the same CPUs,
@@ -1355,11 +1367,32 @@ test(
     const failing = heldOf({ ...onTime, errors: 2 });
     assert.equal(failing.held, false);
     assert.match(failing.why, /2 failed/);
+    // The generator sent late (send-lag.js's bound is 50 ms at p99): it measured itself, not the cell.
+    assert.equal(heldOf({ ...onTime, sendLagMs: { p50: 0.2, p99: 49, max: 80 } }).held, true);
+    const late = heldOf({ ...onTime, sendLagMs: { p50: 0.3, p99: 120.4, max: 900 } });
+    assert.equal(late.held, false);
+    assert.match(late.why, /^the generator sent late: send lag p99 120 ms, max 900 ms, over the 50 ms bound$/);
     // A record without the counts (an older results file) keeps what it was stored with.
     assert.equal(heldOf({ rate: 50, rps: 40, held: false, why: 'achieved 40 of 50 req/s' }).held, false);
     assert.equal(heldOf({ rate: 50, rps: 50, held: true }).held, true);
   },
 );
+
+test('a capacity search with a step its generator sent late in every try has no capacity, and says why', () => {
+  const base = { reference: 1000, range: [0.5, 1.1], p99TargetMs: 50, sliceS: 1 };
+  const steps = [
+    { fraction: 0.8, rate: 800, held: true },
+    { fraction: 0.95, rate: 950, held: false },
+  ];
+  const measured = capacityOf({ ...base, steps });
+  assert.equal(measured.fraction, 0.8);
+  assert.equal(measured.late, undefined);
+  const late = 'the generator sent late: send lag p99 75 ms, max 300 ms, over the 50 ms bound';
+  const withLate = capacityOf({ ...base, steps: [...steps, { fraction: 0.875, rate: 875, held: false, late }] });
+  assert.equal(withLate.fraction, null);
+  assert.equal(withLate.rps, null);
+  assert.equal(withLate.late, `at 875 req/s ${late}`);
+});
 
 test(
   'the core-speed probe: the share of slow readings and per minute, kept in the box, ' +

@@ -221,3 +221,29 @@ for (const sample of listSamples()) {
     assert.deepEqual(published({ HTTP_PORT: '8080', HTTP_BIND: '0.0.0.0' }), ['0.0.0.0:8080']);
   });
 }
+
+// A stopping replica's drain against the reference nginx (proxy/templates, copied into each sample):
+// its delay outlasts nginx's upstream keepalive_timeout, so nginx has closed every connection it
+// kept idle there before the replica closes any (a POST on one would be lost: nginx never resends
+// it); and a replica nginx marked failed at its first refusals stays marked (fail_timeout) until
+// nginx has re-resolved the name without it: the apps' 1 s of refusing before they exit, then at
+// most valid= + 1 s, with a second to spare.
+test('every sample: its drain delay outlasts nginx keep-alive; fail_timeout, its linger and the re-resolution', () => {
+  const conf = fs.readFileSync(path.join(PROXY, 'templates', 'default.conf.template'), 'utf8');
+  const seconds = (re) => Number(re.exec(conf)?.[1]);
+  const keepalive = seconds(/^\s*keepalive_timeout\s+(\d+)s;/m);
+  const valid = seconds(/resolver\s[^;]*valid=(\d+)s/);
+  const failTimeout = seconds(/server\s[^;]*fail_timeout=(\d+)s/);
+  assert.ok([keepalive, valid, failTimeout].every(Number.isFinite), 'the template sets all three');
+  const LINGER_S = 1;
+  assert.ok(failTimeout >= LINGER_S + valid + 1 + 1, `fail_timeout ${failTimeout} s, valid ${valid} s`);
+  for (const sample of listSamples()) {
+    // The deployment's own value (compose.yaml, ${VAR:-default} read as its default), not the lab's.
+    const doc = YAML.parse(fs.readFileSync(path.join(REPO_ROOT, sample, 'compose.yaml'), 'utf8'));
+    const env = Object.fromEntries(Object.entries(doc.services.app?.environment ?? {})
+      .map(([k, v]) => [k, String(v).replace(/^\$\{\w+:-([^}]*)\}$/, '$1')]));
+    const delayS = ['DRAIN_DELAY_MS'].map((k) => Number(env[k]) / 1000)
+      .concat(Number(env.Shutdown__DrainDelaySeconds)).find((x) => Number.isFinite(x));
+    assert.ok(delayS > keepalive, `${sample}: drain delay ${delayS} s, nginx keepalive_timeout ${keepalive} s`);
+  }
+});

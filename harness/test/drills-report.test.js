@@ -56,6 +56,8 @@ function cell(kind, about, get, post, writes, extra = {}) {
       get,
       post,
       latencyMs: { p50: 9, p90: 23, p99: 71, max: 101 },
+      sendLagMs: { p50: 0.3, p99: 1.4, max: 12.6 },
+      duringEvents: { latencyMs: { p50: 2.5, p99: 64, max: 880 }, sendLagMs: { p50: 0.3, p99: 1.2, max: 14 } },
       backMs: { median: 402, max: 403 },
       outageMs: { median: 0, max: post.failed ? 30 : 0, total: 0 },
       durationS: 10.5,
@@ -74,6 +76,7 @@ const PM2 = { strategy: 'pm2', app: 'node-cluster', processes: 2 };
 const RP = { strategy: 'reuseport', app: 'node-cluster', processes: 2 };
 const CL = { strategy: 'cluster', app: 'node-cluster', processes: 2 };
 const D2D = { ...D2, engine: 'docker' };
+const N2S = { ...N2, engine: 'swarm' };
 
 function doc() {
   return {
@@ -111,6 +114,7 @@ function doc() {
         part(100, 0),
         kept(99, { lost: 1, stored: 98, duplicated: 0, lostIds: ['p-7'] }),
       ),
+      cell('rollout', N2S, part(500, 0), part(125, 0), NO_STORE),
       { id: 'closed:x', kind: 'closed', status: 'ok', topology: {} },
     ],
   };
@@ -153,6 +157,10 @@ test('the verdict a deploy leaf quotes: lost nothing, what was lost, a lone proc
       'rollout of dotnet-api: 1 acknowledged write missing from the store.',
   );
   assert.equal(drillVerdict(d, 'replicas', 1).lostNothing, false, 'both engines: the Docker loss counts');
+  // On Swarm only its rolling update is drilled: a strategy rolled out there is not short of a crash drill.
+  const nodeReplicas = drillVerdict(d, 'replicas', 1, { app: 'node-replicas' });
+  assert.deepEqual([nodeReplicas.drilled, nodeReplicas.lostNothing], [true, true], nodeReplicas.text);
+  assert.match(nodeReplicas.text, /\(crash, rollout\)/);
   const pm2 = drillVerdict(d, 'pm2', 1);
   assert.deepEqual([pm2.drilled, pm2.lostNothing], [true, false]);
   assert.match(
@@ -247,8 +255,12 @@ test('the section: a table per engine with a pass line per strategy, every drill
   );
   assert.match(
     processes,
-    /\| scale-down \| replicas \| dotnet-api \| 2 \| 2 \| 0 of 300 \| 0 of 75 \| 402 ms \/ 403 ms \| 0 ms \| 75 acknowledged: 0 lost, 0 duplicated \| 71 ms \|/,
+    /\| scale-down \| replicas \| dotnet-api \| 2 \| 2 \| 0 of 300 \| 0 of 75 \| 402 ms \/ 403 ms \| 0 ms \| 75 acknowledged: 0 lost, 0 duplicated \| 2\.5 \/ 64 \/ 880 ms \| 1\.2 \/ 14 ms \|/,
   );
+  // Swarm's rolling update: a table of its own, its rollout the only drill it needs.
+  const swarm = md.slice(md.indexOf('### On Docker Swarm'));
+  assert.ok(md.indexOf('### On Docker Swarm') > md.indexOf('### On Docker ('));
+  assert.match(swarm, /\| replicas \| node-replicas \| 2 \| 1 \| — \| GET 0 of 500, POST 0 of 125 \| — \| — \| not counted \| pass \(writes not counted\) \|/);
   assert.match(md, /- \*\*pm2\*\*, crash: fault of pm2 as done\.\n- \*\*pm2\*\*, rollout: rollout of pm2 as done\./);
   assert.match(
     md,
@@ -302,7 +314,7 @@ test('older records, named by their topology, and a run without drills', () => {
   const md = renderDrills(old).join('\n');
   assert.match(
     md,
-    /\| crash \| one-process \| dotnet-api \| 1 \| 1 \| 1 of 10 \| 0 of 2 \| 300 ms \/ 310 ms \| n\/a \| not counted \| 5 ms \|/,
+    /\| crash \| one-process \| dotnet-api \| 1 \| 1 \| 1 of 10 \| 0 of 2 \| 300 ms \/ 310 ms \| n\/a \| not counted \| not published: no lateness record \| not recorded \|/,
   );
   assert.match(renderDrills({ cells: [] }).join('\n'), /No drill in this run/);
 });

@@ -16,6 +16,7 @@ import {
 import { drillCells, whyNotDrillable } from '../bench/lib/drills/cells.js';
 import { describeSample } from '../bench/lib/samples.js';
 import { postId } from '../bench/lib/drills/load.js';
+import { keptUnlessLate } from '../bench/lib/drills/index.js';
 import { outageBetween, failuresBetween } from '../bench/lib/drills/under-load.js';
 import { asRunner } from './helpers.js';
 
@@ -318,4 +319,26 @@ test('drill cells refuse what they cannot drill, in one line', () => {
       { message: re },
       JSON.stringify(args.slice(1)),
     );
+});
+
+test('a drill whose generator sent late is run again, and after three late tries is not measured', async () => {
+  const lag = (p99, max) => ({ p50: 1, p99, max });
+  const tries = (lags) => {
+    const queue = [...lags];
+    return () => Promise.resolve({ kind: 'stop', sendLagMs: queue.shift() });
+  };
+  const lines = [];
+  const kept = await keptUnlessLate(tries([lag(80, 300), lag(12, 40)]), (l) => lines.push(l));
+  assert.equal(kept.tries, 2);
+  assert.deepEqual(kept.lateTries, [lag(80, 300)]);
+  assert.match(lines[0], /^try 1 of 3 not kept: the generator sent late: send lag p99 80 ms, max 300 ms, over the 50 ms/);
+  assert.equal((await keptUnlessLate(tries([lag(3, 9)]), () => {})).lateTries, undefined, 'on time: kept as is');
+  await assert.rejects(
+    keptUnlessLate(tries([lag(60, 90), lag(70, 95), lag(200, 400)]), () => {}),
+    new RegExp('^Error: not measured: the generator could not hold its rate in 3 tries \\(send lag p99 60 ms / ' +
+      'max 90 ms; p99 70 ms / max 95 ms; p99 200 ms / max 400 ms; the bound is 50 ms at p99\\), so nothing of ' +
+      'this drill is published$'),
+  );
+  const any = await keptUnlessLate(tries([lag(200, 400)]), () => {}, Infinity);
+  assert.equal(any.tries, 1, 'a bound of Infinity takes any');
 });

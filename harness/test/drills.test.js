@@ -31,7 +31,7 @@ async function replicas(t, n = 2) {
 
 test('one of 2 replicas killed every 2 s for 10 s under GETs: back by its restart policy, 0 failed', async (t) => {
   const { runDir, state } = await replicas(t);
-  const load = startLoad({ url: state.url, rate: 100, mix: { get: '/' } });
+  const load = await startLoad({ url: state.url, rate: 100, mix: { get: '/' } });
   let kills = 0;
   for (let second = 2; second <= 8; second += 2) {
     await sleep(Math.max(0, second * 1000 - load.now()));

@@ -31,7 +31,7 @@ const failedOf = (records) => records.filter(failed);
 test('replicas behind nginx: replaced one at a time, start-first, and nginx answers throughout', async (t) => {
   const { runDir, state } = await start(t, { REPLICAS: '2' });
   const old = state.services.app.instances.map((i) => ({ pid: i.pid, port: i.port }));
-  const load = startLoad({ url: state.url, rate: 200, mix: GETS });
+  const load = await startLoad({ url: state.url, rate: 200, mix: GETS });
   await waitFor(() => load.now() > 500, { what: 'load under way' });
   const lines = [];
   const result = await reload({ runDir, sample: FIXTURE, log: (l) => lines.push(l) });
@@ -67,7 +67,7 @@ test('replicas behind nginx: replaced one at a time, start-first, and nginx answ
 
 test('a single instance behind nginx is replaced start-first too', async (t) => {
   const { runDir, state } = await start(t, { REPLICAS: '1' });
-  const load = startLoad({ url: state.url, rate: 200, mix: GETS });
+  const load = await startLoad({ url: state.url, rate: 200, mix: GETS });
   await waitFor(() => load.now() > 500, { what: 'load under way' });
   const result = await reload({ runDir });
   const reloadedAt = load.now();

@@ -37,7 +37,7 @@ const appOf = async (runDir) => (await readState(runDir)).services.app.instances
 
 test('scale up and down behind nginx: nginx follows, no GET fails, removed instances leave nothing', async (t) => {
   const { runDir, state } = await start(t, { REPLICAS: '2' });
-  const load = startLoad({ url: state.url, rate: 200, mix: GETS });
+  const load = await startLoad({ url: state.url, rate: 200, mix: GETS });
   await waitFor(() => load.now() > 500, { what: 'load under way' });
 
   const upTo3 = await scale({ runDir, service: 'app', replicas: 3 });

@@ -46,12 +46,12 @@ export function loadConfig(env = process.env) {
     drainMs: int(env, 'DRAIN_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     // On a stop from outside (SIGTERM), how long the workers keep serving first, /ready saying 503
     // and every answer `Connection: close`: until a proxy or orchestrator that watches readiness
-    // or DNS (nginx re-resolves every 10 s) has stopped sending here. 0: close at once. Not on
+    // or DNS (nginx re-resolves every 2 s) has stopped sending here. 0: close at once. Not on
     // SIGINT or a rolling restart, where the cluster's other workers keep the port.
     drainDelayMs: int(env, 'DRAIN_DELAY_MS', 0, { min: 0, max: 600_000 }),
     // During a drain, keep-alive sockets get this long to take their `Connection: close` response.
     idleGraceMs: int(env, 'DRAIN_IDLE_GRACE_MS', 1_000, { min: 0, max: 60_000 }),
-    // Must outlive nginx's upstream keepalive_timeout (30 s) so the proxy closes idle sockets first.
+    // Must outlive nginx's upstream keepalive_timeout (10 s) so the proxy closes idle sockets first.
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1 }),
     // Crash respawn: first delay and how many crashes in a row before giving up (see backoff.js).
     respawnInitialMs: int(env, 'RESPAWN_INITIAL_DELAY_MS', 100, { min: 1, max: 60_000 }),

@@ -9,6 +9,7 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { connect, disconnect } from './db.js';
@@ -70,6 +71,17 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
       log('worker drain timeout, exiting', { inFlight: inFlight.size });
       exit(0);
     }, config.drainMs).unref();
+    // A process that owns its listening socket, stopped from outside after a drain delay (behind
+    // a DNS name: compose), stops accepting when the delay is over and stays up refusing for the
+    // grace below: nginx's next tries are refused at once and mark it failed (max_fails) for its
+    // fail_timeout, which outlasts that grace plus nginx's re-resolution of the name once the
+    // container is gone — so nginx never waits out a connect to the vanished address. Its open
+    // connections are left be meanwhile: the delay outlasts nginx's upstream keepalive_timeout, so
+    // nginx has closed those it kept idle, and one it has just opened may be about to carry a POST.
+    const ownSocket = !ownPrimary && !cluster.isWorker && delayMs > 0;
+    const stopped = ownSocket
+      ? new Promise((resolve) => setTimeout(() => net.Server.prototype.close.call(server, resolve), delayMs).unref())
+      : null;
     // Keep-alive clients first get one more response each, marked `Connection: close`, so they
     // stop reusing the socket themselves. Closing a socket that looks idle at once races with a
     // request the client is already sending on it (ECONNRESET), hence the short grace.
@@ -86,6 +98,8 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
         // the primary this exit was planned (worker.exitedAfterDisconnect), and drops the IPC.
         process.once('disconnect', done);
         cluster.worker.disconnect();
+      } else if (stopped) {
+        stopped.then(done);
       } else {
         server.close(done);
       }

@@ -4,6 +4,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -210,6 +211,44 @@ test('SIGTERM with DRAIN_DELAY_MS: DRAIN_TIMEOUT_MS bounds the whole drain, the 
   assert.notEqual(await slow, 200, 'the request outlived the bound and was cut');
   assert.equal(p.find('worker drain timeout, exiting').length, 1);
   assert.equal(p.find('worker did not exit in time, killing').length, 0, 'the worker exited by itself');
+});
+
+// One process behind a DNS name (compose, CLUSTERING_ENABLED=false): after the delay it stops
+// accepting and stays up refusing for the grace, so nginx marks it failed before its address goes.
+test('one process with DRAIN_DELAY_MS: after the delay, connections are refused while it stays up; then exit 0', async () => {
+  current = await startPrimary(
+    { CLUSTERING_ENABLED: 'false', DRAIN_DELAY_MS: '400', DRAIN_IDLE_GRACE_MS: '1000' },
+    { waitReady: false },
+  );
+  const p = current;
+  await p.waitLog('worker listening');
+  const refused = () => new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port: p.port });
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', (/** @type {NodeJS.ErrnoException} */ err) => resolve(err.code === 'ECONNREFUSED'));
+  });
+  // A keep-alive connection left idle, as nginx keeps one: not closed when the listener is.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const idle = await new Promise((resolve, reject) => {
+    http.get(`http://127.0.0.1:${p.port}/health`, { agent }, (res) => {
+      const { socket } = res;
+      res.resume();
+      res.on('end', () => resolve(socket));
+    }).on('error', reject);
+  });
+  let idleClosed = false;
+  idle.once('close', () => { idleClosed = true; });
+  let exited = false;
+  p.exited.then(() => { exited = true; });
+  process.kill(p.child.pid, 'SIGTERM');
+  let seen = null;
+  for (let i = 0; i < 200 && !exited && seen === null; i++) {
+    if (await refused()) seen = { exited, idleClosed };
+    else await sleep(20);
+  }
+  agent.destroy();
+  assert.deepEqual(seen, { exited: false, idleClosed: false }, 'refusing, still up, the idle connection still open');
+  assert.equal((await p.exited).code, 0);
 });
 
 test('a bad WORKERS value stops the primary with a clear message', async () => {

@@ -11,7 +11,7 @@ const DEFAULTS = {
   DELAY_MS: 0,
   DELAY_RANDOM_MAX_MS: 0,
   SLOW_DELAY_MS: 0,
-  // Longer than nginx's upstream keepalive_timeout (30 s in nginx/templates): the proxy closes
+  // Longer than nginx's upstream keepalive_timeout (10 s in nginx/templates): the proxy closes
   // idle connections first, so it never reuses one Node has just closed (the keep-alive 502 race).
   KEEP_ALIVE_TIMEOUT_MS: 65_000,
   HEADERS_TIMEOUT_MS: 66_000,

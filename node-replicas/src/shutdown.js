@@ -1,7 +1,14 @@
 // Graceful shutdown on SIGTERM (docker stop, compose, the local runner) and SIGINT (Ctrl-C):
 // report not ready, stop accepting, let in-flight requests finish, close idle keep-alive
 // sockets, exit 0. A timer bounds the whole drain so a stuck request can't hold the exit.
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+// With a drain delay (behind a DNS name: compose), how long the replica stays up after it has
+// stopped accepting: nginx's next tries are refused at once and mark it failed (max_fails) for its
+// fail_timeout, which outlasts this plus nginx's re-resolution of the name once the container is
+// gone — so nginx never waits out a connect to the vanished address (proxy_connect_timeout, 1 s).
+export const LINGER_MS = 1000;
 
 export function installShutdown({ server, state, config, log = console.log, exit = process.exit }) {
   let started = false;
@@ -19,20 +26,33 @@ export function installShutdown({ server, state, config, log = console.log, exit
       server.closeAllConnections();
       exit(1);
     }, config.drainTimeoutMs);
-    // Serve on for a while (compose: DRAIN_DELAY_MS), /ready 503 and every answer closing its
-    // connection, until whoever routes here has stopped: nginx re-resolves the service's name every
-    // 10 s (Swarm takes a task out of its DNS before the signal, Kubernetes takes a pod that is not
-    // ready out of its endpoints). Plain Compose keeps the address in its DNS until the container
-    // has exited: nginx may still send here meanwhile, and gets answers.
-    if (config.drainDelayMs > 0) await sleep(config.drainDelayMs);
-    // Stops accepting and closes idle keep-alive sockets; busy ones close after their answer
-    // (which carries `Connection: close` while draining). The callback runs once all are gone.
-    server.close(() => {
+    const done = () => {
       clearTimeout(force);
       log(`${config.instance}: drained; exiting`);
       exit(0);
-    });
+    };
+    if (config.drainDelayMs === 0) {
+      // Stops accepting and closes idle keep-alive sockets; busy ones close after their answer
+      // (which carries `Connection: close` while draining). The callback runs once all are gone.
+      server.close(done);
+      server.closeIdleConnections();
+      return;
+    }
+    // Serve on for a while (compose: DRAIN_DELAY_MS), /ready 503 and every answer closing its
+    // connection, until whoever routes here has stopped: nginx re-resolves the service's name every
+    // 2 s (Swarm takes a task out of its DNS before the signal, Kubernetes takes a pod that is not
+    // ready out of its endpoints). Plain Compose keeps the address in its DNS until the container
+    // has exited: nginx may still send here meanwhile, and gets answers. The delay outlasts nginx's
+    // upstream keepalive_timeout (10 s): every connection nginx kept idle here it has closed itself.
+    await sleep(config.drainDelayMs);
+    // Then stop accepting, leaving open connections be (not http.Server#close, which also closes
+    // idle ones: one nginx has just opened may be about to carry a POST); each closes after its
+    // answer. After LINGER_MS, refusing, close what is idle still (no nginx connection by then).
+    const closed = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
+    await sleep(LINGER_MS);
     server.closeIdleConnections();
+    await closed;
+    done();
   }
 
   process.on('SIGTERM', shutdown);

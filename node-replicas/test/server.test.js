@@ -30,7 +30,7 @@ test('the endpoints answer JSON with the instance and per-process counters', asy
   assert.deepEqual((await request(`${server.url}/health`)).json, { status: 'ok', instance: 'node-replicas-app-7', pid });
   assert.deepEqual((await request(`${server.url}/ready`)).json, { ready: true, instance: 'node-replicas-app-7', pid });
 
-  // Keep-alive outlives nginx's upstream keepalive_timeout (30 s): nginx closes idle connections first.
+  // Keep-alive outlives nginx's upstream keepalive_timeout (10 s): nginx closes idle connections first.
   const keptAlive = await fetch(`${server.url}/health`);
   await keptAlive.text();
   assert.equal(keptAlive.headers.get('keep-alive'), 'timeout=65');

@@ -27,18 +27,23 @@ function refused(port) {
   });
 }
 
-test('SIGTERM: in-flight requests finish, idle keep-alive sockets close, new connections are refused, exit 0', async (t) => {
-  const server = await startServer(t);
-  // An idle keep-alive connection, as nginx keeps to each replica.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  t.after(() => agent.destroy());
-  const idle = await new Promise((resolve, reject) => {
-    http.get(`${server.url}/health`, { agent }, (res) => {
+// A keep-alive connection to `url`, left idle after one answer (as nginx keeps one): its socket.
+function idleSocket(url, agent) {
+  return new Promise((resolve, reject) => {
+    http.get(`${url}/health`, { agent }, (res) => {
       const { socket } = res;
       res.resume();
       res.on('end', () => resolve(socket));
     }).on('error', reject);
   });
+}
+
+test('SIGTERM: in-flight requests finish, idle keep-alive sockets close, new connections are refused, exit 0', async (t) => {
+  const server = await startServer(t);
+  // An idle keep-alive connection, as nginx keeps to each replica.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const idle = await idleSocket(server.url, agent);
   const idleClosed = once(idle, 'close');
 
   const pending = await inFlight(server, 3, 1000);
@@ -86,6 +91,30 @@ test('/ready answers 503 while draining; /health stays 200', async (t) => {
   assert.deepEqual([post.status, post.headers.connection], [201, 'close']);
   assert.equal((await pending[0]).status, 200);
   assert.deepEqual(await server.exited, { code: 0, signal: null });
+});
+
+test('with a drain delay: idle sockets are left to the client, then new connections are refused while the process stays up, then exit 0', async (t) => {
+  const server = await startServer(t, { DRAIN_DELAY_MS: '400' });
+  // A keep-alive connection left idle, as nginx keeps one: the server does not close it at the delay.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const idle = await idleSocket(server.url, agent);
+  let idleClosed = false;
+  idle.once('close', () => { idleClosed = true; });
+  let exited = false;
+  server.exited.then(() => { exited = true; });
+  server.child.kill('SIGTERM');
+  let refusedAt = null;
+  for (let i = 0; i < 200 && !exited; i++) {
+    if (await refused(server.port)) {
+      refusedAt = { exited, idleClosed };
+      break;
+    }
+    await sleep(20);
+  }
+  assert.deepEqual(refusedAt, { exited: false, idleClosed: false }, 'refusing new connections, still up, the idle one open');
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
+  assert.ok(idleClosed, 'closed before the exit');
 });
 
 test('a second signal while draining does not cut the drain short', async (t) => {

@@ -53,7 +53,7 @@ if (metricsPort is { } mp)
 builder.WebHost.ConfigureKestrel(k =>
 {
     // Same cap as nginx's client_max_body_size. Keep-alive stays at Kestrel's 130 s default:
-    // above nginx's upstream keepalive_timeout (30 s), so the proxy always closes idle connections first.
+    // above nginx's upstream keepalive_timeout (10 s), so the proxy always closes idle connections first.
     k.Limits.MaxRequestBodySize = 1024 * 1024;
 });
 builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = runtime.ShutdownTimeout);
@@ -65,7 +65,11 @@ builder.Services.AddExceptionHandler<ProblemExceptionHandler>();
 builder.Services.AddProductsDatabase(database);
 builder.Services.AddSingleton(runtime);
 builder.Services.AddSingleton<DrainState>();
+// Kestrel's sockets, which the drain can stop accepting on before Kestrel stops (Hosting/Listeners.cs).
+builder.Services.AddSingleton<DrainableListeners>();
+builder.Services.AddSingleton<Microsoft.AspNetCore.Connections.IConnectionListenerFactory>(sp => sp.GetRequiredService<DrainableListeners>());
 builder.Services.AddHostedService<DrainOnStop>();
+builder.Services.AddHostedService<WarmUp>();
 builder.Services.AddHealthChecks()
     .AddDbContextCheck<AppDbContext>(tags: ["ready"])
     .AddCheck<DrainHealthCheck>("draining", tags: ["ready"]);
@@ -94,12 +98,12 @@ if (args.Contains("migrate"))
 if (metricsPort is { } scrapePort) app.UseMetricsPort(scrapePort);
 app.UseExceptionHandler();
 app.UseStatusCodePages();
-// While draining, every answer closes its connection, so the proxy stops reusing it (no request
-// sent on a connection just as it is closed).
+// Once the drain has stopped accepting, every answer closes its connection, so the proxy stops
+// reusing it (no request sent on a connection just as it is closed): Hosting/Drain.cs.
 var drain = app.Services.GetRequiredService<DrainState>();
 app.Use((context, next) =>
 {
-    if (drain.Draining) context.Response.Headers.Connection = "close";
+    if (drain.Closing) context.Response.Headers.Connection = "close";
     return next(context);
 });
 

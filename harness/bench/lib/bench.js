@@ -17,6 +17,7 @@ import { pinGenerator } from './isolation.js';
 import { openEngine } from './engine.js';
 import { baselineOf } from './questions.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
+import { generatorFlags } from './generator-heap.js';
 
 // The engines the plan's cells name (cell.engine; the run's own where they name none).
 const enginesOf = (plan) => [
@@ -150,7 +151,7 @@ function addRunRecords(doc, ctx, { engine, others }) {
   doc.protocol.engine = engine.record; // docker | processes, how it was chosen
   if (others.size) doc.protocol.otherEngines = [...others.values()].map((e) => e.record);
   doc.protocol.budgetChoice = ctx.budgets;
-  doc.protocol.generatorNodeFlags = process.execArgv; // the paced generator's process (generator-heap.js)
+  doc.protocol.generatorNodeFlags = generatorFlags(); // the generator threads' (generator-heap.js)
   const base = baselineOf(ctx.apps);
   doc.apps = ctx.apps.map((a) => ({
     key: a.key,

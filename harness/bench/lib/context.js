@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { plan as buildPlan, matrixPlan } from './plan.js';
-import { planIsolation, parseBudgets, budgetChoice } from './isolation.js';
+import { isolationOf, budgetChoice } from './isolation.js';
 import { describeSample, listApps } from './samples.js';
 import { pacedToolName } from './tools/index.js';
 import { selectEngine, runnerFor } from '../../runner/index.js';
@@ -52,15 +52,16 @@ function appsOf(opts) {
 // answer rests on both; where the other can't start the run says so and goes on).
 const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
 
-/** Builds the run's context from the parsed options (nothing is started). */
-export function runContext(opts, { now = new Date() } = {}) {
+/**
+ * Builds the run's context from the parsed options (nothing is started); `isolation`, when the
+ * caller has checked the options with isolationOf() already.
+ */
+export function runContext(opts, { now = new Date(), isolation = isolationOf(opts) } = {}) {
   // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
   const engineChoice = opts.engineWhy
     ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
     : selectEngine(opts.engine ?? process.env.ENGINE);
   const apps = appsOf(opts);
-  const asked = opts.budgets === undefined ? undefined : parseBudgets(opts.budgets);
-  const isolation = planIsolation({ budget: opts.budget, budgets: asked });
   // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.
   const overrides = {
     windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm,

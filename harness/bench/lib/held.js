@@ -2,6 +2,7 @@
 // so `--from` judges old runs by the same rule.
 import { quantileOf } from './histogram.js';
 import { round } from './stats.js';
+import { lateWhy } from './send-lag.js';
 
 export const HELD_SHARE = 0.95; // the achieved rate must be within 5% of the target
 
@@ -10,8 +11,9 @@ export const HELD_SHARE = 0.95; // the achieved rate must be within 5% of the ta
  * measure.js latencyBlock records it. A slice ends when its last answer is back, so its elapsed
  * time runs one typical latency past its schedule even when every request was answered on time
  * (a 50 ms wait: 5% of a 1 s slice). The achieved rate is the requests over the scheduled time plus
- * only what the slices ran over beyond that: a backlog. Returns { held, achieved, why }; a record
- * without the counts keeps the verdict it was stored with.
+ * only what the slices ran over beyond that: a backlog. A block whose generator sent late (its send
+ * lag p99 past send-lag.js's bound) measured the generator, not the cell: not held either. Returns
+ * { held, achieved, why }; a record without the counts keeps the verdict it was stored with.
  */
 export function heldOf(paced) {
   const { rate, requests, rps, slices, sliceS } = paced;
@@ -28,6 +30,8 @@ export function heldOf(paced) {
   const why = [];
   if (achieved < HELD_SHARE * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);
   if (paced.errors > 0) why.push(`${paced.errors} failed`);
+  const late = lateWhy(paced.sendLagMs);
+  if (late) why.push(late);
   return { held: why.length === 0, achieved: round(achieved), why: why.join(', ') || null };
 }
 

@@ -99,6 +99,14 @@ export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) 
   };
 }
 
+/**
+ * The isolation the command line asks for: planIsolation() of --budget and --budgets (their text),
+ * or the one line that says what is wrong with them.
+ * @param {{ budget?: number, budgets?: string }} opts
+ */
+export const isolationOf = ({ budget, budgets }) =>
+  planIsolation({ budget, budgets: budgets === undefined ? undefined : parseBudgets(budgets) });
+
 /** Pins this process to the generator's CPUs. Returns the isolation record kept in the results. */
 export function pinGenerator(iso, { pin = pinProcess } = {}) {
   const base = {

@@ -221,7 +221,7 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
       }
     }
   } finally {
-    for (const a of acc.values()) a.agent.destroy();
+    await Promise.all([...acc.values()].map((a) => a.agent.destroy()));
   }
   return new Map(targets.map((t) => [t.id, blockRecord(t, acc.get(t.id), slices, sliceS)]));
 }

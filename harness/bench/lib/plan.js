@@ -8,6 +8,7 @@ import { workloadSpec, requestOf } from './workloads.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from './strategies/index.js';
 import { drillCells } from './drills/cells.js';
+import { whyNoSwarm } from './drills/swarm.js';
 import { EXPERIMENTS } from './experiments/index.js';
 import { METRICS } from './metrics.js';
 
@@ -249,18 +250,18 @@ function scalingOf(questions, cells) {
 // restart (replicas: a graceful stop and a scale-down too) under a fixed rate of GETs and POSTs,
 // counting what the store kept (drills/cells.js). The lone process is the counter-example. The
 // full run drills on every engine it has (the processes engine and Docker): a deploy answer must
-// rest on both.
+// rest on both, for every app the guide may recommend.
 function drills({ budget, n, params, apps, engines = ['processes'] }) {
   const cells = [];
-  const base = baselineOf(apps);
+  // Last, after every Compose deployment's drills: leaving the Swarm again cuts the running Compose
+  // projects' nginx off from their apps (every request 502 from then on, on the run's daemon: hand
+  // run 2026-12-04), and the scenario's deployments stay up until it ends.
+  const swarm = [];
   for (const app of apps.filter((x) => x.post || x.writes)) {
-    // On another engine, the baseline app and the apps of another runtime: a strategy's drill on a
-    // second app of the same runtime (node:http's replicas beside Express's) repeats it there. The
-    // lone process, never a deploy answer, is the counter-example on the run's own engine only.
-    const again = app === base || app.runtime !== base.runtime;
     for (const s of strategiesFor(app)) {
       const processes = s.multiProcess ? Math.max(2, n) : 1;
-      const elsewhere = again && s.multiProcess;
+      // The lone process, never a deploy answer, is the counter-example on the run's own engine only.
+      const elsewhere = s.multiProcess;
       for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || elsewhere))) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
         // restarts take three times as long.
@@ -272,9 +273,19 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
           );
         }
       }
+      // And the replicas' rolling update on Swarm, where Docker is drilled and the stack fits one node:
+      // Swarm takes a task out of its DNS before stopping it, which Compose does not (drills/swarm.js
+      // deploys the stack).
+      const onSwarm = engines.includes('docker') && app.engines.includes('docker') && !whyNoSwarm(app, processes);
+      if (s.slug === 'replicas' && onSwarm) {
+        const [rollout] = drillCells(app, s.slug, processes, budget, { events: params.drillEvents })
+          .filter((c) => c.kind === 'rollout');
+        const id = `rollout:swarm:${rollout.topology.id}@${budget}`;
+        swarm.push({ ...rollout, id, engine: 'docker', orchestrator: 'swarm', events: params.drillEvents });
+      }
     }
   }
-  return { cells, comparisons: [], checks: [] };
+  return { cells: [...cells, ...swarm], comparisons: [], checks: [] };
 }
 
 export const SCENARIOS = {

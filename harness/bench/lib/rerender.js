@@ -2,8 +2,7 @@
 // and its folder's report, charts and guide written again (with the reader's prices, if given);
 // nothing is measured.
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
-import { judge, SCHEMA } from './judge.js';
+import { judge } from './judge.js';
 import { describeSpread, loadSpread } from './repeatability.js';
 import { writeOutputs } from './output.js';
 import { withPrices } from './report/cost.js';
@@ -11,27 +10,13 @@ import { sanitizeDoc } from './report/sanitize.js';
 import { REFERENCE_OUT, REFERENCE_GUIDE } from './context.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
-/** A usage error of the re-render: one line, exit 2. */
-export class RerenderError extends Error {}
-
 /**
- * @param {{ from: string, out?: string, guide?: string, label?: string }} opts
+ * `doc`: the results file `from` as results-file.js readResults() read and checked it.
+ * @param {{ doc: any, from: string, out?: string, guide?: string, label?: string }} opts
  * @param {object | null} prices
  */
 export async function rerender(opts, prices) {
-  let doc;
-  try {
-    doc = JSON.parse(await readFile(opts.from, 'utf8'));
-  } catch (e) {
-    throw new RerenderError(`--from ${opts.from}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-  }
-  if (!Array.isArray(doc?.cells) || !Number.isInteger(doc?.schema)) {
-    throw new RerenderError(`--from ${opts.from}: not a results file of this benchmark`);
-  }
-  if (doc.schema !== SCHEMA) {
-    throw new RerenderError(`--from ${opts.from}: results schema ${doc.schema}; `
-      + `the re-render needs schema ${SCHEMA} (measure again with make bench)`);
-  }
+  let doc = opts.doc;
   if (opts.label) doc.label = opts.label; // relabel a kept run, e.g. the committed reference run
   // From the measured cells, by the current rule and the current spreads over repeated runs.
   doc.protocol.betweenRuns = describeSpread(loadSpread());

@@ -80,6 +80,7 @@ function capacityRatio(a, b) {
   };
 }
 const capacityProblems = (cell) => {
+  if (cell.capacity?.late) return [`${cell.id}: its capacity was not measured: ${cell.capacity.late}`];
   if (!cell.capacity || cell.capacity.fraction) return [];
   return [`${cell.id} held no fixed rate under the ${cell.capacity.p99TargetMs} ms target: `
     + `its capacity is below ${cell.capacity.range[0]} of its saturated throughput`];

@@ -292,17 +292,29 @@ function runDirs(runId) {
   return unique(['cpu', 'cpuacct', 'cpuset', 'memory'].map(v1).filter(Boolean).map((r) => path.join(r, GROUP, runId)));
 }
 
+/** Whether any of a run's groups is still there. */
+export const runExists = (runId) => runDirs(runId).some((d) => fs.existsSync(d));
+
 // Removes a run's groups once their processes have gone. Best effort: a group with a live
-// process in it can't be removed, and that is reported, not hidden.
+// process in it can't be removed, and that is reported, not hidden. A group that is gone already
+// (another teardown of the same run got there first: an up() cancelled by a down() from another
+// process takes its run down while the down() may too) is what was wanted, not an error.
 export function removeRun(runId) {
   const left = [];
+  const gone = (err) => err.code === 'ENOENT';
   for (const base of runDirs(runId)) {
-    if (!fs.existsSync(base)) continue;
-    for (const child of fs.readdirSync(base, { withFileTypes: true })) {
-      if (!child.isDirectory()) continue;
-      try { fs.rmdirSync(path.join(base, child.name)); } catch { left.push(path.join(base, child.name)); }
+    let children;
+    try {
+      children = fs.readdirSync(base, { withFileTypes: true });
+    } catch (err) {
+      if (gone(err)) continue;
+      throw err;
     }
-    try { fs.rmdirSync(base); } catch (err) { if (err.code !== 'ENOENT' && !left.length) left.push(base); }
+    for (const child of children.filter((c) => c.isDirectory())) {
+      const dir = path.join(base, child.name);
+      try { fs.rmdirSync(dir); } catch (err) { if (!gone(err)) left.push(dir); }
+    }
+    try { fs.rmdirSync(base); } catch (err) { if (!gone(err) && !left.length) left.push(base); }
   }
   return left;
 }

@@ -33,6 +33,7 @@ export function reResolveMs(sampleDir) {
  * fail_timeout (nginx had it marked failed). nginx's defaults where the templates set none.
  */
 export function readmissionMs(sampleDir) {
-  const server = /^\s*server\s+[^\s{;][^;{]*;/m.exec(templates(sampleDir).replace(/^\s*#.*$/gm, ''))?.[0] ?? '';
+  // The upstream's `server …;` line (its address may be a ${VARIABLE}), not a `server {` block.
+  const server = /^\s*server\s+(?!\{)[^;]*;/m.exec(templates(sampleDir).replace(/^\s*#.*$/gm, ''))?.[0] ?? '';
   return Math.max(reResolveMs(sampleDir), passiveCheckMs(server));
 }

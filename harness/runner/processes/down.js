@@ -3,7 +3,8 @@
 // so nothing it would have started afterwards can outlive the down().
 import path from 'node:path';
 import { isAlive } from '../../lib/processes.js';
-import { DEFAULT_RUN_DIR } from '../common/run-dir.js';
+import { DEFAULT_RUN_DIR, runIdOf } from '../common/run-dir.js';
+import * as cgroup from '../common/cgroup.js';
 import { call, readState } from './supervisor-client.js';
 import { starting } from './up.js';
 import { teardown } from './teardown.js';
@@ -14,8 +15,11 @@ async function cancelOtherProcess(runDir, { timeoutMs = 120_000 } = {}) {
   const { owner } = await call(runDir, 'cancel', {}, { timeoutMs: 10_000 }).catch(() => ({ owner: null }));
   if (!owner || owner === process.pid || !isAlive(owner)) return;
   const deadline = Date.now() + timeoutMs;
-  // Its up() notices at its next step and takes down what it started; wait for that.
-  while (Date.now() < deadline && isAlive(owner) && (await readState(runDir))?.phase === 'starting') await sleep(100);
+  // Its up() notices at its next step and takes down what it started; wait for that to end: its
+  // supervisor gone (with the state) is not the end yet, the run's groups go after it.
+  const runId = runIdOf(runDir);
+  const busy = async () => (await readState(runDir))?.phase === 'starting' || cgroup.runExists(runId);
+  while (Date.now() < deadline && isAlive(owner) && (await busy())) await sleep(100);
 }
 
 export async function down(opts = {}) {

@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, dockerOk, docker, Project, secretsReady, STAND_INS } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
-import { writesOf, bodyFor, listStored, account } from './writes.js';
+import { writesOf, bodyTemplate, listStored, account } from './writes.js';
 
 const { skip, failed } = await engine();
 
-// nginx re-resolves the app's name every 10 s (resolver valid=10s, resolver_timeout 2s): how long
-// a container that left keeps its place in nginx's list, and the load runs on past each event.
-const RESOLVE_MS = 12_000;
+// nginx re-resolves the app's name every 2 s (resolver valid=1s, then 1 s): how long a container
+// that left keeps its place in nginx's list (with resolver_timeout 2s), and the load runs on past
+// each event.
+const RESOLVE_MS = 5_000;
 const GRACEFUL = ['stop', 'scale-down', 'replace', 'stop', 'scale-down'];
 
 const SAMPLES = [
@@ -141,18 +142,18 @@ async function drill(run, kind, n) {
   const { s, project, writes } = run;
   const prefix = `drain-${Date.now().toString(36)}-${n}`;
   const post = writes
-    ? { path: writes.post, body: (id) => bodyFor(writes, id) }
-    : { path: s.post, body: (id) => ({ id }) };
+    ? { path: writes.post, body: bodyTemplate(writes) }
+    : { path: s.post, body: '{"id":"{id}"}' };
   const load = startMixedLoad(run.base, { get: s.get, post, prefix, concurrency: 4, pauseMs: 20 });
   let restore;
+  let stats;
   try {
     await sleep(2000);
     restore = await project.step('app', `${kind} (event ${n})`, () => EVENTS[kind](run));
     await sleep(RESOLVE_MS);
   } finally {
-    await load.stop();
+    stats = await load.stop();
   }
-  const stats = load.stats;
   const stored = writes ? account(stats, listStored(project, writes, { prefix, port: s.dbPort })) : null;
   const line = { kind, n, stats, writes: stored };
   const storeText = line.writes ? `; writes ${JSON.stringify(line.writes)}` : '; no store (x-bench.writes: null)';

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS, takeTurns } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
-import { writesOf, bodyFor, account } from './writes.js';
+import { writesOf, bodyTemplate, account } from './writes.js';
 import { buildStandIns } from '../../test-engine/stand-ins.js';
 import { DOCKER_HOST } from '../../test-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
@@ -167,7 +167,7 @@ async function nodeKilledUnderLoad(port) {
   await deployStack(base);
   const writes = writesOf(SAMPLE_DIR);
   const prefix = `nodes-${Date.now().toString(36)}`;
-  const post = { path: writes.post, body: (id) => bodyFor(writes, id) };
+  const post = { path: writes.post, body: bodyTemplate(writes) };
   const load = startMixedLoad(base, { get: '/products?pageSize=1', post, prefix, concurrency: 4, pauseMs: 50 });
   await sleep(3000);
   dockerOk(['kill', NODES[1]]);

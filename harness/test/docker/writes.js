@@ -11,9 +11,9 @@ export function writesOf(sampleDir) {
   return { ...bench.writes, ...(bench.docker?.writes ?? {}) };
 }
 
-/** The body of one POST for request id `id`: the template's "{id}" filled in. */
-export function bodyFor(writes, id) {
-  return JSON.parse(JSON.stringify(writes.body).replaceAll('{id}', id));
+/** The JSON body of the POSTs, with "{id}" where each puts its own id (the load fills it in). */
+export function bodyTemplate(writes) {
+  return typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body);
 }
 
 /**

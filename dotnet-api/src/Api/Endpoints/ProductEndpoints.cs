@@ -27,12 +27,7 @@ public static class ProductEndpoints
             var size = QueryInt.Parse(pageSize, "pageSize", DefaultPageSize, 1, MaxPageSize, errors);
             if (errors.Count > 0) return Results.ValidationProblem(errors);
 
-            var items = await db.Products.AsNoTracking()
-                .OrderBy(x => x.Id)
-                .Skip((p - 1) * size)
-                .Take(size)
-                .Select(x => new ProductDto(x.Id, x.Sku, x.Name, x.Description, x.Price, x.Version, x.RequestId))
-                .ToListAsync(ct);
+            var items = await Page(db, p, size, ct);
             return Results.Ok(new { page = p, pageSize = size, items });
         });
 
@@ -87,6 +82,15 @@ public static class ProductEndpoints
             return deleted == 0 ? NotFound(key) : Results.NoContent();
         });
     }
+
+    // One page of products, as GET /products answers it (Hosting/WarmUp.cs runs it before listening).
+    public static Task<List<ProductDto>> Page(AppDbContext db, int page, int size, CancellationToken ct) =>
+        db.Products.AsNoTracking()
+            .OrderBy(x => x.Id)
+            .Skip((page - 1) * size)
+            .Take(size)
+            .Select(x => new ProductDto(x.Id, x.Sku, x.Name, x.Description, x.Price, x.Version, x.RequestId))
+            .ToListAsync(ct);
 
     private static int? ParseId(string raw) =>
         int.TryParse(raw, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var id) && id > 0

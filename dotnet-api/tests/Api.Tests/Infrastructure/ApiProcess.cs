@@ -18,6 +18,10 @@ public sealed class ApiProcess : IAsyncDisposable
 
     public int Port { get; }
     public int Pid => _process.Id;
+    public bool HasExited => _process.HasExited;
+
+    // Where the first line of the output holding `text` is (-1: none yet): what was logged before what.
+    public int LineOf(string text) => _output.ToList().FindIndex(line => line.Contains(text, StringComparison.Ordinal));
     public HttpClient Http { get; }
 
     private ApiProcess(Process process, string dir, int port)

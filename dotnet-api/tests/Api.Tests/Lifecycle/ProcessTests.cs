@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net;
+using System.Net.Sockets;
 using System.Net.Http.Json;
 using System.Text.Json;
 using Api.Tests.Infrastructure;
@@ -29,7 +30,8 @@ public sealed class ProcessTests
     }
 
     // A stop from outside with Shutdown__DrainDelaySeconds (compose): the process serves on for the
-    // delay — reads and writes — saying not ready and closing each connection, then exits 0.
+    // delay — reads and writes — saying not ready, keeping its connections (nginx goes on with the
+    // ones it keeps rather than open new ones a closing listener would reset), then exits 0.
     [Fact]
     public async Task Sigterm_with_a_drain_delay_serves_on_not_ready_then_exits_0()
     {
@@ -45,7 +47,7 @@ public sealed class ProcessTests
             Assert.Equal(HttpStatusCode.ServiceUnavailable, ready.StatusCode);
             var read = await fresh.GetAsync("/api");
             Assert.Equal(HttpStatusCode.OK, read.StatusCode);
-            Assert.Contains("close", read.Headers.Connection);
+            Assert.DoesNotContain("close", read.Headers.Connection);
             var write = await fresh.PostAsJsonAsync("/products", new { name = "during drain", price = 1m, requestId = $"drain-{rounds}" });
             Assert.Equal(HttpStatusCode.Created, write.StatusCode);
             rounds++;
@@ -53,6 +55,82 @@ public sealed class ProcessTests
         Assert.True(rounds >= 3, $"served on during the delay ({rounds} rounds)");
         Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
         Assert.True(stopwatch.Elapsed >= TimeSpan.FromSeconds(3), $"exited only after the delay ({stopwatch.Elapsed})");
+    }
+
+    // Behind a DNS name (a drain delay), after the delay the process stops listening and stays up a
+    // moment refusing (DrainOnStop.Linger): nginx marks it failed before its address goes.
+    [Fact]
+    public async Task After_the_drain_delay_connections_are_refused_while_the_process_stays_up()
+    {
+        await using var api = await ApiProcess.StartAsync(new() { ["Shutdown__DrainDelaySeconds"] = "1" });
+        api.Terminate();
+        await api.WaitForOutputAsync("not ready, serving on for 1 s", 1, TimeSpan.FromSeconds(10));
+        bool? refusedWhileUp = null;
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
+        while (refusedWhileUp is null && !api.HasExited && DateTime.UtcNow < deadline)
+        {
+            using var client = new TcpClient();
+            try
+            {
+                await client.ConnectAsync(IPAddress.Loopback, api.Port);
+                await Task.Delay(20);
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused)
+            {
+                refusedWhileUp = !api.HasExited;
+            }
+        }
+        Assert.True(refusedWhileUp, "a connection refused while the process was still up");
+        Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
+    }
+
+    // After the delay the process stops accepting but answers on the connections already open (each
+    // answer closing its connection): Kestrel's own stop, which closes every idle connection, comes
+    // only after Linger, so nginx never has a request cut on a connection it has just opened.
+    [Fact]
+    public async Task After_the_drain_delay_an_open_connection_is_still_answered_while_new_ones_are_refused()
+    {
+        await using var api = await ApiProcess.StartAsync(new() { ["Shutdown__DrainDelaySeconds"] = "1" });
+        using var pooled = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 1, PooledConnectionIdleTimeout = TimeSpan.FromMinutes(1) })
+        {
+            BaseAddress = api.Http.BaseAddress,
+        };
+        Assert.Equal(HttpStatusCode.OK, (await pooled.GetAsync("/api")).StatusCode);
+        api.Terminate();
+        await api.WaitForOutputAsync("not ready, serving on for 1 s", 1, TimeSpan.FromSeconds(10));
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(20);
+        var refused = false;
+        while (!refused && !api.HasExited && DateTime.UtcNow < deadline)
+        {
+            using var client = new TcpClient();
+            try
+            {
+                await client.ConnectAsync(IPAddress.Loopback, api.Port);
+                await Task.Delay(10);
+            }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionRefused)
+            {
+                refused = true;
+            }
+        }
+        Assert.True(refused, "new connections refused before the exit");
+        var answer = await pooled.GetAsync("/api");
+        Assert.Equal(HttpStatusCode.OK, answer.StatusCode);
+        Assert.Contains("close", answer.Headers.Connection);
+        Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
+    }
+
+    // A new replica pays for its first query and insert before it listens (Hosting/WarmUp.cs), and
+    // keeps nothing of the insert.
+    [Fact]
+    public async Task Warms_up_the_products_query_and_insert_before_listening_and_keeps_no_row()
+    {
+        await using var api = await ApiProcess.StartAsync();
+        var warmed = api.LineOf("Warmed up in");
+        Assert.True(warmed >= 0, "the warm-up ran");
+        Assert.True(warmed < api.LineOf("Now listening on"), "before Kestrel listened");
+        var page = await api.Http.GetFromJsonAsync<JsonElement>("/products?pageSize=500");
+        Assert.DoesNotContain(page.GetProperty("items").EnumerateArray(), p => p.GetProperty("name").GetString() == "warm-up");
     }
 
     [Fact]

@@ -139,6 +139,18 @@ public sealed class TimeoutAlignmentTests(SqliteApi api) : IClassFixture<SqliteA
         Assert.Equal(1024 * 1024, kestrel.Limits.MaxRequestBodySize);
     }
 
+    // nginx closes every connection it kept idle to a stopping replica before the drain delay ends,
+    // so Kestrel closes none under a request nginx is sending (a POST lost: nginx never resends it).
+    [Fact]
+    public void The_drain_delay_outlasts_nginx_upstream_keepalive()
+    {
+        var nginxConf = File.ReadAllText(Path.Combine(Paths.SampleDir, "nginx", "templates", "default.conf.template"));
+        var nginxKeepalive = int.Parse(Regex.Match(nginxConf, @"^\s*keepalive_timeout\s+(\d+)s;", RegexOptions.Multiline).Groups[1].Value);
+        var compose = File.ReadAllText(Path.Combine(Paths.SampleDir, "compose.yaml"));
+        var delay = int.Parse(Regex.Match(compose, @"Shutdown__DrainDelaySeconds:\s*""(\d+)""").Groups[1].Value);
+        Assert.True(delay > nginxKeepalive, $"drain delay {delay}s must exceed nginx upstream keepalive_timeout {nginxKeepalive}s");
+    }
+
     [Fact]
     public void Compose_grace_period_exceeds_the_host_shutdown_timeout()
     {

@@ -1,125 +1,53 @@
-// Open-loop load for the drills: requests leave on a fixed schedule (`rate` per second) whatever
-// the server does, a deterministic share of them POSTs, and each answer is recorded against the
-// time it was *meant* to leave, so a stall shows in the latency instead of hiding as fewer
-// requests (coordinated omission). One keep-alive agent, as a browser or an HTTP client library
-// would use. The client does what HTTP/1.1 clients do on a reused connection the server closed
-// before answering (RFC 9112 §9.3.1): an idempotent request (GET) is sent again once on a fresh
-// connection; a POST is not (the client can't know whether it was processed) and counts as failed.
-// Retries are counted, not hidden. With `idPrefix`, each POST carries an id of its own (the prefix
-// and a counter, in place of `{id}` in its body), so what the store kept can be counted afterwards.
-import http from 'node:http';
+// Open-loop load for the drills, sent from a thread of its own (load-thread.js running
+// load-schedule.js): requests leave on a fixed schedule (`rate` per second) whatever the server
+// does, and whatever the thread that runs the drill is doing — the Docker runner blocks its thread
+// for seconds at a time (`docker stop` of a draining replica, `docker compose up --wait`). Each
+// answer is timed from when the request was meant to leave, and each request records how late it
+// left (its send lag): a drill whose generator was late is judged invalid (send-lag.js), never
+// published. The summaries below are what a drill keeps of the records.
+import { performance } from 'node:perf_hooks';
+import { generatorThread } from '../generator-heap.js';
 
-const STALE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-
-/** Whether request number i (0-based) of a run is a POST, spreading `share` evenly. */
-export function isPost(i, share) {
-  return share > 0 && Math.floor((i + 1) * share) > Math.floor(i * share);
-}
+export { isPost, postId } from './load-schedule.js';
 
 /**
- * @param {any} agent @param {string} url
- * @param {{ method: string, body?: string, contentType?: string }} spec @param {number} timeoutMs
- */
-function send(agent, url, { method, body, contentType }, timeoutMs) {
-  // agent false: a fresh connection of its own (the retry of a request a stale connection lost).
-  return new Promise((resolve) => {
-    const headers =
-      body === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
-    const req = http.request(url, { method, agent, headers, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.once('end', () => resolve({ status: res.statusCode }));
-      res.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
-        resolve({ error: err.code ?? err.message, answered: true }),
-      );
-    });
-    req.once('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    req.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
-      resolve({ error: err.code ?? err.message, reused: req.reusedSocket }),
-    );
-    req.end(body);
-  });
-}
-
-/** The id of POST number n (1-based) of a load whose ids start with `prefix`. */
-export const postId = (prefix, n) => `${prefix}${n}`;
-
-/**
- * Starts the load at once. `mix` = { get: '/path', post: { path, body, contentType }, postShare }.
- * Returns { stop() -> Promise<records>, since(ms) }: stop() ends the schedule, waits for the
- * requests in flight (each bounded by timeoutMs) and returns one record per request:
- * { method, at (ms after start it was meant to leave), latencyMs, status?, error?, retried, id? }.
+ * Starts the load in its own thread; resolves once its schedule has started. `mix` = { get: '/path',
+ * post: { path, body, contentType }, postShare }. Returns { now(), startedAt, stop() -> Promise<records> }:
+ * now() is ms since the schedule's start (the clock every record's `at` uses), startedAt when that
+ * was (epoch ms); stop() ends the schedule, waits for the requests in flight (each bounded by
+ * timeoutMs) and returns one record per request: { method, at (ms after start it was meant to
+ * leave), lagMs (how late it left), latencyMs, status?, error?, retried, id? }.
  * @param {{ url: string, rate: number, mix: any, idPrefix?: string, timeoutMs?: number, maxSockets?: number }} options
+ * @returns {Promise<{ now: () => number, startedAt: number, stop: () => Promise<any[]> }>}
  */
-export function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, maxSockets = 64 }) {
+export async function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, maxSockets = 64 }) {
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
-  const base = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets });
-  const getUrl = new URL(mix.get, base);
-  const post = mix.post && { ...mix.post, url: new URL(mix.post.path, base) };
-  const share = post ? (mix.postShare ?? 0) : 0;
-  const records = [];
-  const inFlight = new Set();
-  const t0 = performance.now();
-  const startedAt = Date.now();
-  let sent = 0;
-  let posts = 0;
-  let stopped = false;
-  let timer;
-
-  async function one(i) {
-    const at = i * (1000 / rate);
-    const asPost = isPost(i, share);
-    const target = asPost ? post.url : getUrl;
-    const id = asPost && idPrefix !== undefined ? postId(idPrefix, ++posts) : undefined;
-    const body = id === undefined ? post?.body : post.body.replaceAll('{id}', id);
-    const spec = asPost
-      ? { method: 'POST', body, contentType: post.contentType ?? 'application/json' }
-      : { method: 'GET' };
-    let result = await send(agent, target, spec, timeoutMs);
-    let retried = false;
-    if (!asPost && result.reused && STALE.has(result.error)) {
-      retried = true;
-      result = await send(false, target, spec, timeoutMs);
-    }
-    records.push({
-      method: spec.method,
-      at,
-      latencyMs: performance.now() - t0 - at,
-      status: result.status,
-      error: result.error,
-      retried,
-      ...(id === undefined ? {} : { id }),
-    });
-  }
-
-  function dispatch() {
-    const due = Math.floor(((performance.now() - t0) * rate) / 1000) + 1;
-    while (!stopped && sent < due) {
-      const p = one(sent);
-      sent += 1;
-      inFlight.add(p);
-      p.finally(() => inFlight.delete(p));
-    }
-  }
-  // Requests leave from the check phase, right after the event loop has read pending I/O: a pooled
-  // connection the server has just closed is out of the pool by then, as a careful client checks
-  // a connection before reusing it.
-  function tick() {
-    setImmediate(dispatch);
-    if (!stopped) timer = setTimeout(tick, Math.max(1, Math.min(10, 1000 / rate)));
-  }
-  tick();
-
+  new URL(url); // a bad URL throws here, not in the thread
+  const worker = generatorThread(new URL('./load-thread.js', import.meta.url), {
+    workerData: { url, rate, mix, idPrefix, timeoutMs, maxSockets },
+  });
+  const ended = new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    const early = (code) => new Error(`the drill's generator thread exited (${code}) before its records`);
+    worker.once('exit', (code) => reject(early(code)));
+    worker.on('message', (m) => { if (m.records) resolve(m.records); });
+  });
+  ended.catch(() => {}); // awaited by stop(); an early failure must not go unhandled meanwhile
+  const started = await Promise.race([
+    new Promise((resolve) => worker.on('message', (m) => { if (m.started) resolve(m.started); })),
+    ended.then(() => { throw new Error("the drill's generator thread ended before it started"); }),
+  ]);
+  const origin = started - performance.timeOrigin; // the schedule's start on this thread's clock
   return {
-    /** ms since the load started (the clock every record's `at` uses), and when that was (epoch ms). */
-    now: () => performance.now() - t0,
-    startedAt,
+    now: () => performance.now() - origin,
+    startedAt: Math.round(started),
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await Promise.all([...inFlight]);
-      agent.destroy();
-      return records.sort((a, b) => a.at - b.at);
+      worker.postMessage('stop');
+      try {
+        return await ended;
+      } finally {
+        await worker.terminate();
+      }
     },
   };
 }
@@ -133,7 +61,33 @@ function percentile(sorted, p) {
 
 const round1 = (x) => (x === null ? null : Math.round(x * 10) / 10);
 
-/** { get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max } } */
+/**
+ * Latency of every answered request (5xx included), as wrk and autocannon count it; a refused
+ * connection or a timeout has no answer, and is counted as failed instead: { p50, p90, p99, max } (ms).
+ */
+export function latencyOf(records) {
+  const lat = records
+    .filter((r) => r.status !== undefined)
+    .map((r) => r.latencyMs)
+    .sort((a, b) => a - b);
+  return {
+    p50: round1(percentile(lat, 50)),
+    p90: round1(percentile(lat, 90)),
+    p99: round1(percentile(lat, 99)),
+    max: round1(lat.at(-1) ?? null),
+  };
+}
+
+/** How late the generator sent the requests (ms after their intended send): { p50, p99, max }. */
+export function sendLagOf(records) {
+  const lags = records.map((r) => r.lagMs).filter(Number.isFinite).sort((a, b) => a - b);
+  return { p50: round1(percentile(lags, 50)), p99: round1(percentile(lags, 99)), max: round1(lags.at(-1) ?? null) };
+}
+
+/**
+ * { get: { requests, failed, retried, errors }, post: {...}, latencyMs: { p50, p90, p99, max },
+ * sendLagMs: { p50, p99, max } }
+ */
 export function summarise(records) {
   const byMethod = (method) => {
     const rs = records.filter((r) => r.method === method);
@@ -145,20 +99,5 @@ export function summarise(records) {
     }
     return { requests: rs.length, failed: bad.length, retried: rs.filter((r) => r.retried).length, errors };
   };
-  // Latency of every answered request (5xx included), as wrk and autocannon count it; a refused
-  // connection or a timeout has no answer, and is counted as failed instead.
-  const lat = records
-    .filter((r) => r.status !== undefined)
-    .map((r) => r.latencyMs)
-    .sort((a, b) => a - b);
-  return {
-    get: byMethod('GET'),
-    post: byMethod('POST'),
-    latencyMs: {
-      p50: round1(percentile(lat, 50)),
-      p90: round1(percentile(lat, 90)),
-      p99: round1(percentile(lat, 99)),
-      max: round1(lat.at(-1) ?? null),
-    },
-  };
+  return { get: byMethod('GET'), post: byMethod('POST'), latencyMs: latencyOf(records), sendLagMs: sendLagOf(records) };
 }

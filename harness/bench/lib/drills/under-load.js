@@ -1,7 +1,7 @@
 // What every drill shares: check the traffic mix against the topology once, then run an action
 // (kills, a rollout, a stop, a scale-down) under a fixed rate of that traffic, sum up what the
 // clients saw and, where the app has a store that runs, what the store kept (writes.js).
-import { startLoad, summarise, failed } from './load.js';
+import { startLoad, summarise, failed, latencyOf, sendLagOf } from './load.js';
 import { planWrites, readBack, accountWrites, newPrefix } from './writes.js';
 import { appOfRun } from './app.js';
 import { median, round } from '../stats.js';
@@ -10,7 +10,7 @@ import { runnerFor } from '../../../runner/index.js';
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 /** Where a drill's step acts: the engine's Runner, the run and the service. @typedef {{ runner: Runner, runDir: string,
  *   service: string }} Where */
-/** The load a drill runs under (load.js startLoad). @typedef {ReturnType<typeof startLoad>} Load */
+/** The load a drill runs under (load.js startLoad). @typedef {Awaited<ReturnType<typeof startLoad>>} Load */
 
 /**
  * What every drill takes (each adds its own: how, kills, roll, kind, events).
@@ -75,13 +75,14 @@ async function preflight(url, mix, idPrefix) {
 
 /**
  * Runs `action(load)` under the load, with `settleMs` of plain load before and after it.
- * `load.now()` is the drill's clock (ms). Returns { records, result, durationS }.
+ * `load.now()` is the drill's clock (ms). Returns { records, result, durationS, startedAt (the epoch
+ * ms that clock counts from) }.
  */
 export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, action) {
   checkMix(mix);
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
   await preflight(url, mix, idPrefix);
-  const load = startLoad({ url, rate, mix, idPrefix });
+  const load = await startLoad({ url, rate, mix, idPrefix });
   let result;
   let error;
   try {
@@ -94,7 +95,7 @@ export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, a
   // The load stops whatever happened, so no request outlives the drill.
   const records = await load.stop();
   if (error) throw error;
-  return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000 };
+  return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000, startedAt: load.startedAt };
 }
 
 /**
@@ -169,29 +170,41 @@ export function traffic(records, { rate, mix, durationS }) {
 /** { median, max } of some ms, rounded. */
 export const spread = (xs) => ({ median: round(median(xs), 0), max: Math.max(...xs) });
 
+/** What the clients saw of the requests meant to leave in a window [fromMs, toMs) of the drill's clock. */
+export function latencyBetween(records, fromMs, toMs) {
+  const sent = records.filter((r) => r.at >= fromMs && r.at < toMs);
+  const { p50, p99, max } = latencyOf(sent);
+  return { latencyMs: { p50, p99, max }, sendLagMs: sendLagOf(sent) };
+}
+
 /**
  * The parts of a drill's record its events decide, each event measured: `events` with, for each,
  * what failed and how long the clients saw failures in its window — from its start (`startOf`) to
- * the next one's: a failure is put down to the last event before it was answered — and over all
- * of them backMs (`backOf`: until the new or remaining processes answered their health check, the
- * runner's own polling) and outageMs (total: their sum); then the traffic and the writes.
- * @param {{ records: any[], durationS: number, mix: any, writes: any }} run @param {any[]} events
+ * the next one's: a failure is put down to the last event before it was answered — the latency
+ * (p50, p99, max) of the requests meant to leave in that window and how late the generator sent
+ * them; over all of them backMs (`backOf`: until the new or remaining processes answered their
+ * health check, the runner's own polling), outageMs (total: their sum) and the latency and send lag
+ * of every request sent during an event; then the traffic and the writes.
+ * @param {{ records: any[], durationS: number, mix: any, writes: any, startedAt?: number }} run @param {any[]} events
  * @param {{ rate: number, startOf: (e: any) => number, backOf: (e: any) => number }} how
  */
 export function eventsRecord(run, events, { rate, startOf, backOf }) {
   const { records } = run;
-  const windowed = events.map((e, i) => {
-    const window = [startOf(e), i + 1 < events.length ? startOf(events[i + 1]) : Infinity];
-    return {
-      ...e,
-      failed: failuresBetween(records, window[0], window[1]),
-      outageMs: outageBetween(records, window[0], window[1]),
-    };
-  });
+  const windows = events.map((e, i) => [startOf(e), i + 1 < events.length ? startOf(events[i + 1]) : Infinity]);
+  const windowed = events.map((e, i) => ({
+    ...e,
+    failed: failuresBetween(records, windows[i][0], windows[i][1]),
+    outageMs: outageBetween(records, windows[i][0], windows[i][1]),
+    ...latencyBetween(records, windows[i][0], windows[i][1]),
+  }));
   const outages = windowed.map((e) => e.outageMs);
+  const during = windows.length ? latencyBetween(records, windows[0][0], Infinity) : null;
   return {
+    // The epoch ms the drill's clock (every atMs, startedAtMs, killedAtMs) counts from.
+    ...(run.startedAt ? { startedAt: run.startedAt } : {}),
     events: windowed,
     ...traffic(records, { rate, mix: run.mix, durationS: run.durationS }),
+    ...(during ? { duringEvents: during } : {}),
     backMs: spread(windowed.map(backOf)),
     outageMs: { ...spread(outages), total: outages.reduce((a, b) => a + b, 0) },
     writes: run.writes,

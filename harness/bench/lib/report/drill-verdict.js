@@ -34,6 +34,12 @@ export function aboutCell(cell, doc = {}) {
 }
 
 export const measured = (c) => c.status === 'ok' && Boolean(c.drill);
+
+/**
+ * The drills a strategy needs on an engine to count as drilled there: a crash and a rollout; on
+ * Swarm only its rolling update (the crash, the stop and the scale-down are Docker's, drilled there).
+ */
+export const neededKinds = (engine) => (engine === 'swarm' ? ['rollout'] : ['fault', 'rollout']);
 export const drillCellsOf = (doc) => (doc.cells ?? []).filter((c) => DRILL_KINDS.includes(c.kind));
 
 /** { requestsOk, writes: 'kept' | 'lost' | 'not counted', lostNothing } for one measured drill. */
@@ -68,7 +74,7 @@ function gaps(doc, mine, engine) {
   const engines = engine ? [engine] : [...new Set(mine.map((c) => aboutCell(c, doc).engine))];
   return (engines.length ? engines : [engine]).flatMap((e) => {
     const here = mine.filter((c) => !e || aboutCell(c, doc).engine === e);
-    const missing = ['fault', 'rollout'].filter((k) => !here.some((c) => c.kind === k && measured(c)));
+    const missing = neededKinds(e).filter((k) => !here.some((c) => c.kind === k && measured(c)));
     // One reason once, with every drill it stopped.
     const byReason = new Map();
     for (const c of here.filter((x) => !measured(x))) {

@@ -2,7 +2,7 @@
 // a run (doc.cells of kind fault, rollout, stop and scale-down): a table per engine with each
 // strategy judged against the pass line (drill-verdict.js), then every drill with its counts, and
 // why requests failed. Every number comes from the cells; the prose from templates/drills-*.md.
-import { aboutCell, drillCellsOf, judgeDrill, kindName, measured, DRILL_KINDS } from './drill-verdict.js';
+import { aboutCell, drillCellsOf, judgeDrill, kindName, measured, neededKinds, DRILL_KINDS } from './drill-verdict.js';
 import { fill } from './template.js';
 
 export { drillVerdict, judgeDrill, aboutCell } from './drill-verdict.js';
@@ -16,6 +16,7 @@ const header = (names) => [row(names), row(names.map(() => '---'))];
 const ENGINE_NAME = {
   processes: 'the process engine (processes on 127.0.0.1, the local runner)',
   docker: "Docker (the samples' own compose files)",
+  swarm: "Docker Swarm (`docker stack deploy` of the samples' own files, compose.swarm.yaml on top)",
 };
 
 // The strategies in the order the guide explains them (others after, as they come).
@@ -57,9 +58,10 @@ function kindCell(c) {
   return `GET ${failedOf(c.drill.get)}, POST ${failedOf(c.drill.post)}`;
 }
 
-function passLine(r) {
+function passLine(r, engine) {
   const done = DRILL_KINDS.map((k) => r.cells[k]).filter(Boolean);
-  if (!done.length || !done.every(measured) || !r.cells.fault || !r.cells.rollout) return 'not drilled';
+  const needed = neededKinds(engine).every((k) => r.cells[k]);
+  if (!done.length || !done.every(measured) || !needed) return 'not drilled';
   if (r.processes < 2) return 'counter-example';
   const judged = done.map(judgeDrill);
   if (!judged.every((j) => j.lostNothing)) return '**fail**';
@@ -78,7 +80,7 @@ function rowWrites(r) {
   return counted.length < ws.length ? `${text} (${counted.length} of ${ws.length} drills)` : text;
 }
 
-function summaryTable(cells, doc) {
+function summaryTable(cells, doc, engine) {
   const out = header(
     ['strategy', 'app', 'processes', 'CPU', 'crash: failed', 'rollout: failed', 'stop: failed'].concat([
       'scale-down: failed',
@@ -88,12 +90,32 @@ function summaryTable(cells, doc) {
   );
   for (const r of strategyRows(cells, doc)) {
     const kinds = DRILL_KINDS.map((k) => kindCell(r.cells[k]));
-    out.push(row([r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), passLine(r)]));
+    out.push(
+      row([r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), passLine(r, engine)]),
+    );
   }
   return out;
 }
 
 const eventsOf = (d) => d.kills?.length ?? d.steps?.length ?? d.events?.length ?? 0;
+
+// Latency to 0.1 ms below 10 ms, whole ms above.
+const lat = (x) => (!Number.isFinite(x) ? 'n/a' : x < 10 ? x.toFixed(1) : num(x));
+const triple = (l) => (l ? `${lat(l.p50)} / ${lat(l.p99)} / ${lat(l.max)} ms` : 'n/a');
+
+/**
+ * What the clients saw of the requests sent while the drill's events ran (from the first one's start
+ * to the drill's end): p50 / p99 / max, timed from each request's intended send; and how late the
+ * generator itself sent them (p99 / max), which a drill keeps under its bound or is not published.
+ * A record without the generator's lateness (a run before it was recorded) publishes no latency:
+ * its generator may have stalled with the orchestration, and its figures would be the stall's.
+ */
+function eventLatency(d) {
+  const during = d.duringEvents ?? { latencyMs: d.latencyMs, sendLagMs: d.sendLagMs };
+  const lag = during.sendLagMs;
+  if (!lag) return ['not published: no lateness record', 'not recorded'];
+  return [triple(during.latencyMs), `${lat(lag.p99)} / ${lat(lag.max)} ms`];
+}
 
 function detailTable(cells, doc) {
   const out = header(
@@ -101,7 +123,8 @@ function detailTable(cells, doc) {
       'back after (median / max)',
       'clients saw failures for (max)',
       'writes',
-      'p99',
+      'latency during the events (p50 / p99 / max)',
+      'generator late by (p99 / max)',
     ]),
   );
   for (const c of cells.filter(measured)) {
@@ -113,7 +136,7 @@ function detailTable(cells, doc) {
       row(
         [kindName(c.kind), a.strategy, a.app ?? '—', num(a.processes), num(eventsOf(d)), failedOf(d.get)]
           .concat([failedOf(d.post), `${ms(back?.median)} / ${ms(back?.max)}`, outage, writesText(d.writes)])
-          .concat([ms(d.latencyMs?.p99)]),
+          .concat(eventLatency(d)),
       ),
     );
   }
@@ -177,7 +200,7 @@ export function renderDrills(doc, { docs = '' } = {}) {
   const engines = [...new Set(cells.map((c) => aboutCell(c, doc).engine))].sort(engineOrder);
   for (const engine of engines) {
     const mine = cells.filter((c) => aboutCell(c, doc).engine === engine);
-    out.push(`### On ${ENGINE_NAME[engine] ?? engine}`, '', ...summaryTable(mine, doc), '');
+    out.push(`### On ${ENGINE_NAME[engine] ?? engine}`, '', ...summaryTable(mine, doc, engine), '');
     out.push('Each drill:', '', ...detailTable(mine, doc), '');
   }
   const whys = new Set(

@@ -11,6 +11,7 @@ import { heldOf } from '../held.js';
 import { histogram } from '../histogram.js';
 import { median, round } from '../stats.js';
 import { guarded } from './record.js';
+import { lateWhy, LATE_TRIES } from '../send-lag.js';
 
 /**
  * Connections the paced generator may open for a step: 60 ms of the rate in flight (a 50 ms wait
@@ -32,9 +33,11 @@ export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
   const h = heldOf(rec);
   const over = latencyMs.p99 > p99TargetMs ? `p99 ${round(latencyMs.p99, 0)} ms over ${p99TargetMs} ms` : null;
   const why = [h.why, over].filter(Boolean).join(', ') || null;
+  const lag = paced.latencySummary(r.lags);
+  const late = lateWhy(lag);
   return {
     rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99,
-    errors: rec.errors, requests: r.requests, sendLagP99Ms: paced.latencySummary(r.lags).p99,
+    errors: rec.errors, requests: r.requests, sendLagP99Ms: lag.p99, ...(late ? { late } : {}),
   };
 }
 
@@ -45,12 +48,17 @@ export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
 export const nextFraction = ({ lo, hi }) => (lo + hi) / 2;
 export const afterStep = ({ lo, hi }, f, held) => (held ? { lo: f, hi } : { lo, hi: f });
 
-/** A cell's capacity from its steps: the highest fraction held, the bracket, and the rate. */
+/**
+ * A cell's capacity from its steps: the highest fraction held, the bracket, and the rate; none (with
+ * `late`, why) when a step's generator sent late in every try: that step measured the generator.
+ */
 export function capacityOf({ reference, range, steps, p99TargetMs, sliceS }) {
   let bracket = { lo: range[0], hi: range[1] };
   for (const s of steps) bracket = afterStep(bracket, s.fraction, s.held);
-  const anyHeld = steps.some((s) => s.held);
+  const late = steps.find((s) => s.late);
+  const anyHeld = steps.some((s) => s.held) && !late;
   return {
+    ...(late ? { late: `at ${late.rate} req/s ${late.late}` } : {}),
     p99TargetMs, sliceS, reference: round(reference, 1), range, steps,
     bracket: [round(bracket.lo, 4), round(bracket.hi, 4)],
     // None held: the capacity is below the range's floor, which was never shown to hold.
@@ -87,21 +95,26 @@ export async function capacityBlock(run, cells) {
         const rate = Math.max(1, Math.round(fraction * st.reference));
         // Its own connections for the step, closed after it: seven cells' idle sockets held
         // through a block ran the bench out of file descriptors.
-        const agent = paced.keepAliveAgent(socketsFor(rate));
         const usage = run.usageOf(c);
-        const before = await usage();
-        let r;
-        try {
-          r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) });
-        } finally {
-          agent.destroy();
+        // A step whose generator sent late is taken again, LATE_TRIES times in all.
+        let step;
+        for (let tries = 1; tries <= LATE_TRIES && (!step || step.late); tries += 1) {
+          const agent = paced.keepAliveAgent(socketsFor(rate));
+          const before = await usage();
+          let r;
+          try {
+            r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) });
+          } finally {
+            await agent.destroy();
+          }
+          const after = await usage();
+          step = {
+            fraction: round(fraction, 4),
+            ...stepOutcome({ rate, sliceS, p99TargetMs }, r),
+            cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1),
+            ...(tries > 1 ? { tries } : {}),
+          };
         }
-        const after = await usage();
-        const step = {
-          fraction: round(fraction, 4),
-          ...stepOutcome({ rate, sliceS, p99TargetMs }, r),
-          cpuMs: round((after.cpuNs - before.cpuNs) / 1e6, 1),
-        };
         st.steps.push(step);
         st.bracket = afterStep(st.bracket, fraction, step.held);
       });

@@ -7,6 +7,7 @@ import { latencyBlock, latencyRounds } from '../measure.js';
 import { round } from '../stats.js';
 import { latencySlicesOf, latencyWindowCost, roundsOf } from './estimate.js';
 import { socketsFor } from './capacity.js';
+import { lateWhy, LATE_TRIES } from '../send-lag.js';
 
 /** The block's fixed rate: `load` of the weakest capacity (or, without one, of the weakest saturated throughput). */
 export function blockRate(cells, records, load) {
@@ -46,8 +47,21 @@ export async function latencyWindows(run, cells) {
       usage: run.usageOf(c),
       request: c.request ?? null,
     }));
-    const byId = await latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS ?? 0 });
-    for (const c of live) records.get(c.id).rounds.find((x) => x.round === r).paced = byId.get(c.id);
+    // A block whose generator sent late for some cell is taken again, LATE_TRIES times in all; one
+    // still late is kept, not held (held.js), so its verdict says why instead of a figure.
+    const warmS = p.latencyWarmS ?? 0;
+    const block = () => latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS });
+    let byId = await block();
+    let tries = 1;
+    for (; tries < LATE_TRIES && [...byId.values()].some((x) => lateWhy(x.sendLagMs)); tries += 1) {
+      const late = [...byId].filter(([, x]) => lateWhy(x.sendLagMs)).map(([id, x]) => `${id}: ${lateWhy(x.sendLagMs)}`);
+      ctx.hooks.log?.(`  latency block of round ${r}, try ${tries} of ${LATE_TRIES}, not kept: ${late.join('; ')}`);
+      byId = await block();
+    }
+    for (const c of live) {
+      const paced = byId.get(c.id);
+      records.get(c.id).rounds.find((x) => x.round === r).paced = tries > 1 ? { ...paced, tries } : paced;
+    }
     ctx.hooks.tick?.(live.reduce((s, c) => s + latencyWindowCost(c, p), 0));
   }
 }

@@ -2,7 +2,7 @@
 // fixed-rate and fixed-count runs, and the fault and rollout drills.
 import { closedWindow, fixedCount, fixedRateRun, searchRate } from '../measure.js';
 import { describeSample } from '../samples.js';
-import { runDrillCell } from '../drills/index.js';
+import { runDrillCell, runSwarmCell } from '../drills/index.js';
 import { guarded, finish } from './record.js';
 import { costOf } from './estimate.js';
 
@@ -23,9 +23,13 @@ async function openloopCell(run, c, rec) {
 // A drill (a crash, a rolling restart, a graceful stop, a scale-down) on the cell's own deployment,
 // through the Runner of the engine it runs on; what the store kept is counted (drills/index.js).
 async function drillCell(run, c, rec) {
-  const d = run.depOf(c);
   const log = (l) => run.ctx.hooks.log?.(`  ${c.id}: ${l}`);
   const app = describeSample(c.topology.sample);
+  if (c.orchestrator === 'swarm') {
+    rec.drill = await runSwarmCell({ cell: c, runner: run.ctx.runners?.docker, app, log });
+    return;
+  }
+  const d = run.depOf(c);
   rec.drill = await runDrillCell({ cell: c, runner: d.runner, runDir: d.runDir, url: rec.url, app, log });
 }
 

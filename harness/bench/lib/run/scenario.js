@@ -42,7 +42,8 @@ function placement(d, iso) {
 // deploymentKeyOf, or familyKeysOf where a deployment is moved between budgets).
 function deploymentsOf(scenario, runBase, counter, keyOf) {
   const deps = new Map();
-  for (const c of scenario.cells) {
+  // A Swarm drill deploys its own stack (drills/swarm.js).
+  for (const c of scenario.cells.filter((x) => x.orchestrator !== 'swarm')) {
     const key = keyOf(c);
     if (!deps.has(key)) {
       counter.n += 1;
@@ -178,7 +179,7 @@ function loadOf(c, ctx) {
 // Starts the deployments given that are not started yet: one per app first (it builds, if the app
 // has a build step), then the rest at once: starting is mostly waiting for health checks.
 async function startDeployments(run, wanted, { built, noDatabase }) {
-  const all = [...new Set(wanted)].filter((d) => !d.started);
+  const all = [...new Set(wanted)].filter((d) => d && !d.started);
   if (!all.length) return;
   for (const d of all) d.started = true;
   const first = all.filter((d, i) => all.findIndex((x) => x.sample === d.sample) === i);

@@ -1,11 +1,12 @@
-// What keeps a paced generator's connections open from one window to the next: one thread's pools
-// (LocalAgent), or n generator threads each with pools of its own (ThreadAgent).
-import { Worker } from 'node:worker_threads';
+// What keeps a paced generator's connections open from one window to the next: the generator
+// threads (ThreadAgent: one or more paced-worker.js), each with pools of its own (LocalAgent, used in
+// that thread only).
 import { performance } from 'node:perf_hooks';
 import { Http1Pool } from './http1-pool.js';
 import { GeneratorError } from './errors.js';
+import { generatorThread } from '../generator-heap.js';
 
-/** Up to `connections` keep-alive connections per server, in this thread. */
+/** Up to `connections` keep-alive connections per server, in the generator thread that holds it. */
 export class LocalAgent {
   constructor(connections) {
     this.connections = connections;
@@ -32,7 +33,7 @@ export class LocalAgent {
 // A window starts this long after it is asked for, so that every thread has its message by then.
 const START_MARGIN_MS = 5;
 
-/** `threads` generator threads (paced-worker.js), the connections shared out among them. */
+/** `threads` generator threads (paced-worker.js, one or more), the connections shared out among them. */
 export class ThreadAgent {
   constructor(connections, threads) {
     this.connections = connections;
@@ -42,7 +43,8 @@ export class ThreadAgent {
     this.failed = null;
     const each = Math.max(1, Math.ceil(connections / threads));
     const script = new URL('./paced-worker.js', import.meta.url);
-    this.workers = Array.from({ length: threads }, () => new Worker(script, { workerData: { connections: each } }));
+    const workerData = { connections: each };
+    this.workers = Array.from({ length: threads }, () => generatorThread(script, { workerData }));
     this.ready = Promise.all(this.workers.map((w) => new Promise((resolve, reject) => {
       w.on('message', (m) => {
         if (m.ready) return resolve(undefined);

@@ -5,11 +5,11 @@
 // budget as fast as it can (a burst at saturation at the top of every second), and loadtest
 // reports whole milliseconds. Why its own HTTP/1.1 client on `net` sockets rather than node:http or
 // undici: it costs a fraction of their CPU per request (harness/bench/README.md, "The paced generator").
-import { performance } from 'node:perf_hooks';
+// It sends from threads of its own (paced-worker.js), never from the caller's, and records how late
+// each request left (its send lag): a window whose generator was late measured the generator.
 import { GeneratorError } from './errors.js';
-import { LocalAgent, ThreadAgent } from './paced-agent.js';
+import { ThreadAgent } from './paced-agent.js';
 import { requestShapes } from './http1-pool.js';
-import { pacedWindow } from './paced-window.js';
 
 const percentile = (sorted, q) =>
   (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
@@ -28,10 +28,11 @@ export function latencySummary(latencies) {
 
 /**
  * Keeps connections open from one run() to the next: pass it as `agent` (and destroy() it after).
- * With threads > 1, that many generator threads, each with its share of the connections.
+ * Its generator threads (`threads`, one by default) send and time every request, each with its share
+ * of the connections; the thread that calls run() sends nothing, so whatever else it does — a
+ * blocking call, a long loop — can't make a request leave late.
  */
-export const keepAliveAgent = (connections = 64, { threads = 1 } = {}) =>
-  (threads > 1 ? new ThreadAgent(connections, threads) : new LocalAgent(connections));
+export const keepAliveAgent = (connections = 64, { threads = 1 } = {}) => new ThreadAgent(connections, threads);
 
 function options({ url, rate, durationS, connections, threads, method, body, headers, requests }) {
   if (!(rate > 0) || !(durationS > 0)) {
@@ -64,7 +65,7 @@ function options({ url, rate, durationS, connections, threads, method, body, hea
  * `raw`, the latencies and lags themselves (ms) to pool with other windows.
  * @typedef {{ method?: string, path?: string, body?: string, headers?: Record<string, string> }} RequestSpec
  * @param {{ url: string, rate: number, durationS: number, connections?: number, timeoutS?: number,
- *   agent?: LocalAgent | ThreadAgent | null, raw?: boolean, threads?: number, method?: string, body?: string,
+ *   agent?: ThreadAgent | null, raw?: boolean, threads?: number, method?: string, body?: string,
  *   headers?: Record<string, string>, requests?: RequestSpec[], keepAlive?: boolean }} options
  */
 export async function run({
@@ -76,13 +77,7 @@ export async function run({
   const timeoutMs = timeoutS * 1000;
   let parts;
   try {
-    if (agent instanceof ThreadAgent) {
-      parts = await agent.window({ url: target.href, requests: list, keepAlive, timeoutMs, rate, durationS });
-    } else {
-      const pool = agent.poolFor(target, timeoutMs);
-      const shapes = requestShapes(target, list, keepAlive);
-      parts = [await pacedWindow({ pool, shapes, rate, durationS, start: performance.now() })];
-    }
+    parts = await agent.window({ url: target.href, requests: list, keepAlive, timeoutMs, rate, durationS });
   } finally {
     if (!shared) await agent.destroy();
   }
