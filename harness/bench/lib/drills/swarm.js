@@ -28,7 +28,7 @@ export function stackFiles(app) {
 /**
  * Why the app's `processes` replicas can't be rolled on a single-node Swarm (the bench's own daemon;
  * one line), or null: no compose.swarm.yaml, or a stack that places fewer app tasks per node than
- * that (dotnet-api and node-cluster place one per node, for machines of their own: start-first
+ * that (a stack of this repository may place one per node, for machines of their own: start-first
  * needs a slot beside each old task, so there the update waits for a node that never comes).
  */
 export function whyNoSwarm(app, processes = 2) {
