@@ -69,12 +69,13 @@ function without(lines, title) {
 }
 
 // The drills' deploy table per engine, the pass line and why requests failed; each drill's own
-// counts and how each strategy is drilled stay in the report.
+// counts, which writes were not counted and how each strategy is drilled stay in the report.
 function drills(doc, { reportLink, docsLink }) {
   if (!doc.cells.some((c) => ['fault', 'rollout', 'stop', 'scale-down'].includes(c.kind))) return [];
-  const kept = without(without(renderDrills(doc, { docs: docsLink }), 'How each strategy is drilled:'), 'Each drill:');
+  const kept = ['How each strategy is drilled:', 'Each drill:', 'Writes not counted:']
+    .reduce(without, renderDrills(doc, { docs: docsLink }));
   const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
-  return [...kept, `Each drill's own counts, and what it does to each strategy: [the report](${at}).`, ''];
+  return [...kept, `Each drill's own counts, which writes it counted, and what it does to each strategy: [the report](${at}).`, ''];
 }
 
 function seeds(doc, reportLink) {
