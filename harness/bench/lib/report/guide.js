@@ -75,7 +75,8 @@ function drills(doc, { reportLink, docsLink }) {
   const kept = ['How each strategy is drilled:', 'Each drill:', 'Writes not counted:']
     .reduce(without, renderDrills(doc, { docs: docsLink }));
   const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
-  return [...kept, `Each drill's own counts, which writes it counted, and what it does to each strategy: [the report](${at}).`, ''];
+  const more = `Each drill's own counts, which writes it counted, what it does to each strategy: [the report](${at}).`;
+  return [...kept, more, ''];
 }
 
 function seeds(doc, reportLink) {
