@@ -182,7 +182,7 @@ test('the cause in one line, from where the app listens', () => {
   assert.match(at([]), /^runs, but listened on no port in 10 s \(its PORT was 4100\)/);
 });
 
-test('the docs quote the settle time the check uses', () => {
-  const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs/benchmark-your-own-service.md'), 'utf8');
+test('the bench README quotes the settle time the check uses', () => {
+  const doc = fs.readFileSync(path.join(REPO_ROOT, 'harness/bench/README.md'), 'utf8');
   assert.match(doc, new RegExp(`for ${SETTLED_S} s is not waited for longer \\(\`SETTLED_S\``));
 });
