@@ -83,10 +83,12 @@ function formSwarm() {
 // The sample's folder on the manager: nginx's config and the seed are bind-mounted from it, the
 // secrets are read from it by `stack deploy`.
 function copySample() {
-  dockerOk(['exec', NODES[0], 'mkdir', '-p', '/stack/dotnet-api', '/stack/database']);
+  // What the README's Swarm row lists: the folder holds its own seed (k8s/base/seed), the
+  // migrator's bind mount on the manager.
+  dockerOk(['exec', NODES[0], 'mkdir', '-p', '/stack/dotnet-api/k8s/base']);
   for (const f of ['nginx', 'secrets', ...FILES])
     dockerOk(['cp', path.join(SAMPLE_DIR, f), `${NODES[0]}:/stack/dotnet-api/`]);
-  dockerOk(['cp', path.join(REPO_ROOT, 'database', 'products'), `${NODES[0]}:/stack/database/`]);
+  dockerOk(['cp', path.join(SAMPLE_DIR, 'k8s', 'base', 'seed'), `${NODES[0]}:/stack/dotnet-api/k8s/base/`]);
 }
 
 async function setUp() {
@@ -132,6 +134,11 @@ async function deployStack(base) {
     what: 'an API task running on each of the 3 nodes',
     timeoutMs: 180_000,
     everyMs: 1000,
+  }).catch((err) => {
+    // What Swarm says of the tasks: a state and an error per task, for the failure to name.
+    const format = '{{.Name}} {{.Node}} {{.CurrentState}} {{.Error}}';
+    const ps = inNode(NODES[0], ['service', 'ps', '--no-trunc', '--format', format, 'dn_app', 'dn_migrator']);
+    throw new Error(`${err.message}; tasks: ${(ps.stdout || ps.stderr).trim().split('\n').slice(0, 12).join(' | ')}`);
   });
   // The seed through nginx: read the body, not only the status.
   const seeded = await waitFor(
