@@ -111,7 +111,12 @@ describe(`node-replicas with the metrics profile ${STAND_INS}`, { skip }, () => 
     await waitFor(() => scalar(ctx.project, 'nginx_http_requests_total') - nginxBefore >= 300, {
       what: 'nginx\'s exporter counting the 300 requests', timeoutMs: 30_000, everyMs: 1000,
     });
-    const spread = scalar(ctx.project, 'service:http_requests_spread:max_over_mean');
+    // A recording rule answers once Prometheus has evaluated it over two scrapes of the rate: wait for
+    // that (bounded), rather than read it once and race its first evaluation.
+    const spread = await waitFor(() => {
+      const v = scalar(ctx.project, 'service:http_requests_spread:max_over_mean');
+      return Number.isFinite(v) ? v : undefined;
+    }, { what: 'the spread rule answering', timeoutMs: 60_000, everyMs: 1000 });
     assert.ok(spread >= 1, `the spread rule answers (${spread})`);
     await notThroughNginx(ctx.base);
   });
@@ -131,7 +136,10 @@ describe(`node-replicas with the metrics profile ${STAND_INS}`, { skip }, () => 
         await res.arrayBuffer();
       }
     };
-    await Promise.all(Array.from({ length: 10 }, loop));
+    // 8 clients per replica (5 of them): each always has requests queued on its socket, so its loop
+    // never waits for a client's next request. With 2 per replica, on a loaded machine the gaps
+    // between a slow client's requests read as idle time (0.85 in one clean-clone run).
+    await Promise.all(Array.from({ length: 40 }, loop));
     const elu = 'sum by (instance) (rate(nodejs_eventloop_time_seconds_total{state="active"}[15s]))'
       + ' / sum by (instance) (rate(nodejs_eventloop_time_seconds_total[15s]))';
     const busiest = Math.max(...query(ctx.project, elu).map((r) => r.value));
