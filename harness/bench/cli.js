@@ -8,11 +8,11 @@
 // HDR histograms, the tools, the runners) load only after that: a misuse costs one short start.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { SCENARIOS } from './lib/plan.js';
-import { describeSample } from './lib/samples.js';
-import { isolationOf } from './lib/isolation.js';
-import { readResults, RerenderError } from './lib/results-file.js';
-import { stopAll } from './lib/cleanup.js';
+import { SCENARIOS } from './lib/plan/scenarios.js';
+import { describeSample } from './lib/plan/app-descriptions.js';
+import { isolationOf } from './lib/plan/cpu-budgets.js';
+import { readResults, RerenderError } from './lib/judge/read-results-file.js';
+import { stopAll } from './lib/run/cleanup.js';
 import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { resolveSample, missingSecretFiles } from '../runner/index.js';
@@ -176,12 +176,12 @@ async function main() {
       throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e });
     }
   }
-  const { runContext } = await import('./lib/context.js');
+  const { runContext } = await import('./lib/run-context.js');
   const ctx = runContext(opts, { isolation });
   if (opts.list) return listPlan(ctx, (await import('./lib/run/index.js')).estimateSeconds);
   checkSecrets(ctx); // a sample's password files: else one line, exit 2, before anything starts
   if (app) await checkAppOnEngine(app, ctx.engineChoice); // healthy, every path below 400: else one line, exit 2
-  const { runBench } = await import('./lib/bench.js');
+  const { runBench } = await import('./lib/run-bench.js');
   return runBench(ctx, { label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '), prices });
 }
 

@@ -5,7 +5,7 @@
 // both, 1 if they are not consistent, 3 if they are consistent but not that precise.
 //   node harness/bench/compare.js docs/results/results.json .run/bench/<time>/results.json
 import { readFileSync } from 'node:fs';
-import { compareRuns } from './lib/compare-runs.js';
+import { compareRuns } from './lib/judge/compare-runs.js';
 
 const [a, b] = process.argv.slice(2);
 if (!a || !b) {

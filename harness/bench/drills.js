@@ -9,13 +9,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { selectEngine } from '../runner/index.js';
-import { describeSample, listApps } from './lib/samples.js';
+import { describeSample, listApps } from './lib/plan/app-descriptions.js';
 import { drillCells, whyNotDrillable, runDrillCell, STRATEGY_KEYS, DRILL_DEFAULTS } from './lib/drills/index.js';
-import { openEngine } from './lib/engine.js';
+import { openEngine } from './lib/run/open-engine.js';
 import { startDeployment } from './lib/run/deployments.js';
-import { stopAll } from './lib/cleanup.js';
+import { stopAll } from './lib/run/cleanup.js';
 import { renderDrills, drillVerdict } from './lib/report/drills.js';
-import { SEND_LAG_P99_BOUND_MS } from './lib/send-lag.js';
+import { SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
 
 const REPO = path.resolve(new URL('../..', import.meta.url).pathname);
 

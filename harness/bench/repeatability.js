@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // How far each verdict moves between runs on this machine: reads the results.json of repeated runs
 // (same mode) and writes the spread of every question's ratio, which the verdicts' intervals then
-// take as their least width (lib/repeatability.js).
+// take as their least width (lib/judge/run-to-run-spread.js).
 //   node harness/bench/repeatability.js run1/results.json … [--with earlier.json [--keep metric,…]] [--out file]
 // --with: a spread file written before (e.g. the committed one), whose runs are kept beside the new ones;
 // --keep <metric,...>: only its questions of these metrics (e.g. throughput,memory, where the way of
 // measuring p99 and CPU per request changed since).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { spreadOverRuns, REPEATABILITY_FILE, MIN_RUNS } from './lib/repeatability.js';
+import { spreadOverRuns, REPEATABILITY_FILE, MIN_RUNS } from './lib/judge/run-to-run-spread.js';
 
 const fail = (line) => { console.error(`repeatability: ${line}`); process.exit(2); };
 const args = process.argv.slice(2);

@@ -10,8 +10,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import os from 'node:os';
 import path from 'node:path';
 import { runnerFor, availableCpus, formatCpuList, pinProcess } from '../runner/index.js';
-import { closedWindow } from './lib/measure.js';
-import { pairedRatio, median, round } from './lib/stats.js';
+import { closedWindow } from './lib/run/measure-window.js';
+import { pairedRatio, median, round } from './lib/judge/stats.js';
 
 const whole = (name) => (v) => {
   const n = Number(v);

@@ -1,4 +1,4 @@
-// The bench's reading of the samples' own /metrics (bench/lib/app-metrics.js): against a real
+// The bench's reading of the samples' own /metrics (bench/lib/run/app-metrics.js): against a real
 // node-replicas process, the requests of a window are what was sent; from two processes' texts,
 // the spread and the busiest loop; where they and the bench's cgroup probes disagree; the report's
 // section; and no reading (not a guess) where a metrics port does not answer.
@@ -11,7 +11,7 @@ import { freePort } from '../lib/ports.js';
 import { waitFor } from '../lib/poll.js';
 import {
   metricsReader, processesOf, windowOf, combineWindows, summariseAppMetrics, withAppMetrics,
-} from '../bench/lib/app-metrics.js';
+} from '../bench/lib/run/app-metrics.js';
 import { disagreements, appMetricsSection } from '../bench/lib/report/app-metrics.js';
 
 async function startReplica(t) {

@@ -2,7 +2,7 @@
 // measured ceiling, never where the capacity passed it (that ceiling was then mis-measured).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBounds } from '../bench/lib/bottleneck.js';
+import { withBounds } from '../bench/lib/judge/bottleneck.js';
 import { boundText } from '../bench/lib/report/bound-text.js';
 
 // One ok closed-loop cell of one Node process at 2 CPUs that spent the whole budget: its strategy bounded it.

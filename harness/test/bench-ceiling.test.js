@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { measureCeilings, pacedCeiling, pacedHeld, PACED_LAG_MS } from '../bench/lib/ceiling.js';
+import { measureCeilings, pacedCeiling, pacedHeld, PACED_LAG_MS } from '../bench/lib/run/generator-ceiling.js';
 import { runProcesses, tempRunDir } from './helpers.js';
 import { runnerFor } from '../runner/index.js';
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { sliceOrder, sliceSeed } from '../bench/lib/measure.js';
+import { sliceOrder, sliceSeed } from '../bench/lib/run/measure-window.js';
 import { runProcesses } from '../runner/index.js';
 
 const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { run, keepAliveAgent } from '../bench/lib/tools/paced.js';
 import { GeneratorError } from '../bench/lib/tools/errors.js';
-import { latencyBlock, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
+import { latencyBlock, sliceOrder, sliceSeed } from '../bench/lib/run/measure-window.js';
 
 const urlOf = (server) => `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
 

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeOutputs } from '../bench/lib/output.js';
-import { MIN_DIFFERENCE } from '../bench/lib/stats.js';
-import { SPENT } from '../bench/lib/bottleneck.js';
+import { writeOutputs } from '../bench/lib/report/write-folder.js';
+import { MIN_DIFFERENCE } from '../bench/lib/judge/stats.js';
+import { SPENT } from '../bench/lib/judge/bottleneck.js';
 import { fmt } from '../bench/lib/report/format.js';
 import { labelOf } from '../bench/lib/report/labels.js';
 import { decisions } from '../bench/lib/report/decide.js';
@@ -22,15 +22,16 @@ import * as drills from '../bench/lib/report/drills.js';
 import { takeaways } from '../bench/lib/report/takeaways.js';
 import { refresh } from '../bench/lib/report/quotes.js';
 import { rerender } from '../bench/lib/rerender.js';
-import { readResults } from '../bench/lib/results-file.js';
+import { readResults } from '../bench/lib/judge/read-results-file.js';
 import { wordsOf } from './docs-lib.js';
 
 const REPORT_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench', 'lib', 'report');
+const REPO = path.join(REPORT_DIR, '..', '..', '..', '..');
 
 async function rendered(doc = schema4Doc()) {
   const out = mkdtempSync(path.join(tmpdir(), 'bench-report-'));
   try {
-    const files = await writeOutputs(doc, { outDir: out, guidePath: path.join(out, 'decision-guide.md') });
+    const files = await writeOutputs(doc, { outDir: out, guidePath: path.join(out, 'decision-guide.md'), repo: REPO });
     const read = (f) => readFileSync(path.join(out, f), 'utf8');
     return {
       doc,
@@ -75,7 +76,7 @@ test('the guide opens with what its words mean, the findings, the run, how to ge
   assert.match(guide, /- machine: 2 cores \(cpu\), 4 GiB[^\n]*; Node 24\.21\.0, \.NET 10\.0\.1/);
   assert.match(guide, /\(a default run, 2026-01-01 00:00 UTC, 13 min 45 s\)/);
   assert.match(guide, /\[benchmark-your-own-service\.md\]\([^)]*docs\/benchmark-your-own-service\.md\)/);
-  // The labels' bounds are stats.js's own, and "bounded" and the budget's threshold are bottleneck.js's.
+  // The labels' bounds are judge/stats.js's own, and "bounded" and the budget's threshold are judge/bottleneck.js's.
   const read = guide.slice(at('## How to read this'), at('## What this run found'));
   const up = `×${fmt(1 + MIN_DIFFERENCE, 2)}`;
   const down = `×${fmt(1 / (1 + MIN_DIFFERENCE), 3)}`;
@@ -328,8 +329,8 @@ test('the report, charts and guide import nothing from the plan: results.json is
     const imports = [...readFileSync(path.join(REPORT_DIR, f), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map(
       (m) => m[1],
     );
-    // stats.js is pure functions over numbers (the one median); nothing else outside report/.
-    for (const i of imports) assert.ok(!i.startsWith('../') || i === '../stats.js', `${f} imports ${i}`);
+    // judge/stats.js is pure functions over numbers (the one median); nothing else outside report/.
+    for (const i of imports) assert.ok(!i.startsWith('../') || i === '../judge/stats.js', `${f} imports ${i}`);
   }
 });
 

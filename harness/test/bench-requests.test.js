@@ -6,7 +6,7 @@ import http from 'node:http';
 import * as wrk from '../bench/lib/tools/wrk.js';
 import * as autocannon from '../bench/lib/tools/autocannon.js';
 import * as paced from '../bench/lib/tools/paced.js';
-import { requestOf } from '../bench/lib/workloads.js';
+import { requestOf } from '../bench/lib/workloads/index.js';
 
 const seen = [];
 let server;

@@ -15,24 +15,24 @@ import {
   breaksLimit,
   tQuantile,
   blockBootstrapRatio,
-} from '../bench/lib/stats.js';
-import { histogram, quantileOf } from '../bench/lib/histogram.js';
-import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/verdicts.js';
-import { spreadOverRuns, describeSpread } from '../bench/lib/repeatability.js';
-import { plan, MODES } from '../bench/lib/plan.js';
-import { blocksOf, warmUpOrder, startsBefore } from '../bench/lib/blocks.js';
+} from '../bench/lib/judge/stats.js';
+import { histogram, quantileOf } from '../bench/lib/judge/latency-histogram.js';
+import { computeVerdicts, runChecks, flagOpenLoop } from '../bench/lib/judge/verdicts.js';
+import { spreadOverRuns, describeSpread } from '../bench/lib/judge/run-to-run-spread.js';
+import { plan, MODES } from '../bench/lib/plan/scenarios.js';
+import { blocksOf, warmUpOrder, startsBefore } from '../bench/lib/run/interleave-blocks.js';
 import { processWarmupFloor, lentCpus, warmupFloor } from '../bench/lib/run/warmup.js';
 import { familyKey, familyKeysOf } from '../bench/lib/run/families.js';
-import { describeSample, workloadPath } from '../bench/lib/samples.js';
-import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/isolation.js';
+import { describeSample, workloadPath } from '../bench/lib/plan/app-descriptions.js';
+import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/plan/cpu-budgets.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
-import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/measure.js';
+import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/run/measure-window.js';
 import { latencySummary } from '../bench/lib/tools/paced.js';
-import { heldOf } from '../bench/lib/held.js';
+import { heldOf } from '../bench/lib/judge/held-rate.js';
 import { capacityOf } from '../bench/lib/run/capacity.js';
-import { summariseCoreSpeed, startCoreProbe } from '../bench/lib/core-speed.js';
+import { summariseCoreSpeed, startCoreProbe } from '../bench/lib/run/core-speed.js';
 import { slicesBySpeed } from '../bench/lib/report/core-speed.js';
-import { boxReport } from '../bench/lib/meta.js';
+import { boxReport } from '../bench/lib/run/machine-facts.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -1024,7 +1024,7 @@ test(
   'comparing two runs: consistent unless opposite winners, "wins" against "equal", ' +
     "or a ratio outside the other's widened interval",
   async () => {
-    const { compareRuns, inconsistencies, verdictLabel } = await import('../bench/lib/compare-runs.js');
+    const { compareRuns, inconsistencies, verdictLabel } = await import('../bench/lib/judge/compare-runs.js');
     const v = (id, label, winner, ratio, lo, hi) => ({
       id,
       label,
@@ -1092,7 +1092,7 @@ test(
   'comparing two runs: the host speed the probe read in each, ' +
     'and whether it differs beyond what consecutive runs showed',
   async () => {
-    const { compareRuns, hostSpeeds, HOST_SPEED_TOLERANCE } = await import('../bench/lib/compare-runs.js');
+    const { compareRuns, hostSpeeds, HOST_SPEED_TOLERANCE } = await import('../bench/lib/judge/compare-runs.js');
     const run = (fastUs) => ({ verdicts: [], ...(fastUs ? { box: { coreSpeed: { fastUs } } } : {}) });
     const dayApart = hostSpeeds(run(92), run(136));
     assert.equal(dayApart.differs, true);
@@ -1367,7 +1367,7 @@ test(
     const failing = heldOf({ ...onTime, errors: 2 });
     assert.equal(failing.held, false);
     assert.match(failing.why, /2 failed/);
-    // The generator sent late (send-lag.js's bound is 50 ms at p99): it measured itself, not the cell.
+    // The generator sent late (judge/send-lag-bound.js's bound is 50 ms at p99): it measured itself, not the cell.
     assert.equal(heldOf({ ...onTime, sendLagMs: { p50: 0.2, p99: 49, max: 80 } }).held, true);
     const late = heldOf({ ...onTime, sendLagMs: { p50: 0.3, p99: 120.4, max: 900 } });
     assert.equal(late.held, false);
@@ -1452,7 +1452,7 @@ function round2(x) {
 test(
   'at a budget the generator shares: its share of the machine beside the verdict, flagged above the limit',
   async () => {
-    const { GENERATOR_SHARE_LIMIT } = await import('../bench/lib/verdicts.js');
+    const { GENERATOR_SHARE_LIMIT } = await import('../bench/lib/judge/verdicts.js');
     const shared = (id, share) =>
       cell(id, [100, 101, 99, 100, 100], {
         generatorShare: share,
@@ -1482,7 +1482,7 @@ test(
       { share: 0.3, shared: false, bound: false, limit: GENERATOR_SHARE_LIMIT },
       'a generator on a CPU of its own is recorded, never bound',
     );
-    const { generatorCpuMs, shareOfMachine } = await import('../bench/lib/generator-cpu.js');
+    const { generatorCpuMs, shareOfMachine } = await import('../bench/lib/tools/generator-cpu.js');
     const before = generatorCpuMs();
     let x = 0;
     for (let i = 0; i < 3e7; i += 1) x += i % 7;
@@ -1540,7 +1540,7 @@ test(
   'scaling efficiency: throughput at B over B × one process at budget 1; ' +
     'beyond ×1 by more than the noise is suspect',
   async () => {
-    const { computeScaling } = await import('../bench/lib/scaling.js');
+    const { computeScaling } = await import('../bench/lib/judge/scaling-efficiency.js');
     const cells = [
       cell('pi:two', [180, 182, 178, 181, 179]),
       cell('pi:one', [100, 100, 101, 99, 100]),
@@ -1560,7 +1560,7 @@ test(
 test(
   'judge(): a live run and --from judge a results document the same way, from its own question definitions',
   async () => {
-    const { judge } = await import('../bench/lib/judge.js');
+    const { judge } = await import('../bench/lib/judge/index.js');
     const q = {
       id: 'pi.b2.cluster.throughput',
       question: 'q',
@@ -1605,7 +1605,7 @@ test(
 test(
   'judge(): a strategy is listed as skipped only where it could not start, not where a database was missing',
   async () => {
-    const { judge } = await import('../bench/lib/judge.js');
+    const { judge } = await import('../bench/lib/judge/index.js');
     const skipped = (id, strategy, error) => ({ id, status: 'skipped', error, topology: { id, strategy }, rounds: [] });
     const doc = {
       schema: 3,

@@ -2,8 +2,8 @@
 // per CPU budget, each app's strategies, and the workloads at each budget. The README quotes it as
 // <!-- plan -->…<!-- /plan -->, and docs-contradictions.test.js holds the two equal, so the README
 // can't claim more (or less) than the plan runs.
-import { plan } from '../bench/lib/plan.js';
-import { WORKLOADS } from '../bench/lib/workloads.js';
+import { plan } from '../bench/lib/plan/scenarios.js';
+import { WORKLOADS } from '../bench/lib/workloads/index.js';
 
 const STRATEGY = {
   'one process': 'one process',

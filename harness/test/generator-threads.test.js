@@ -153,7 +153,7 @@ test('a drill load against a server that is not there: every request fails, none
 test('a generator thread starts with a larger young generation: far fewer scavenges for the same garbage', () => {
   // In a process of its own, so that no generator thread started before sets the flag for the plain
   // thread: the same short-lived arrays in a plain Worker, then in a generator thread.
-  const heap = new URL('../bench/lib/generator-heap.js', import.meta.url).href;
+  const heap = new URL('../bench/lib/tools/generator-heap.js', import.meta.url).href;
   const code = `
     import { Worker } from 'node:worker_threads';
     import { generatorThread } from ${JSON.stringify(heap)};

@@ -2,16 +2,16 @@
 // and its folder's report, charts and guide written again (with the reader's prices, if given);
 // nothing is measured.
 import path from 'node:path';
-import { judge } from './judge.js';
-import { describeSpread, loadSpread } from './repeatability.js';
-import { writeOutputs } from './output.js';
+import { judge } from './judge/index.js';
+import { describeSpread, loadSpread } from './judge/run-to-run-spread.js';
+import { writeOutputs } from './report/write-folder.js';
 import { withPrices } from './report/cost.js';
 import { sanitizeDoc } from './report/sanitize.js';
-import { REFERENCE_OUT, REFERENCE_GUIDE } from './context.js';
+import { REFERENCE_OUT, REFERENCE_GUIDE } from './run-context.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 /**
- * `doc`: the results file `from` as results-file.js readResults() read and checked it.
+ * `doc`: the results file `from` as judge/read-results-file.js readResults() read and checked it.
  * @param {{ doc: any, from: string, out?: string, guide?: string, label?: string }} opts
  * @param {object | null} prices
  */

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerFor } from '../../../runner/index.js';
-import { track } from '../cleanup.js';
+import { track } from '../run/cleanup.js';
 import { AppInputError, outputBlock } from './errors.js';
 import { lastLogLine, lastOutput } from './last-log.js';
 import { requestText } from './requests.js';

@@ -3,8 +3,8 @@
 import { AppInputError } from './errors.js';
 import { prepareApp } from './prepare.js';
 import { checkApp } from './check.js';
-import { openEngine } from '../engine.js';
-import { stopAll } from '../cleanup.js';
+import { openEngine } from '../run/open-engine.js';
+import { stopAll } from '../run/cleanup.js';
 
 export { checkApp };
 export { lastLogLine } from './last-log.js';

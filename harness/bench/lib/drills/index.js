@@ -5,8 +5,8 @@ import { faultDrill } from './fault.js';
 import { rolloutDrill } from './rollout.js';
 import { lifecycleDrill } from './lifecycle.js';
 import { drillOf, drillText } from './strategies.js';
-import { describeSample } from '../samples.js';
-import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../send-lag.js';
+import { describeSample } from '../plan/app-descriptions.js';
+import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../judge/send-lag-bound.js';
 import { swarmRolloutDrill } from './swarm.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
@@ -40,7 +40,7 @@ const SWARM_TEXT =
   '`docker service update --force` on a Swarm stack (the sample\'s compose.swarm.yaml): Swarm starts a new task, ' +
   'healthy first, takes the old one out of its DNS, then stops it, one at a time';
 
-// A drill whose generator sent late (send-lag.js) is run again, LATE_TRIES times in all; if every
+// A drill whose generator sent late (judge/send-lag-bound.js) is run again, LATE_TRIES times in all; if every
 // try was late it throws one line with the lag each saw, and nothing of it is kept. The record keeps
 // `tries` and, when some were late, `lateTries` (their send lag).
 export async function keptUnlessLate(once, log, boundMs = SEND_LAG_P99_BOUND_MS) {
@@ -63,7 +63,7 @@ export async function keptUnlessLate(once, log, boundMs = SEND_LAG_P99_BOUND_MS)
  * runDrillCell({ cell, runner, runDir, url, app, name, service, log }) -> the drill's record: it
  * names its kind, strategy, engine, processes, budget, app and what was done (`what`). `app`: the
  * app's description (default: describeSample of the cell's topology's sample, else of the run).
- * A drill whose generator sent late is run again (keptUnlessLate); `sendLagBoundMs` (default send-lag.js's)
+ * A drill whose generator sent late is run again (keptUnlessLate); `sendLagBoundMs` (default judge/send-lag-bound.js's)
  * is the bound: a test that asserts no latency may take any, a hand run on a busy machine a larger one.
  * @param {{ cell: any, runner: Runner, runDir: string, url: string, app?: any, name?: string, service?: string,
  *   log?: (line: string) => void, sendLagBoundMs?: number }} options

@@ -3,7 +3,7 @@
 // and each answer is recorded against the time it was *meant* to leave, so a stall shows in the
 // latency instead of hiding as fewer requests (coordinated omission). Each request also records
 // how late it actually left (its send lag): the generator's own stall, which the drill judges
-// before it publishes anything (send-lag.js). One keep-alive agent, as a browser or an HTTP
+// before it publishes anything (judge/send-lag-bound.js). One keep-alive agent, as a browser or an HTTP
 // client library would use. The client does what HTTP/1.1 clients do on a reused connection the
 // server closed before answering (RFC 9112 §9.3.1): an idempotent request (GET) is sent again once
 // on a fresh connection; a POST is not (the client can't know whether it was processed) and counts

@@ -3,10 +3,10 @@
 // does, and whatever the thread that runs the drill is doing — the Docker runner blocks its thread
 // for seconds at a time (`docker stop` of a draining replica, `docker compose up --wait`). Each
 // answer is timed from when the request was meant to leave, and each request records how late it
-// left (its send lag): a drill whose generator was late is judged invalid (send-lag.js), never
+// left (its send lag): a drill whose generator was late is judged invalid (judge/send-lag-bound.js), never
 // published. The summaries below are what a drill keeps of the records.
 import { performance } from 'node:perf_hooks';
-import { generatorThread } from '../generator-heap.js';
+import { generatorThread } from '../tools/generator-heap.js';
 
 export { isPost, postId } from './load-schedule.js';
 

@@ -4,7 +4,7 @@
 import { startLoad, summarise, failed, latencyOf, sendLagOf } from './load.js';
 import { planWrites, readBack, accountWrites, newPrefix } from './writes.js';
 import { appOfRun } from './app.js';
-import { median, round } from '../stats.js';
+import { median, round } from '../judge/stats.js';
 import { runnerFor } from '../../../runner/index.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */

@@ -1,8 +1,8 @@
 // "Introduction to Load Balancing Using Node.js" (Mazira): a pi server, 1e7 Monte-Carlo samples per
 // request; 10 users × 5 requests; 1 server vs 3 behind a round-robin proxy; the slowest answer
 // "nearly three seconds" → "under one second"; a crashed server still gets every third request.
-import { topology } from '../topologies.js';
-import { appWith } from '../samples.js';
+import { topology } from '../plan/topologies.js';
+import { appWith } from '../plan/app-descriptions.js';
 import { availableCpus } from '../../../runner/index.js';
 import { cell, compare } from './cells.js';
 
@@ -74,7 +74,7 @@ const deviations = (all) => [
   {
     what: 'balancer',
     original: 'node-http-proxy, round-robin, no retry',
-    ours: 'a round-robin proxy with no retry and no health check (bench/lib/naive-balancer.js), '
+    ours: 'a round-robin proxy with no retry and no health check (bench/lib/experiments/naive-balancer.js), '
       + 'and the shipped nginx config',
     why: 'the first behaves like the article\'s; the second is what this repository ships',
   },

@@ -1,4 +1,4 @@
-// The report's section on the samples' own /metrics beside the bench's probes (app-metrics.js
+// The report's section on the samples' own /metrics beside the bench's probes (run/app-metrics.js
 // reads them into each cell's `appMetrics`): both answers per cell, and where they disagree.
 
 // Beyond these the two readings disagree: spreads more than 20% apart; a busiest loop and the

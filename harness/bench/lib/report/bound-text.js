@@ -1,9 +1,9 @@
 // What bounded a comparison, in the guide's words: a verdict labelled 'bounded' says what bounded
-// its cells (bottleneck.js) and how to get a machine where the strategies would be the bottleneck.
+// its cells (judge/bottleneck.js) and how to get a machine where the strategies would be the bottleneck.
 
 /**
  * The fewest cores on which a budget of B CPUs is the topology's own: the bench gives the load
- * generator a quarter of the CPUs, at least one (isolation.js), and the rest to the topologies.
+ * generator a quarter of the CPUs, at least one (plan/cpu-budgets.js), and the rest to the topologies.
  */
 export function coresFor(budget) {
   let n = Math.ceil(budget) + 1;

@@ -1,6 +1,6 @@
-// What the probe on the topologies' CPU (box.coreSpeed, lib/core-speed.js) says of the saturated
+// What the probe on the topologies' CPU (box.coreSpeed, lib/run/core-speed.js) says of the saturated
 // slices, from results.json alone.
-import { lowerMedian } from '../stats.js';
+import { lowerMedian } from '../judge/stats.js';
 
 const round2 = (x) => Math.round(x * 100) / 100;
 

@@ -5,7 +5,7 @@
 // labelled. Money only where the reader gave prices: a price is the reader's, not a measurement.
 import { fmt } from './format.js';
 import { sideName } from './verdict-table.js';
-import { lowerMedian } from '../stats.js';
+import { lowerMedian } from '../judge/stats.js';
 import { fill } from './template.js';
 
 const MILLION = 1e6;

@@ -2,7 +2,7 @@
 // the published figures beside ours, the original's explanation and the control that tests it.
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
 import { fmt, fmtX, fmtCi, verdictSentence } from './format.js';
-import { lowerMedian } from '../stats.js';
+import { lowerMedian } from '../judge/stats.js';
 import { OWN_EXPLANATION, seedAnswers, paragraphsUnder } from './seeds.js';
 import { cleanText } from './sanitize.js';
 import { inline } from './template.js';

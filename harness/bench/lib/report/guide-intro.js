@@ -1,6 +1,6 @@
 // The guide's first screen and its "How to read this", from results.json and the templates: for
 // which machine and run it answers, how to get the answer for yours, and what its words mean —
-// the labels' bounds are the rule's own (stats.js decide(), through protocol.rule).
+// the labels' bounds are the rule's own (judge/stats.js decide(), through protocol.rule).
 import { fill } from './template.js';
 import { fmt } from './format.js';
 import { budgetsOf, ruleOf } from './labels.js';

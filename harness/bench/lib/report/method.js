@@ -85,7 +85,7 @@ function generatorText(doc) {
   });
 }
 
-// The probe on the topologies' CPU (lib/core-speed.js), summed up: how often it read slow, and how
+// The probe on the topologies' CPU (lib/run/core-speed.js), summed up: how often it read slow, and how
 // the saturated slices went with it. Its per-minute readings stay in results.json.
 function coreSpeedText(doc) {
   const c = doc.box.coreSpeed;

@@ -6,12 +6,12 @@
 // the cell serves shows as a missed rate (the requests it could not answer in the slice) or as a
 // p99 past the target (the queue they formed).
 import * as paced from '../tools/paced.js';
-import { sliceOrder, sliceSeed } from '../measure.js';
-import { heldOf } from '../held.js';
-import { histogram } from '../histogram.js';
-import { median, round } from '../stats.js';
+import { sliceOrder, sliceSeed } from './measure-window.js';
+import { heldOf } from '../judge/held-rate.js';
+import { histogram } from '../judge/latency-histogram.js';
+import { median, round } from '../judge/stats.js';
 import { guarded } from './record.js';
-import { lateWhy, LATE_TRIES } from '../send-lag.js';
+import { lateWhy, LATE_TRIES } from '../judge/send-lag-bound.js';
 
 /**
  * Connections the paced generator may open for a step: 60 ms of the rate in flight (a 50 ms wait

@@ -1,8 +1,8 @@
 // Starting and stopping deployments through the engine's Runner (the run's context holds it),
 // pinned to the CPUs of the system under test, and reading what one topology of a deployment costs.
-import { describeSample } from '../samples.js';
-import { servicesOf } from '../topologies.js';
-import { track } from '../cleanup.js';
+import { describeSample } from '../plan/app-descriptions.js';
+import { servicesOf } from '../plan/topologies.js';
+import { track } from './cleanup.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
@@ -49,10 +49,10 @@ const usageReader = (runner, runDir, s) => async (t, workload) => {
   return {
     source: u.source,
     cpuNs: sumOf(mine, (i) => i.cpuNs ?? 0),
-    // By role, for what bounded a cell (bottleneck.js): the app's own, nginx's, the store's.
+    // By role, for what bounded a cell (judge/bottleneck.js): the app's own, nginx's, the store's.
     cpuNsBy: Object.fromEntries(roles.map(([role, svc]) =>
       [role, sumOf(mine.filter((i) => i.service === svc), (i) => i.cpuNs ?? 0)])),
-    // Each app instance's own, for the spread of CPU over them (app-metrics.js).
+    // Each app instance's own, for the spread of CPU over them (run/app-metrics.js).
     cpuNsByInstance: Object.fromEntries(app.map((i) => [i.name, i.cpuNs ?? 0])),
     pssMiB: sumOf(mine, (i) => i.memory.pssMiB),
     anonMiB: sumOf(mine, (i) => i.memory.anonMiB),

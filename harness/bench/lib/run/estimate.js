@@ -1,7 +1,7 @@
 // Seconds a plan will take, roughly: for the estimate before it starts and the time left during it.
-import { deploymentKey } from '../topologies.js';
-import { describeSample } from '../samples.js';
-import { latencyRounds } from '../measure.js';
+import { deploymentKey } from '../plan/topologies.js';
+import { describeSample } from '../plan/app-descriptions.js';
+import { latencyRounds } from './measure-window.js';
 import { warmupFloor, lentCpus } from './warmup.js';
 import { familyKeysOf } from './families.js';
 

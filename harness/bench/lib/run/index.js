@@ -1,9 +1,9 @@
-// Runs a plan, scenario by scenario (scenario.js), with the run's context (context.js): the
+// Runs a plan, scenario by scenario (scenario.js), with the run's context (run-context.js): the
 // engine's Runner, the isolation, the tools and the progress hooks.
 import { rmdir } from 'node:fs/promises';
 import { runScenario } from './scenario.js';
 
-export { stopAll } from '../cleanup.js';
+export { stopAll } from './cleanup.js';
 export { estimateSeconds } from './estimate.js';
 
 /** Runs every scenario of the plan. Returns the cells, each with status ok | failed | skipped and its rounds. */

@@ -1,9 +1,9 @@
-// The cells of an interleaved scenario, block by block (blocks.js: the cells its questions pair):
+// The cells of an interleaved scenario, block by block (run/interleave-blocks.js: the cells its questions pair):
 // each block warmed up, then measured in its rounds — A B C, then C B A, … — so drift of the
 // machine lands on every topology alike and no cell sits idle long between windows; then each
 // cell's capacity at the latency target, and the block's latency windows at one fixed rate.
-import { blocksOf, warmUpOrder, startsBefore } from '../blocks.js';
-import { closedWindow, combineWindows, sliceOrder, sliceSeed, fixedCount } from '../measure.js';
+import { blocksOf, warmUpOrder, startsBefore } from './interleave-blocks.js';
+import { closedWindow, combineWindows, sliceOrder, sliceSeed, fixedCount } from './measure-window.js';
 import { getTool } from '../tools/index.js';
 import { guarded, finish } from './record.js';
 import { warmUp, warmupFloor, lentCpus } from './warmup.js';
@@ -12,7 +12,7 @@ import { capacityBlock } from './capacity.js';
 import { latencyWindows } from './latency.js';
 import { placeBlock, cellPlacement } from './families.js';
 import { parseCpuList } from '../../../runner/index.js';
-import { withAppMetrics, combineWindows as combineAppMetrics } from '../app-metrics.js';
+import { withAppMetrics, combineWindows as combineAppMetrics } from './app-metrics.js';
 
 /** Measures the interleaved cells of a scenario (run: scenario.js's run) and finishes their records. */
 export async function interleave(run, cells, comparisons) {
@@ -47,7 +47,7 @@ export async function interleave(run, cells, comparisons) {
 // while the others warm up. Measured right after its own warm-up, a cell's first window came out
 // up to 2.7× below its later ones. The longest warm-ups first (a deployment's first one, a minute
 // per .NET process): a Node cell warmed before them sat idle through them past the ~100 s after
-// which V8's memory reducer shrinks an idle heap (blocks.js), and came out ×0.5–×0.6 of its later
+// which V8's memory reducer shrinks an idle heap (run/interleave-blocks.js), and came out ×0.5–×0.6 of its later
 // rounds in its first (light JSON at 2 CPUs, default run, 2026-11-26).
 // An app's deployments not started yet start right before its first warm-up here (run.ready): an
 // Express process started with the block and left idle through the .NET warm-ups (about 2 min)

@@ -2,12 +2,12 @@
 // weakest cell's capacity at the latency target, so every pair is compared at the same load and the
 // pairs with the weakest side near its capacity (a p99 taken far below capacity says little: at a
 // third of it every strategy looks alike). Windows of whole slices taken in turn with the other
-// cells (measure.js latencyBlock), kept with the closed rounds they follow.
-import { latencyBlock, latencyRounds } from '../measure.js';
-import { round } from '../stats.js';
+// cells (run/measure-window.js latencyBlock), kept with the closed rounds they follow.
+import { latencyBlock, latencyRounds } from './measure-window.js';
+import { round } from '../judge/stats.js';
 import { latencySlicesOf, latencyWindowCost, roundsOf } from './estimate.js';
 import { socketsFor } from './capacity.js';
-import { lateWhy, LATE_TRIES } from '../send-lag.js';
+import { lateWhy, LATE_TRIES } from '../judge/send-lag-bound.js';
 
 /** The block's fixed rate: `load` of the weakest capacity (or, without one, of the weakest saturated throughput). */
 export function blockRate(cells, records, load) {
@@ -48,7 +48,7 @@ export async function latencyWindows(run, cells) {
       request: c.request ?? null,
     }));
     // A block whose generator sent late for some cell is taken again, LATE_TRIES times in all; one
-    // still late is kept, not held (held.js), so its verdict says why instead of a figure.
+    // still late is kept, not held (judge/held-rate.js), so its verdict says why instead of a figure.
     const warmS = p.latencyWarmS ?? 0;
     const block = () => latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS });
     let byId = await block();

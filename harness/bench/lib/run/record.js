@@ -1,8 +1,8 @@
 // A cell's record: guarded steps (a failing cell is recorded and the run goes on; a failing
 // generator stops it) and the summary of its rounds once they are all in.
-import { summary, round, median } from '../stats.js';
+import { summary, round, median } from '../judge/stats.js';
 import { GeneratorError } from '../tools/errors.js';
-import { summariseAppMetrics } from '../app-metrics.js';
+import { summariseAppMetrics } from './app-metrics.js';
 
 // Median and spread of the figures every window has: req/s, latency, CPU per request; failures summed.
 function figures(windows) {
@@ -32,7 +32,7 @@ export function summariseRounds(rounds) {
     ...(paced.length
       ? { paced: { rate: paced[0].rate, rounds: paced.length, ...figures(paced), held: paced.every((w) => w.held) } }
       : {}),
-    // The samples' own /metrics beside the bench's probes (app-metrics.js), where the app has them.
+    // The samples' own /metrics beside the bench's probes (run/app-metrics.js), where the app has them.
     ...(appMetrics ? { appMetrics } : {}),
   };
 }

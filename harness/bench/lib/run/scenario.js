@@ -5,16 +5,16 @@
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { startDeployment } from './deployments.js';
-import { verify, everyProcessServes } from '../verify.js';
-import { startNaiveBalancer } from '../naive-balancer.js';
-import { describeSample } from '../samples.js';
+import { verify, everyProcessServes } from './check-responses.js';
+import { startNaiveBalancer } from '../experiments/naive-balancer.js';
+import { describeSample } from '../plan/app-descriptions.js';
 import { strategyOf } from '../strategies/index.js';
 import { guarded } from './record.js';
 import { startupSeconds } from './estimate.js';
 import { interleave } from './interleave.js';
 import { oneByOne } from './one-by-one.js';
 import { familyKeysOf, deploymentKeyOf, canPlace, cellPlacement } from './families.js';
-import { metricsReader } from '../app-metrics.js';
+import { metricsReader } from './app-metrics.js';
 
 // What a process that would not start said last (the runner's error carries it after the exit),
 // without the run folder's paths: one line for the output and results.json.
@@ -193,7 +193,7 @@ async function startDeployments(run, wanted, { built, noDatabase }) {
 }
 
 /**
- * Runs one scenario: returns its cells' records. ctx: the run's context (context.js); built: the
+ * Runs one scenario: returns its cells' records. ctx: the run's context (run-context.js); built: the
  * apps already built in this run (a build step runs once); counter: numbers the run folders.
  */
 export async function runScenario(scenario, params, ctx, { built, counter }) {

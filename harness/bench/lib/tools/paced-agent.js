@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { Http1Pool } from './http1-pool.js';
 import { GeneratorError } from './errors.js';
-import { generatorThread } from '../generator-heap.js';
+import { generatorThread } from './generator-heap.js';
 
 /** Up to `connections` keep-alive connections per server, in the generator thread that holds it. */
 export class LocalAgent {

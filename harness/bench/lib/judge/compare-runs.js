@@ -4,7 +4,7 @@
 // ratio that sits within one between-run spread of the 10% line is "can't tell" in one run and may
 // be a win in the next. Per run: the median half-width of the intervals (at most 10% of the ratio).
 
-import { measuredRatio } from './repeatability.js';
+import { measuredRatio } from './run-to-run-spread.js';
 import { decide, labelOf, lowerMedian } from './stats.js';
 
 // The probe's fast time (box.coreSpeed.fastUs) of two runs further apart than this: the host ran at

@@ -1,7 +1,7 @@
 // The results file `--from` names, read and checked before the re-render's modules are loaded: one
 // that is missing, not a results file of this benchmark or of another schema is one line, exit 2.
 import { readFile } from 'node:fs/promises';
-import { SCHEMA } from './judge.js';
+import { SCHEMA } from './index.js';
 
 /** A usage error of the re-render: one line, exit 2. */
 export class RerenderError extends Error {}

@@ -2,8 +2,8 @@
 // blocks' held rule, the physical-limit checks, the verdicts, the open-loop flags and the scaling
 // efficiencies, all from the measured cells and the question definitions the document keeps.
 import { computeVerdicts, runChecks, flagOpenLoop, throughputFloor } from './verdicts.js';
-import { computeScaling } from './scaling.js';
-import { rejudgeHeld } from './held.js';
+import { computeScaling } from './scaling-efficiency.js';
+import { rejudgeHeld } from './held-rate.js';
 import { withBounds } from './bottleneck.js';
 
 export const SCHEMA = 4;

@@ -1,12 +1,13 @@
 // How fast the system under test's CPU ran through the run. On a shared VM a vCPU can run at a half
 // to two thirds of its speed for seconds at a time while the guest counts no steal; this says how
-// much of the run that was (report/core-speed.js: what it did to the saturated slices). lib/core-probe.js times it.
+// much of the run that was (report/core-speed.js: what it did to the saturated slices).
+// run/core-speed-probe.js times it.
 import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { track } from './cleanup.js';
-import { round, median } from './stats.js';
+import { round, median } from '../judge/stats.js';
 
-const PROBE = fileURLToPath(new URL('./core-probe.js', import.meta.url));
+const PROBE = fileURLToPath(new URL('./core-speed-probe.js', import.meta.url));
 export const PROBE_PERIOD_MS = 200;
 export const SLOW_BELOW = 0.7; // a reading slower than 70% of the run's fast readings
 

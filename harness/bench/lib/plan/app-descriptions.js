@@ -5,8 +5,8 @@
 // `make bench APP=…` generates one for a service of yours.
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../lib/repo-root.js';
-import { resolveSample, listSamples, readCompose, LAB_FILE } from '../../runner/index.js';
+import { REPO_ROOT } from '../../../lib/repo-root.js';
+import { resolveSample, listSamples, readCompose, LAB_FILE } from '../../../runner/index.js';
 
 const cache = new Map();
 

@@ -35,7 +35,7 @@ export const WORKLOADS = {
     // Enough that the connections are not what bounds it: by Little's law a 50 ms wait caps n
     // connections at n / 0.05 s req/s (256 capped every strategy at 5,120, so all came out equal).
     connections: 2048,
-    // The shortest time a request can take: what the connection cap is computed from (bottleneck.js).
+    // The shortest time a request can take: what the connection cap is computed from (judge/bottleneck.js).
     minLatencyMs: 50,
     latencyRatePerCpu: 1000,
     check: isObj,

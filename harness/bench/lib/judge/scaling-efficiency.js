@@ -6,7 +6,7 @@ import { pairedRatio, withFloor, breaksLimit, round } from './stats.js';
 import { paired } from './verdicts.js';
 
 /**
- * defs: [{ id, workload, cell, base, budget, … }] (plan.js scalingOf). floor: the interval's least
+ * defs: [{ id, workload, cell, base, budget, … }] (plan/scenarios.js scalingOf). floor: the interval's least
  * half-width.
  */
 export function computeScaling(defs, cells, { floor = 0 } = {}) {

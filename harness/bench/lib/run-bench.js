@@ -1,23 +1,23 @@
-// A measuring run from its context (context.js): open the engine, pin the generator, measure the
+// A measuring run from its context (run-context.js): open the engine, pin the generator, measure the
 // generator's ceiling and the plan, then build results.json and write the results folder.
 import path from 'node:path';
-import { measureCeilings } from './ceiling.js';
+import { measureCeilings } from './run/generator-ceiling.js';
 import { runPlan, stopAll, estimateSeconds } from './run/index.js';
 import { PACED_CEILING_S } from './run/estimate.js';
-import { collectMeta, boxSnapshot, boxReport, busyShare } from './meta.js';
-import { startCoreProbe, summariseCoreSpeed } from './core-speed.js';
-import { buildResults } from './results.js';
-import { loadSpread } from './repeatability.js';
-import { writeOutputs } from './output.js';
+import { collectMeta, boxSnapshot, boxReport, busyShare } from './run/machine-facts.js';
+import { startCoreProbe, summariseCoreSpeed } from './run/core-speed.js';
+import { buildResults } from './judge/results-document.js';
+import { loadSpread } from './judge/run-to-run-spread.js';
+import { writeOutputs } from './report/write-folder.js';
 import { summaryTable } from './report/table.js';
 import { withPrices } from './report/cost.js';
 import { sanitizeDoc } from './report/sanitize.js';
-import { progress } from './progress.js';
-import { pinGenerator } from './isolation.js';
-import { openEngine } from './engine.js';
-import { baselineOf } from './questions.js';
+import { progress } from './run/progress.js';
+import { pinGenerator } from './plan/cpu-budgets.js';
+import { openEngine } from './run/open-engine.js';
+import { baselineOf } from './plan/questions.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
-import { generatorFlags } from './generator-heap.js';
+import { generatorFlags } from './tools/generator-heap.js';
 
 // The engines the plan's cells name (cell.engine; the run's own where they name none).
 const enginesOf = (plan) => [
@@ -146,12 +146,12 @@ function defaultLabel(ctx, { meta, box, startedAt }) {
   );
 }
 
-// What results.js knows nothing of: the engines, the budget choice, the generator's flags, the apps.
+// What judge/results-document.js knows nothing of: the engines, the budget choice, the generator's flags, the apps.
 function addRunRecords(doc, ctx, { engine, others }) {
   doc.protocol.engine = engine.record; // docker | processes, how it was chosen
   if (others.size) doc.protocol.otherEngines = [...others.values()].map((e) => e.record);
   doc.protocol.budgetChoice = ctx.budgets;
-  doc.protocol.generatorNodeFlags = generatorFlags(); // the generator threads' (generator-heap.js)
+  doc.protocol.generatorNodeFlags = generatorFlags(); // the generator threads' (tools/generator-heap.js)
   const base = baselineOf(ctx.apps);
   doc.apps = ctx.apps.map((a) => ({
     key: a.key,
@@ -177,7 +177,7 @@ function reportRun(doc, files) {
 /**
  * Measures the plan and writes the results folder. Returns the exit code: 1 when a measurement
  * failed (the run is written all the same), else 0.
- * @param {import('./context.js').RunPlanContext} ctx
+ * @param {import('./run-context.js').RunPlanContext} ctx
  * @param {{ label?: string, argv: string, prices: object | null }} how
  */
 export async function runBench(ctx, { label, argv, prices }) {

@@ -1,6 +1,6 @@
 // Check a response is right before timing: a benchmark of 404s or error pages measures nothing.
 import http from 'node:http';
-import { WORKLOADS } from './workloads.js';
+import { WORKLOADS } from '../workloads/index.js';
 
 export class VerifyError extends Error {}
 

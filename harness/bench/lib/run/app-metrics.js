@@ -6,7 +6,7 @@
 // two questions: each instance's CPU time (its cgroup), as a spread and as the busiest instance's
 // share of one CPU (one process per instance only: a cluster's instance holds several loops).
 // Where the two disagree the report says so (report/app-metrics.js).
-import { summary, round } from './stats.js';
+import { summary, round } from '../judge/stats.js';
 
 // The request counters (a latency histogram's count): prom-client's (Node) and ASP.NET Core's.
 const REQUESTS = new Set(['http_request_duration_seconds_count', 'http_server_request_duration_seconds_count']);

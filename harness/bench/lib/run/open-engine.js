@@ -1,14 +1,14 @@
 // The engine a run's topologies go through, opened once by the CLI and handed down in the run's
-// context (context.js): which one (runner/engine.js chose it), its Runner, and for Docker the
+// context (run-context.js): which one (runner/engine.js chose it), its Runner, and for Docker the
 // private daemon this run started, stopped again by release().
-import { runnerFor } from '../../runner/index.js';
+import { runnerFor } from '../../../runner/index.js';
 import { track } from './cleanup.js';
 
 /**
  * @typedef {object} Engine
  * @property {{ name: string, chosen: string, version?: string, daemon?: string }} record
  *   what results.json keeps (protocol.engine)
- * @property {import('../../runner/index.js').Runner} runner    the engine's Runner (runner/index.js)
+ * @property {import('../../../runner/index.js').Runner} runner    the engine's Runner (runner/index.js)
  * @property {() => Promise<void>} release  stops what opening it started (the private Docker daemon)
  */
 

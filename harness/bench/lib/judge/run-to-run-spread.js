@@ -5,11 +5,11 @@
 // run's rounds can't see that; the spread over repeated runs can. A verdict's interval is therefore
 // at least as wide as that spread (Z standard deviations of the log ratio over the runs).
 import { readFileSync } from 'node:fs';
-import { inline } from './report/template.js';
+import { inline } from '../report/template.js';
 
 export const Z = 1.96;
 export const MIN_RUNS = 3;
-export const REPEATABILITY_FILE = new URL('../repeatability.json', import.meta.url);
+export const REPEATABILITY_FILE = new URL('../../repeatability.json', import.meta.url);
 
 /** A verdict with a ratio to compare: measured, not suspect. */
 export const measuredRatio = (v) =>

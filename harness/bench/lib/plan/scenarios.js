@@ -3,14 +3,14 @@
 // are all up at once, pinned to the same CPUs under the same budget. Comparisons pair two cells
 // of the same scenario, so their rounds pair up.
 import { topology } from './topologies.js';
-import { workloadPath, describeSample, listApps } from './samples.js';
-import { workloadSpec, requestOf } from './workloads.js';
+import { workloadPath, describeSample, listApps } from './app-descriptions.js';
+import { workloadSpec, requestOf } from '../workloads/index.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
-import { strategiesFor } from './strategies/index.js';
-import { drillCells } from './drills/cells.js';
-import { whyNoSwarm } from './drills/swarm.js';
-import { EXPERIMENTS } from './experiments/index.js';
-import { METRICS } from './metrics.js';
+import { strategiesFor } from '../strategies/index.js';
+import { drillCells } from '../drills/cells.js';
+import { whyNoSwarm } from '../drills/swarm.js';
+import { EXPERIMENTS } from '../experiments/index.js';
+import { METRICS } from './compared-metrics.js';
 
 export { METRICS };
 

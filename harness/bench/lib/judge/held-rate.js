@@ -1,18 +1,18 @@
 // Whether a block of latency slices held its fixed rate: computed from what a results file keeps,
 // so `--from` judges old runs by the same rule.
-import { quantileOf } from './histogram.js';
+import { quantileOf } from './latency-histogram.js';
 import { round } from './stats.js';
-import { lateWhy } from './send-lag.js';
+import { lateWhy } from './send-lag-bound.js';
 
 export const HELD_SHARE = 0.95; // the achieved rate must be within 5% of the target
 
 /**
  * paced: { rate, requests, rps, errors, slices, sliceS, sliceHistograms?, latencyMs } as
- * measure.js latencyBlock records it. A slice ends when its last answer is back, so its elapsed
+ * run/measure-window.js latencyBlock records it. A slice ends when its last answer is back, so its elapsed
  * time runs one typical latency past its schedule even when every request was answered on time
  * (a 50 ms wait: 5% of a 1 s slice). The achieved rate is the requests over the scheduled time plus
  * only what the slices ran over beyond that: a backlog. A block whose generator sent late (its send
- * lag p99 past send-lag.js's bound) measured the generator, not the cell: not held either. Returns
+ * lag p99 past judge/send-lag-bound.js's bound) measured the generator, not the cell: not held either. Returns
  * { held, achieved, why }; a record without the counts keeps the verdict it was stored with.
  */
 export function heldOf(paced) {

@@ -4,9 +4,9 @@
 // the environment or module state for any of these.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { plan as buildPlan, matrixPlan } from './plan.js';
-import { isolationOf, budgetChoice } from './isolation.js';
-import { describeSample, listApps } from './samples.js';
+import { plan as buildPlan, matrixPlan } from './plan/scenarios.js';
+import { isolationOf, budgetChoice } from './plan/cpu-budgets.js';
+import { describeSample, listApps } from './plan/app-descriptions.js';
 import { pacedToolName } from './tools/index.js';
 import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';

@@ -4,8 +4,8 @@
 // through the runner): "1 process, direct" and "1 process + nginx" are the same processes.
 // How a strategy is started is its record's business (strategies/); this module only adds the
 // budget, the placement and the names.
-import { describeSample } from './samples.js';
-import { strategyOf } from './strategies/index.js';
+import { describeSample } from './app-descriptions.js';
+import { strategyOf } from '../strategies/index.js';
 
 const cpuText = (c) => `${Number(c.toFixed(3))} CPU`;
 

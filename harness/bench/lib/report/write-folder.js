@@ -2,17 +2,16 @@
 // --from the committed results) also refreshes the numbers quoted in the docs.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { charts, toSvg } from './report/charts.js';
-import { renderReport } from './report/markdown.js';
-import { renderGuide } from './report/guide.js';
-import { refreshDocs } from './report/refresh-docs.js';
-import { REPO_ROOT } from '../../lib/repo-root.js';
+import { charts, toSvg } from './charts.js';
+import { renderReport } from './markdown.js';
+import { renderGuide } from './guide.js';
+import { refreshDocs } from './refresh-docs.js';
 
 // A link from a folder to a path, as Markdown wants it: relative, forward slashes, a trailing one for a folder.
 const linkFrom = (dir, to, folder = false) =>
   `${path.relative(dir, to).split(path.sep).join('/')}${folder ? '/' : ''}`.replace(/^\/$/, '');
 
-/** @param {object} doc @param {{ outDir: string, guidePath: string, repo?: string, quoteDocs?: boolean }} options */
+/** @param {object} doc @param {{ outDir: string, guidePath: string, repo: string, quoteDocs?: boolean }} options */
 export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = false }) {
   await mkdir(outDir, { recursive: true });
   const files = [];
@@ -30,7 +29,7 @@ export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = f
     drawn[file] = { title: spec.title, scenario };
   }
   const guideDir = path.dirname(guidePath);
-  const docs = path.join(repo ?? REPO_ROOT, 'docs');
+  const docs = path.join(repo, 'docs');
   await write(
     'report.md',
     renderReport(doc, drawn, { guideLink: linkFrom(outDir, guidePath), docsLink: linkFrom(outDir, docs, true) }),
@@ -45,7 +44,7 @@ export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = f
     }),
   );
   files.push(guidePath);
-  if (quoteDocs && repo) {
+  if (quoteDocs) {
     const { changed, problems } = refreshDocs(repo, doc);
     files.push(...changed);
     for (const p of problems) process.stderr.write(`bench: quoted number: ${p}\n`);

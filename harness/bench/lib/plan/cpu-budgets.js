@@ -3,7 +3,7 @@
 // rest, under the same explicit CPU budget. Where cpusets can't be written, it runs unpinned and
 // every result says so.
 import os from 'node:os';
-import { availableCpus, formatCpuList, pinProcess } from '../../runner/index.js';
+import { availableCpus, formatCpuList, pinProcess } from '../../../runner/index.js';
 
 // The generator's priority against other load on the machine (the topologies get the highest CPU
 // weight through the runner): nice -10, inherited by wrk and by autocannon's threads.

@@ -1,13 +1,13 @@
 // One measured window, with what the system under test spent on it; open-loop steps and the
 // search for the highest sustained rate.
-import { getTool, pacedToolName } from './tools/index.js';
-import { round, mulberry32, lowerMedian } from './stats.js';
-import { socketCounters, timeWaitSockets } from './sockets.js';
-import * as paced from './tools/paced.js';
-import { histogram } from './histogram.js';
-import { heldOf } from './held.js';
-import { generatorCpuMs, shareOfMachine } from './generator-cpu.js';
-import { availableCpus } from '../../runner/index.js';
+import { getTool, pacedToolName } from '../tools/index.js';
+import { round, mulberry32, lowerMedian } from '../judge/stats.js';
+import { socketCounters, timeWaitSockets } from './tcp-counters.js';
+import * as paced from '../tools/paced.js';
+import { histogram } from '../judge/latency-histogram.js';
+import { heldOf } from '../judge/held-rate.js';
+import { generatorCpuMs, shareOfMachine } from '../tools/generator-cpu.js';
+import { availableCpus } from '../../../runner/index.js';
 
 const MACHINE_CPUS = availableCpus().length;
 
@@ -177,9 +177,9 @@ export function sliceOrder(items, seed) {
  * the round's number, for the order; warmS: seconds at the rate per target first, not counted.
  * Returns Map id -> { rate, rps, requests, latencyMs, errors, held, why, slices, sliceS, sendLagMs
  * (how late the generator sent, part of every latency) and sliceLagP99Ms (its p99 per slice),
- * sliceHistograms (one per slice, histogram.js), sliceCpu ([CPU µs, requests] per slice),
+ * sliceHistograms (one per slice, judge/latency-histogram.js), sliceCpu ([CPU µs, requests] per slice),
  * cpuPerRequestUs }: held only if the achieved rate is within 5% of the target and nothing failed
- * (held.js).
+ * (judge/held-rate.js).
  * The CPU is the topology's during its own slices: between them it sits idle while the others are
  * measured, and a runtime's background threads (.NET's tiered JIT, its thread pool) would charge
  * that idle time to the few requests of the block.
@@ -226,7 +226,7 @@ export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, 
   return new Map(targets.map((t) => [t.id, blockRecord(t, acc.get(t.id), slices, sliceS)]));
 }
 
-// One target's latency window from what its slices gathered (`a`), held or not (held.js).
+// One target's latency window from what its slices gathered (`a`), held or not (judge/held-rate.js).
 function blockRecord(t, a, slices, sliceS) {
   const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
   const rps = a.durationS > 0 ? a.requests / a.durationS : 0;

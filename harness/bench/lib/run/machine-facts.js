@@ -3,11 +3,11 @@ import os from 'node:os';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { TOOLS } from './tools/index.js';
-import { nginxBinary } from '../../lib/nginx-binary.js';
+import { TOOLS } from '../tools/index.js';
+import { nginxBinary } from '../../../lib/nginx-binary.js';
 import { track } from './cleanup.js';
 
-const REPO = new URL('../../../', import.meta.url).pathname;
+const REPO = new URL('../../../../', import.meta.url).pathname;
 
 // The version probes still running. `dotnet --version` takes a second or more: a Ctrl-C in that
 // second must not leave it behind, so Ctrl-C's stopAll waits for it and an exit kills any left.

@@ -2,11 +2,10 @@
 // generator and nginx pinned as the topologies will be. A result above GENERATOR_BOUND of it says
 // more about the generator than about the server. A closed-loop tool's ceiling is its req/s; the
 // paced generator's is the highest rate it holds (pacedCeiling).
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getTool } from './tools/index.js';
-import * as paced from './tools/paced.js';
-import { stopRunDir } from './run/deployments.js';
+import { getTool } from '../tools/index.js';
+import * as paced from '../tools/paced.js';
+import { stopRunDir } from './deployments.js';
 import { track } from './cleanup.js';
 
 export const GENERATOR_BOUND = 0.7;
@@ -16,12 +15,12 @@ export const GENERATOR_BOUND = 0.7;
  */
 export const PACED_HELD_SHARE = 0.95;
 export const PACED_LAG_MS = 20;
-const CEILING = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'ceiling');
+const CEILING = fileURLToPath(new URL('../../ceiling', import.meta.url));
 
 /**
  * Measures each named tool's ceiling (req/s) with the isolation the cells get, on the run's Runner.
  * @param {string[]} toolNames
- * @param {{ runner: import('../../runner/index.js').Runner, runDir: string, isolation: any,
+ * @param {{ runner: import('../../../runner/index.js').Runner, runDir: string, isolation: any,
  *   durationS?: number, connections?: number,
  *   onStep?: (line: string) => void }} options
  */

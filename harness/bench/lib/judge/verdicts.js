@@ -5,8 +5,8 @@
 import {
   pairedRatio, withFloor, decide, labelOf, breaksLimit, round, blockBootstrapRatio, median, MIN_DIFFERENCE,
 } from './stats.js';
-import { quantileOf } from './histogram.js';
-import { heldOf } from './held.js';
+import { quantileOf } from './latency-histogram.js';
+import { heldOf } from './held-rate.js';
 import { comparisonBound } from './bottleneck.js';
 
 const FIELD = {
@@ -27,7 +27,7 @@ const AT_FIXED_RATE = { p99: 'pacedP99', cpu: 'pacedCpu' };
 const fieldOf = (q) => (q.latencyAt === 'fixed rate' && AT_FIXED_RATE[q.metric]) || METRIC_FIELD[q.metric];
 
 // A latency window that missed its rate or had failures measured something else than the question
-// (judged again from the record, by the current rule: held.js).
+// (judged again from the record, by the current rule: judge/held-rate.js).
 function pacedProblems(cell) {
   const missed = cell.rounds.filter((r) => r.paced).map((r) => ({ rate: r.paced.rate, ...heldOf(r.paced) }))
     .filter((h) => !h.held);
@@ -86,7 +86,7 @@ const capacityProblems = (cell) => {
     + `its capacity is below ${cell.capacity.range[0]} of its saturated throughput`];
 };
 
-// Throughput and capacity say something about a strategy only where it bounded the cells (bottleneck.js).
+// Throughput and capacity say something about a strategy only where it bounded the cells (judge/bottleneck.js).
 const BOUND_METRICS = new Set(['throughput', 'capacity']);
 
 const SLICED = {
@@ -228,7 +228,7 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
     if (q.latencyAt === 'fixed rate') reasons.push(...pacedProblems(a), ...pacedProblems(b));
     const pooled = pooledRatio(q, a, b);
     if (q.metric === 'capacity') reasons.push(...capacityProblems(a), ...capacityProblems(b));
-    // At least as wide as the question's spread over repeated runs (repeatability.js), and for memory ±5%.
+    // At least as wide as the question's spread over repeated runs (judge/run-to-run-spread.js), and for memory ±5%.
     const between = floorFor(q, floors);
     const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, between.floor);
     const r = withFloor(pooled ?? pairedRatio(v.a, v.b), floor);
