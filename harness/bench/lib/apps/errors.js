@@ -11,8 +11,6 @@ export class AppInputError extends Error {
   }
 }
 
-export const EXIT_BAD_INPUT = 2;
-
 /** Output lines as evidence under a one-line message: a heading, then each line indented with `| `. */
 export function outputBlock(heading, text) {
   const lines = String(text ?? '').replace(/\s+$/, '').split('\n').filter((l) => l.trim());

@@ -3,7 +3,6 @@
 
 export const CONFIDENCE = 0.95;
 export const MIN_DIFFERENCE = 0.10; // a winner must be at least 10% better
-export const INTERVAL_METHOD = 'paired rounds: t-interval on the log of the per-round ratios';
 
 export function round(x, digits = 1) {
   if (!Number.isFinite(x)) return x ?? null;
@@ -119,8 +118,6 @@ export function mulberry32(seed) {
 }
 
 export const BOOTSTRAP_REPLICATES = 2000;
-export const BLOCK_INTERVAL_METHOD =
-  `block bootstrap: the paired slices resampled together, ${BOOTSTRAP_REPLICATES} times, percentile interval`;
 
 /**
  * Ratio of a statistic of a to the same statistic of b, from blocks measured in pairs (a's i-th

@@ -1,7 +1,7 @@
 // The guide's "Decide" section: one small Mermaid chart per workload (its CPU budgets two to a
 // chart, so no chart passes 15 nodes), each leaf a few words with the verdict's label and ratio,
 // and the details in a table under it. From results.json alone.
-import { fmtX, fmtCi } from './format.js';
+import { fmtX, fmtCi, esc as mdEsc, cpus } from './format.js';
 import { labelOf, LABEL_TEXT, budgetOf, mainVerdicts, anchorOf } from './labels.js';
 import { strategyOptions } from './options.js';
 import { leavesAt } from './leaves.js';
@@ -11,13 +11,8 @@ import { drillCellsOf } from './drill-verdict.js';
 // Two budgets to a chart: 1 question + 2 budgets + 2 × 5 answers = 13 nodes.
 const BUDGETS_PER_CHART = 2;
 
-const mdEsc = (s) =>
-  String(s ?? '')
-    .replaceAll('|', '\\|')
-    .replaceAll('\n', ' ');
 // Inside a Markdown string of a Mermaid label: no backtick, no double quote.
 const labelEsc = (s) => String(s).replaceAll('`', "'").replaceAll('"', "'");
-const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
 const upperFirst = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
 /** The budgets at which a workload's verdicts were asked, smallest first. */

@@ -7,6 +7,7 @@
 // A single process is the counter-example: it is never judged against the line, only said what it
 // loses. A drill whose writes could not be counted says why, and the verdict repeats it.
 // Everything here comes from results.json (the report imports nothing from the bench).
+import { num } from './format.js';
 
 /** A strategy's slug from its key or slug: 'one process' -> 'one-process'. */
 const strategyKey = (name) => String(name).trim().toLowerCase().replace(/\s+/g, '-');
@@ -14,8 +15,6 @@ const strategyKey = (name) => String(name).trim().toLowerCase().replace(/\s+/g, 
 export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
 const KIND_NAME = { fault: 'crash', rollout: 'rollout', stop: 'graceful stop', 'scale-down': 'scale-down' };
 export const kindName = (kind) => KIND_NAME[kind] ?? kind;
-
-const num = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
 
 /** A drill cell's who and where, from its record or (older runs) its topology. */
 export function aboutCell(cell, doc = {}) {

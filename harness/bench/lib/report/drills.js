@@ -4,13 +4,12 @@
 // why requests failed. Every number comes from the cells; the prose from templates/drills-*.md.
 import { aboutCell, drillCellsOf, judgeDrill, kindName, measured, neededKinds, DRILL_KINDS } from './drill-verdict.js';
 import { fill } from './template.js';
+import { row, num } from './format.js';
 
 export { drillVerdict, judgeDrill, aboutCell } from './drill-verdict.js';
 
-const num = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
 const ms = (x) => (Number.isFinite(x) ? `${num(x)} ms` : 'n/a');
 const failedOf = (part) => `${num(part.failed)} of ${num(part.requests)}`;
-const row = (cells) => `| ${cells.join(' | ')} |`;
 const header = (names) => [row(names), row(names.map(() => '---'))];
 
 const ENGINE_NAME = {

@@ -2,7 +2,7 @@
 // guide, the takeaways and the hand-written docs link a verdict here. Its CPUs, label, ratio and
 // interval, the load generator's share where it shared the cores, and a note: what bounded it,
 // why it was kept out, or why it was not measured. From results.json alone.
-import { fmt, fmtX, fmtCi } from './format.js';
+import { fmt, fmtX, fmtCi, esc } from './format.js';
 import { sideName } from './verdict-table.js';
 import {
   labelOf,
@@ -17,10 +17,6 @@ import {
 import { shortReason, cleanText } from './sanitize.js';
 import { boundText } from './bound-text.js';
 
-const esc = (s) =>
-  String(s ?? '')
-    .replaceAll('|', '\\|')
-    .replaceAll('\n', ' ');
 
 // Beside a verdict whose topologies shared the generator's CPUs: its share of the machine.
 function generatorText(v, doc) {

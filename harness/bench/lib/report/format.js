@@ -8,21 +8,28 @@ export function fmt(x, digits = 0) {
   return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-export const fmtX = (r, digits = 2) => (Number.isFinite(r) ? `×${fmt(r, digits)}` : 'n/a');
-/** "light JSON: 5; other workloads: 3": the latency rounds per workload of a protocol's `latency`. */
-export function latencyRoundsText({ rounds, roundsByWorkload = {} }, titleOf = (w) => w) {
-  const per = Object.entries(roundsByWorkload).map(([w, n]) => `${titleOf(w)}: ${n}`);
-  per.push(rounds ? `${per.length ? 'other workloads' : 'every workload'}: ${rounds}` : 'no other workload');
-  return per.join('; ');
-}
+/** Text for a cell of a Markdown table: its pipes escaped, on one line. */
+export const esc = (s) =>
+  String(s ?? '')
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
+/** A row of a Markdown table. */
+export const row = (cells) => `| ${cells.join(' | ')} |`;
+/** A Markdown table: its header row, the rule, a row each. */
+export const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
+/** A whole number with thousands separators, or n/a. */
+export const num = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+/** "1 CPU", "2 CPUs". */
+export const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
 
+export const fmtX = (r, digits = 2) => (Number.isFinite(r) ? `×${fmt(r, digits)}` : 'n/a');
 export const fmtCi = (ci, digits = 2) =>
   (Array.isArray(ci) ? `×${fmt(ci[0], digits)}–×${fmt(ci[1], digits)}` : 'no interval');
 
+/** A topology of the results' cells, found by its id. */
+export const topologyOf = (doc, id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
 /** A topology's label, found by id among the results' cells. */
-export function labelOf(doc, topologyId) {
-  return doc.cells.find((c) => c.topology?.id === topologyId)?.topology.label ?? topologyId;
-}
+export const labelOf = (doc, topologyId) => topologyOf(doc, topologyId)?.label ?? topologyId;
 
 /**
  * A verdict in words: "<winner> wins: <a> ÷ <b> = ×1.45 (95%: ×1.30–×1.62)", "equal: …",

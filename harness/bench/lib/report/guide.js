@@ -13,12 +13,8 @@ import { fill } from './template.js';
 import { firstScreen, howToRead, andList } from './guide-intro.js';
 import { verdictChartFile } from './charts.js';
 import { takeaways } from './takeaways.js';
+import { esc, cpus } from './format.js';
 
-const esc = (s) =>
-  String(s ?? '')
-    .replaceAll('|', '\\|')
-    .replaceAll('\n', ' ');
-const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
 
 function warnings(doc) {
   const out = [];

@@ -1,7 +1,7 @@
 // The words of a guide leaf: short names of the options, a verdict's label and ratio with its
 // direction, and what a leaf says when it has no answer (bounded, suspect, not measured).
 import { labelOf } from './labels.js';
-import { fmtX } from './format.js';
+import { fmtX, topologyOf as topoOf } from './format.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { baselineSample } from './options.js';
 import { boundText } from './bound-text.js';
@@ -25,7 +25,6 @@ const strategyWords = (t) => {
   );
 };
 
-const topoOf = (doc, id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
 export const nameOf = (doc, id) => shortName(doc, topoOf(doc, id));
 
 /** "wins ×1.62 (cluster of 2 ÷ 1 process)": a verdict's label and ratio, its direction a ÷ b. */

@@ -1,16 +1,12 @@
 // The report's "How throughput grew with cores": each strategy's median req/s at a budget of B CPUs
 // against B × the same app's one process at 1 CPU (its efficiency), with the interval and what
 // bounded the cell. From results.json alone; the prose is templates/guide-scaling.md.
-import { fmt } from './format.js';
+import { fmt, esc } from './format.js';
 import { sideName } from './verdict-table.js';
 import { skippedOf } from './labels.js';
 import { cleanText } from './sanitize.js';
 import { fill } from './template.js';
 
-const esc = (s) =>
-  String(s ?? '')
-    .replaceAll('|', '\\|')
-    .replaceAll('\n', ' ');
 
 /** Efficiency as the report defines and shows it: median req/s ÷ (budget × one process's median req/s at 1 CPU). */
 export const efficiencyOf = (s) => (s.rps > 0 && s.baseRps > 0 ? s.rps / (s.budget * s.baseRps) : null);

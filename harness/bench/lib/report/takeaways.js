@@ -9,9 +9,9 @@ import { shortReason } from './sanitize.js';
 import { nameOf } from './leaf-text.js';
 import { slugOf } from './slug.js';
 import { drillCellsOf, measured, judgeDrill, aboutCell } from './drill-verdict.js';
+import { cpus } from './format.js';
 
 const MULTI = ['cluster', 'reuseport', 'pm2', 'replicas'];
-const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
 const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 const BY = { machine: 'the machine', generator: 'the load generator', proxy: 'nginx', connections: 'the connections' };
 const boundBy = (v) => `bounded by ${BY[v.bound?.by] ?? 'something other than the strategies'}`;

@@ -1,14 +1,9 @@
 // The one-page verdict table: rows are workload × metric, columns the strategies asked at one CPU
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
-import { fmt, fmtX, fmtCi } from './format.js';
+import { fmt, fmtX, fmtCi, esc, row, topologyOf as topoOf } from './format.js';
 import { labelOf, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
-const esc = (s) =>
-  String(s ?? '')
-    .replaceAll('|', '\\|')
-    .replaceAll('\n', ' ');
-const row = (cells) => `| ${cells.join(' | ')} |`;
 const UNIT = {
   throughput: (v) => `${fmt(v)} req/s`,
   capacity: (v) => `${fmt(v)} req/s`,
@@ -32,7 +27,6 @@ export const GROUP_TITLE = {
 };
 /** "cluster", "cluster-vs-replicas": what a verdict's question is called in headers. */
 export const strategyTitle = (v) => GROUP_TITLE[groupOf(v)] ?? v.column ?? groupOf(v);
-const topoOf = (doc, id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
 /** "cluster: Express cluster of 2 ÷ Express 1 process": the strategy and the baseline it is judged against. */
 const columnTitle = (doc, v) => `${strategyTitle(v)}: ${sideName(topoOf(doc, v.a))} ÷ ${sideName(topoOf(doc, v.b))}`;
 // "p99 latency at 1,000 req/s" where the verdicts took it at a fixed rate.
