@@ -13,8 +13,8 @@ import { METRICS, EXTRA_METRICS } from '../plan/compared-metrics.js';
 export function cell(scenario, key, topology, { workload = 'light', path, params, ...rest }) {
   const resolved = path ?? workloadPath(topology.sample, workload, params ?? WORKLOADS[workload].params);
   return {
-    id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology, needsDb: workload === 'db',
-    keep: true, ...rest,
+    id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology,
+    needsDb: Boolean(WORKLOADS[workload]?.database), keep: true, ...rest,
   };
 }
 

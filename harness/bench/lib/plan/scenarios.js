@@ -4,7 +4,7 @@
 // of the same scenario, so their rounds pair up.
 import { topology } from './topologies.js';
 import { workloadPath, describeSample, listApps } from './app-descriptions.js';
-import { workloadSpec, requestOf } from '../workloads/index.js';
+import { WORKLOADS, workloadSpec, requestOf } from '../workloads/index.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from '../strategies/index.js';
 import { drillCells } from '../drills/cells.js';
@@ -88,31 +88,23 @@ function closedCell(scenario, workload, t, extra = {}) {
     ...(request ? { request } : {}),
     topology: t,
     connections: spec.connections,
-    needsDb: workload === 'db',
+    needsDb: Boolean(spec.database),
     ...extra,
   };
 }
 
-// Which workloads each budget's questions are asked on. The default run (15 minutes on 2 cores)
-// asks every strategy of light JSON, where the per-request overhead decides, CPU-bound work and
-// slow I/O; p99 and CPU per request at a fixed rate of light JSON only. The full run adds the
-// database read (which needs MongoDB for the Node side, and a minute of warm-up for .NET's) and
-// the fixed-rate windows of every workload.
-const ALL = ['light', 'pi', 'delay', 'db'];
+// Which workloads each budget's questions are asked on: the full run asks every workload at every
+// budget; the default run (15 minutes on 2 cores) what each workload's record says (`defaultRun`:
+// light JSON and CPU-bound work everywhere, slow I/O above one CPU, the database read never).
+const ALL = Object.keys(WORKLOADS);
 // Taken from the windows at a fixed rate where a workload has them. At saturation the topology
 // spends its whole budget whatever it does, so its CPU per request is only the inverse of its
 // throughput; at a fixed rate below capacity it is what a request costs.
 const FIXED_RATE_METRICS = new Set(['p99', 'cpu']);
-const ASKED = { quick: ['light', 'pi', 'delay'], full: ALL };
-// The default run keeps its 15 minutes: at one CPU it asks where a core's worth of work decides
-// (light JSON, CPU-bound work); the full run asks slow I/O there too.
-const askedAt = (mode, budget) => (mode === 'quick' && budget === 1 ? ['light', 'pi'] : ASKED[mode]);
-// And slow I/O only between the core strategies (one process, cluster, replicas): a wait of 50 ms
-// tests how many processes hold connections, not how they share a port (PM2, reusePort).
-const askedFor = (mode, budget, pair) =>
-  askedAt(mode, budget).filter(
-    (w) => !(mode === 'quick' && w === 'delay' && !(pair.a.strategy.core && pair.b.strategy.core)),
-  );
+const askedAt = (mode, budget) => ALL.filter((w) => mode === 'full'
+  || WORKLOADS[w].defaultRun === 'every budget' || (WORKLOADS[w].defaultRun === 'larger budgets' && budget > 1));
+const askedFor = (mode, budget, pair) => askedAt(mode, budget).filter((w) => mode === 'full'
+  || !WORKLOADS[w].defaultRunCoreOnly || (pair.a.strategy.core && pair.b.strategy.core));
 
 function verdicts({ mode, budgets, params, apps }) {
   const cells = new Map();

@@ -50,7 +50,7 @@ export function sideName(t) {
       replicas: count(t.instances, 'replica'),
       reuseport: count(n, 'reusePort process', 'reusePort processes'),
       pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
-    }[t.strategy] ?? '1 process';
+    }[t.strategy] ?? (t.strategy === 'one process' ? '1 process' : t.strategy);
   return `${who} ${shape}`;
 }
 

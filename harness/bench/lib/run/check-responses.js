@@ -13,7 +13,7 @@ const ANY_2XX = { custom: true };
  *   request?: { method: string, body?: string, headers?: Record<string, string> } | null }} [options]
  */
 export async function verify(url, workload, { timeoutMs = 10000, attempts = 3, request = null } = {}) {
-  const w = WORKLOADS[workload] ?? ANY_2XX;
+  const w = /** @type {Partial<import('../workloads/index.js').Workload>} */ (WORKLOADS[workload] ?? ANY_2XX);
   let lastError;
   for (let i = 0; i < attempts; i++) {
     try {

@@ -3,6 +3,7 @@
 import { describeSample } from '../plan/app-descriptions.js';
 import { servicesOf } from '../plan/topologies.js';
 import { track } from './cleanup.js';
+import { WORKLOADS } from '../workloads/index.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
@@ -41,7 +42,7 @@ const sumOf = (xs, f) => xs.reduce((sum, i) => sum + f(i), 0);
 /** @param {Runner} runner @param {string} runDir @param {any} s */
 const usageReader = (runner, runDir, s) => async (t, workload) => {
   const u = await runner.usage({ runDir });
-  const wanted = servicesOf(t, { withDatabase: workload === 'db' });
+  const wanted = servicesOf(t, { withDatabase: Boolean(WORKLOADS[workload]?.database) });
   const mine = u.instances.filter((i) => wanted.includes(i.service));
   const roles = [['app', s.app], ['proxy', s.proxy], ['database', s.database]]
     .filter(([, svc]) => svc && wanted.includes(svc));

@@ -1,10 +1,10 @@
 // The strategies the bench measures, one record per file in this folder (adding a strategy is one
-// new file and its test): its key, how it is named, what it needs from an app, how it is started
-// with n processes, how it is drilled and how the guide explains it. The plan is built from these
-// records and from each app's x-bench description (../samples.js); nothing here names an app.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// new file and its test, harness/bench/README.md "Add a strategy"): its key, how it is named, what
+// it needs from an app, how it is started with n processes, how it is drilled and how the guide
+// explains it. The plan is built from these records and from each app's x-bench description
+// (../plan/app-descriptions.js); nothing here names an app.
+import { fileURLToPath } from 'node:url';
+import { recordsIn } from '../plan/records.js';
 
 /** @typedef {{ knobs: Record<string, string>, instances: number, workers: number }} Configured */
 
@@ -27,12 +27,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * @property {{ crash: 'worker' | 'instance', rollout: string }} drill   how a drill crashes and rolls it
  */
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const files = fs.readdirSync(here).filter((f) => f.endsWith('.js') && f !== 'index.js').sort();
-
-const load = async (f) => (await import(pathToFileURL(path.join(here, f)).href)).default;
-/** @type {Strategy[]} every record of this folder, in their `order` */
-export const STRATEGIES = (await Promise.all(files.map(load))).sort((a, b) => a.order - b.order);
+/** @type {Strategy[]} every record of this folder (and of BENCH_EXTRA_DIR's strategies/), in their `order` */
+export const STRATEGIES = await recordsIn(fileURLToPath(new URL('.', import.meta.url)), 'strategies', 'key');
 
 /** The record of a strategy key ('cluster'), or a one-line error naming the keys there are. */
 export function strategyOf(key) {

@@ -1,61 +1,33 @@
-// The four workloads: how much work each request does, and what a right answer looks like
-// (checked before anything is timed). Each sample's compose.yaml (x-bench.workloads) says how
-// the app spells the path.
+// The workloads a run can ask, one record per file in this folder (adding a workload is one new
+// file and its test, harness/bench/README.md "Add a workload"): how much work each request does,
+// what a right answer looks like (checked before anything is timed), and where the default run asks
+// it. Each app's x-bench.workloads says how it spells the path; an app that spells none of a
+// workload is not asked it.
+import { fileURLToPath } from 'node:url';
+import { recordsIn } from '../plan/records.js';
 
-const isObj = (b) => b !== null && typeof b === 'object' && !Array.isArray(b);
-const hasPi = (b) => isObj(b) && typeof b.pi === 'number' && b.pi > 2.5 && b.pi < 3.8;
-const listIn = (b) => (Array.isArray(b) ? b : isObj(b) && (b.items ?? b.products ?? b.data));
+/**
+ * @typedef {object} Workload
+ * @property {string} name              the word in cell and question ids, and in x-bench.workloads
+ * @property {number} order             where it stands in plans and tables
+ * @property {string} title             how the report and the guide name it
+ * @property {Record<string, number>} params   the values of the path's {placeholders}
+ * @property {number} connections       the closed loop's connections
+ * @property {number} latencyRatePerCpu the fixed rate p99 is compared at, per CPU of the budget
+ * @property {'every budget' | 'larger budgets' | 'no'} defaultRun   where the default run asks it
+ *                                      (the full run asks every workload at every budget)
+ * @property {boolean} [defaultRunCoreOnly]  the default run asks it between the core strategies only
+ * @property {number} [minLatencyMs]    the shortest time a request can take (the connections' cap)
+ * @property {boolean} [database]       its cells start the app's store beside it
+ * @property {boolean} [custom]         an app's own request (x-bench.requests): any 2xx is right
+ * @property {(body: any) => boolean} check   whether an answer's JSON body is right
+ * @property {string} shape             a right answer, in words
+ */
 
-export const WORKLOADS = {
-  light: {
-    title: 'light JSON',
-    params: {},
-    connections: 64,
-    // p99 is compared at this rate per CPU of the budget (or latencyLoad of the slowest side's
-    // capacity, if less). 2,000 was tried: the p99 intervals stayed ±45–69% within a run (a slice's
-    // p99 is set by the machine's few-millisecond stalls either way), and CPU per request came out
-    // ×0.78 and ×0.90 for .NET in two runs (default runs, 2026-11-25).
-    latencyRatePerCpu: 1000,
-    check: (b) => isObj(b) && Object.keys(b).length > 0,
-    shape: 'a non-empty JSON object',
-  },
-  pi: {
-    title: 'CPU-bound (pi)',
-    // About 1 ms of CPU per request in Node (xorshift32 Monte Carlo, the same in all three apps):
-    // the work, not the HTTP overhead, dominates.
-    params: { samples: 100000 },
-    connections: 32,
-    latencyRatePerCpu: 200,
-    check: hasPi,
-    shape: 'a JSON object with pi between 2.5 and 3.8',
-  },
-  delay: {
-    title: 'slow I/O (50 ms wait)',
-    params: { ms: 50 },
-    // Enough that the connections are not what bounds it: by Little's law a 50 ms wait caps n
-    // connections at n / 0.05 s req/s (256 capped every strategy at 5,120, so all came out equal).
-    connections: 2048,
-    // The shortest time a request can take: what the connection cap is computed from (judge/bottleneck.js).
-    minLatencyMs: 50,
-    latencyRatePerCpu: 1000,
-    check: isObj,
-    shape: 'a JSON object',
-  },
-  db: {
-    title: 'database read',
-    params: {},
-    connections: 64,
-    latencyRatePerCpu: 200,
-    check: (b) => Array.isArray(listIn(b)) && listIn(b).length > 0,
-    shape: 'a non-empty JSON list (or {items|products|data: [...]})',
-  },
-};
-
-export function workload(name) {
-  const w = WORKLOADS[name];
-  if (!w) throw new Error(`unknown workload "${name}" (one of: ${Object.keys(WORKLOADS).join(', ')})`);
-  return w;
-}
+/** @type {Record<string, Workload>} every record of this folder, by name, in their `order` */
+export const WORKLOADS = Object.fromEntries(
+  (await recordsIn(fileURLToPath(new URL('.', import.meta.url)), 'workloads', 'name')).map((w) => [w.name, w]),
+);
 
 /**
  * What a cell sends other than a plain GET: { method, body (a string), headers } of an app's own
@@ -79,7 +51,7 @@ export function requestOf(app, name) {
  * (x-bench.requests, e.g. from `make bench APP=… PATHS=…`): any 2xx answer is right, and its
  * rate for latency windows is the busiest built-in one's per CPU.
  * @param {{ requests?: { name: string, path: string, method?: string, connections?: number }[] } | null} app
- * @param {string} name
+ * @param {string} name @returns {Partial<Workload>}
  */
 export function workloadSpec(app, name) {
   if (WORKLOADS[name]) return WORKLOADS[name];
