@@ -6,10 +6,6 @@ import { checkApp } from './check.js';
 import { openEngine } from '../run/open-engine.js';
 import { stopAll } from '../run/cleanup.js';
 
-export { checkApp };
-export { lastLogLine } from './last-log.js';
-export { AppInputError } from './errors.js';
-
 const APP_ONLY = {
   paths: '--paths', health: '--health', start: '--start', service: '--service', reusePort: '--reuse-port',
 };

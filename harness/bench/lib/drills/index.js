@@ -12,8 +12,7 @@ import { swarmRolloutDrill } from './swarm.js';
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
 export { drillCells, whyNotDrillable, DRILL_DEFAULTS } from './cells.js';
-export { drillOf, drillText, STRATEGY_KEYS, strategyKey } from './strategies.js';
-export { accountWrites, keptEverything } from './writes.js';
+export { STRATEGY_KEYS } from './strategies.js';
 
 export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
 

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { generatorThread } from '../tools/generator-heap.js';
 
-export { isPost, postId } from './load-schedule.js';
+export { postId } from './load-schedule.js';
 
 /**
  * Starts the load in its own thread; resolves once its schedule has started. `mix` = { get: '/path',

@@ -16,6 +16,8 @@
 import { median, round } from './stats.js';
 
 export const SPENT = 0.9;
+// A cell above this share of its load generator's ceiling (ceilings in results.json) measured the generator.
+export const GENERATOR_BOUND = 0.7;
 
 const perWall = (rounds, field) => median(rounds
   .map((r) => (Number.isFinite(r[field]) && r.wallMs > 0 ? r[field] / r.wallMs : null))
@@ -63,7 +65,7 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
     }
   }
   const ceiling = ceilings[cell.tool]?.rps;
-  if (ceiling && rps > 0.7 * ceiling) {
+  if (ceiling && rps > GENERATOR_BOUND * ceiling) {
     const share = Math.round((100 * rps) / ceiling);
     return by('generator', `${Math.round(rps)} req/s is ${share}% of the load generator's ceiling`);
   }
@@ -79,15 +81,14 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
   return by('unknown', `${spent} on CPUs of its own`);
 }
 
-// A capacity search bounded by the paced generator: its capacity above GENERATOR_SHARE of the
+// A capacity search bounded by the paced generator: its capacity above GENERATOR_BOUND of the
 // generator's own measured ceiling (ceilings.paced, the highest rate it holds against a bare nginx).
 // A capacity above the ceiling itself disproves that ceiling (the same generator held the higher
 // rate, on time, in the search): the ceiling was mis-measured (a stall of a busy machine during its
 // search), and it bounds nothing.
-const GENERATOR_SHARE = 0.7;
 function capacityBoundOf(cell, bound, pacedCeiling) {
   const cap = cell.capacity?.rps;
-  if (!(pacedCeiling > 0) || !(cap > GENERATOR_SHARE * pacedCeiling) || cap > pacedCeiling) return bound;
+  if (!(pacedCeiling > 0) || !(cap > GENERATOR_BOUND * pacedCeiling) || cap > pacedCeiling) return bound;
   const share = Math.round((100 * cap) / pacedCeiling);
   const why = `its capacity, ${Math.round(cap)} req/s, is ${share}% of the paced generator's ceiling`;
   return { ...bound, by: 'generator', why };

@@ -2,17 +2,14 @@
 // is in here — the protocol, the isolation, the machine, every cell with its rounds, the verdicts
 // and the checks — so they render from this file alone, and two runs can be compared by script.
 import { CONFIDENCE, MIN_DIFFERENCE } from './stats.js';
-import { GENERATOR_BOUND } from '../run/generator-ceiling.js';
 import { METRICS } from '../plan/compared-metrics.js';
 import { WORKLOADS, workloadSpec } from '../workloads/index.js';
 import { describeSample } from '../plan/app-descriptions.js';
-import { SPENT } from './bottleneck.js';
+import { SPENT, GENERATOR_BOUND } from './bottleneck.js';
 import { STRATEGIES } from '../strategies/index.js';
 import { GENERATOR_SHARE_LIMIT } from './verdicts.js';
 import { judge, SCHEMA } from './index.js';
 import { describeSpread } from './run-to-run-spread.js';
-
-export { SCHEMA };
 
 // What a cell keeps in results.json (the plan's working fields, like its URL, stay behind).
 function cellRecord(c, isolation) {

@@ -12,8 +12,6 @@ import { whyNoSwarm } from '../drills/swarm.js';
 import { EXPERIMENTS } from '../experiments/index.js';
 import { METRICS } from './compared-metrics.js';
 
-export { METRICS };
-
 const QUICK = {
   windowS: 1,
   warmupS: 4,

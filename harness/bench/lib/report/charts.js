@@ -302,6 +302,23 @@ export function timelineSpec(doc, s) {
   };
 }
 
+// A scenario's charts of its cells, [file, title, pick, unit]: p99 and CPU per request at the fixed
+// rate where it has one; CPU per request only there (at saturation it includes the queue's churn).
+const OVER_ROUNDS = 'line: min–max over rounds';
+const MEMORY = 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)';
+function cellCharts(paced) {
+  const p99 = paced ? 'p99 latency at a fixed rate per workload' : 'p99 latency';
+  const cpu = 'CPU time per request at a fixed rate below capacity, whole topology';
+  /** @type {[string, string, (c: any) => any, string][]} */
+  const out = [
+    ['throughput', `Throughput (median req/s; ${OVER_ROUNDS})`, (c) => c.rps, 'req/s'],
+    ['p99', `${p99} (median ms; ${OVER_ROUNDS})`, (c) => (paced ? c.paced : c)?.latencyMs?.p99, 'ms'],
+  ];
+  if (paced) out.push(['cpu-per-request', `${cpu} (median µs; ${OVER_ROUNDS})`, (c) => c.paced?.cpuPerRequestUs, 'µs']);
+  out.push(['memory', MEMORY, (c) => c.memoryMiB, 'MiB']);
+  return out;
+}
+
 /** {file: {spec, scenario}} for every chart the results can fill. */
 export function charts(doc) {
   const out = {};
@@ -313,53 +330,9 @@ export function charts(doc) {
   for (const s of doc.scenarios.filter((x) => !x.experiment)) {
     if (!doc.cells.some((c) => c.scenario === s.name && c.kind === 'closed' && c.status === 'ok')) continue;
     const prefix = s.name === 'verdicts' ? '' : `${s.name}-`;
-    add(
-      `${prefix}throughput.svg`,
-      s.name,
-      cellSpec(doc, s.name, {
-        title: 'Throughput (median req/s; line: min–max over rounds)',
-        pick: (c) => c.rps,
-        unit: 'req/s',
-      }),
-    );
-    const paced = doc.cells.find((c) => c.scenario === s.name && c.paced);
-    add(
-      `${prefix}p99.svg`,
-      s.name,
-      paced
-        ? cellSpec(doc, s.name, {
-            title: 'p99 latency at a fixed rate per workload (median ms; line: min–max over rounds)',
-            pick: (c) => c.paced?.latencyMs?.p99,
-            unit: 'ms',
-          })
-        : cellSpec(doc, s.name, {
-            title: 'p99 latency (median ms; line: min–max over rounds)',
-            pick: (c) => c.latencyMs?.p99,
-            unit: 'ms',
-          }),
-    );
-    // CPU per request only as measured at a fixed rate below capacity: a saturated figure includes the queue's churn.
-    if (paced)
-      add(
-        `${prefix}cpu-per-request.svg`,
-        s.name,
-        cellSpec(doc, s.name, {
-          title:
-            'CPU time per request at a fixed rate below capacity, whole topology ' +
-            '(median µs; line: min–max over rounds)',
-          pick: (c) => c.paced?.cpuPerRequestUs,
-          unit: 'µs',
-        }),
-      );
-    add(
-      `${prefix}memory.svg`,
-      s.name,
-      cellSpec(doc, s.name, {
-        title: 'Memory of the whole topology (its own pages: anonymous + shared memory, MiB)',
-        pick: (c) => c.memoryMiB,
-        unit: 'MiB',
-      }),
-    );
+    const paced = doc.cells.some((c) => c.scenario === s.name && c.paced);
+    for (const [file, title, pick, unit] of cellCharts(paced))
+      add(`${prefix}${file}.svg`, s.name, cellSpec(doc, s.name, { title, pick, unit }));
   }
   add('openloop.svg', 'openloop', openloopSpec(doc));
   for (const s of experimentsOf(doc)) {

@@ -1,13 +1,11 @@
 // The published experiments in the report and the guide: what the original did and what ran here,
 // the published figures beside ours, the original's explanation and the control that tests it.
 // Rendered from results.json alone: each experiment's parameters and figures are data in it.
-import { fmt, fmtX, fmtCi, verdictSentence, table } from './format.js';
+import { fmt, fmtX, fmtCi, verdictSentence, table, escText as esc } from './format.js';
 import { lowerMedian } from '../judge/stats.js';
 import { OWN_EXPLANATION, seedAnswers, paragraphsUnder } from './seeds.js';
-import { cleanText } from './sanitize.js';
 import { inline } from './template.js';
 
-const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
 const range = (xs) => {
   const v = xs.filter(Number.isFinite);
   return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : '';

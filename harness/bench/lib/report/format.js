@@ -13,6 +13,10 @@ export const esc = (s) =>
   String(s ?? '')
     .replaceAll('|', '\\|')
     .replaceAll('\n', ' ');
+/** The same for a text that may carry a machine's path or a log line (sanitize.js cleanText). */
+export const escText = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
+/** "a, b and c". */
+export const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 /** A row of a Markdown table. */
 export const row = (cells) => `| ${cells.join(' | ')} |`;
 /** A Markdown table: its header row, the rule, a row each. */

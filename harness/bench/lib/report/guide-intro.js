@@ -2,11 +2,10 @@
 // which machine and run it answers, how to get the answer for yours, and what its words mean —
 // the labels' bounds are the rule's own (judge/stats.js decide(), through protocol.rule).
 import { fill } from './template.js';
-import { fmt, cpus } from './format.js';
+import { fmt, cpus, andList } from './format.js';
 import { budgetsOf, ruleOf } from './labels.js';
 import { cleanText } from './sanitize.js';
 
-export const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 
 /** "13 min 45 s" from the run's start and finish. */
 export function durationOf(doc) {

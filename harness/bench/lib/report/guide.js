@@ -10,10 +10,10 @@ import { shortReason, cleanText } from './sanitize.js';
 import { renderDrills } from './drills.js';
 import { slugOf } from './slug.js';
 import { fill } from './template.js';
-import { firstScreen, howToRead, andList } from './guide-intro.js';
+import { firstScreen, howToRead } from './guide-intro.js';
 import { verdictChartFile } from './charts.js';
 import { takeaways } from './takeaways.js';
-import { esc, cpus } from './format.js';
+import { esc, cpus, andList } from './format.js';
 
 
 function warnings(doc) {

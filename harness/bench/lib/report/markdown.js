@@ -1,10 +1,10 @@
 // docs/results/report.md: how the run was made, every cell with its medians and spreads, every
 // verdict with its interval, every check, and the charts. From results.json alone.
-import { fmt, fmtX, fmtCi, table } from './format.js';
+import { fmt, fmtX, fmtCi, table, escText as esc } from './format.js';
 import { methodLines, machineLine } from './method.js';
 import { verdictTable } from './verdict-table.js';
 import { budgetsOf, shownVerdicts } from './labels.js';
-import { cleanText, shortReason } from './sanitize.js';
+import { shortReason } from './sanitize.js';
 import { extraSections } from './sections.js';
 import { VERDICT_CHART_NOTE } from './charts.js';
 import { costSection } from './cost.js';
@@ -12,7 +12,6 @@ import { scalingSection } from './scaling-table.js';
 import { everyVerdict } from './every-verdict.js';
 import { fill } from './template.js';
 
-const esc = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
 const range = (s, d = 0) =>
   s && Number.isFinite(s.median) ? `${fmt(s.median, d)} (${fmt(s.min, d)}–${fmt(s.max, d)})` : 'n/a';
 

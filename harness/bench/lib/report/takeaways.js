@@ -9,10 +9,9 @@ import { shortReason } from './sanitize.js';
 import { nameOf } from './leaf-text.js';
 import { slugOf } from './slug.js';
 import { drillCellsOf, measured, judgeDrill, aboutCell } from './drill-verdict.js';
-import { cpus } from './format.js';
+import { cpus, andList } from './format.js';
 
 const MULTI = ['cluster', 'reuseport', 'pm2', 'replicas'];
-const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 const BY = { machine: 'the machine', generator: 'the load generator', proxy: 'nginx', connections: 'the connections' };
 const boundBy = (v) => `bounded by ${BY[v.bound?.by] ?? 'something other than the strategies'}`;
 /** "CPU-bound" of "CPU-bound (pi)": a workload's title without its parenthesis. */

@@ -1,6 +1,6 @@
 // Generator ceiling: each tool against a bare nginx `return 200` (ceiling/compose.yaml), with the
 // generator and nginx pinned as the topologies will be. A result above GENERATOR_BOUND of it says
-// more about the generator than about the server. A closed-loop tool's ceiling is its req/s; the
+// more about the generator than about the server (judge/bottleneck.js). A closed-loop tool's ceiling is its req/s; the
 // paced generator's is the highest rate it holds (pacedCeiling).
 import { fileURLToPath } from 'node:url';
 import { getTool } from '../tools/index.js';
@@ -8,7 +8,6 @@ import * as paced from '../tools/paced.js';
 import { stopRunDir } from './deployments.js';
 import { track } from './cleanup.js';
 
-export const GENERATOR_BOUND = 0.7;
 /**
  * A paced step is held when it answered this share of its rate, sent with a p99 lag under
  * PACED_LAG_MS, and nothing failed.

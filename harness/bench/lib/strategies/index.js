@@ -4,7 +4,7 @@
 // explains it. The plan is built from these records and from each app's x-bench description
 // (../plan/app-descriptions.js); nothing here names an app.
 import { fileURLToPath } from 'node:url';
-import { recordsIn } from '../plan/records.js';
+import { recordsIn } from '../records/read-folder.js';
 
 /** @typedef {{ knobs: Record<string, string>, instances: number, workers: number }} Configured */
 

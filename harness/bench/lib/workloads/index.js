@@ -4,7 +4,7 @@
 // it. Each app's x-bench.workloads says how it spells the path; an app that spells none of a
 // workload is not asked it.
 import { fileURLToPath } from 'node:url';
-import { recordsIn } from '../plan/records.js';
+import { recordsIn } from '../records/read-folder.js';
 
 /**
  * @typedef {object} Workload
