@@ -9,7 +9,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { SCENARIOS } from './lib/plan/scenarios.js';
-import { describeSample } from './lib/plan/app-descriptions.js';
+import { describeSample } from './lib/topologies/app-descriptions.js';
 import { isolationOf } from './lib/plan/cpu-budgets.js';
 import { readResults, RerenderError } from './lib/judge/read-results-file.js';
 import { stopAll } from './lib/run/cleanup.js';

@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import { selectEngine } from '../runner/index.js';
-import { describeSample, listApps } from './lib/plan/app-descriptions.js';
+import { describeSample, listApps } from './lib/topologies/app-descriptions.js';
 import { drillCells, whyNotDrillable, runDrillCell, STRATEGY_KEYS, DRILL_DEFAULTS } from './lib/drills/index.js';
 import { openEngine } from './lib/run/open-engine.js';
 import { startDeployment } from './lib/run/deployments.js';

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { STRATEGIES, strategyOf, strategiesFor, processesAt } from '../bench/lib/strategies/index.js';
-import { describeSample, listApps } from '../bench/lib/plan/app-descriptions.js';
-import { topology } from '../bench/lib/plan/topologies.js';
+import { describeSample, listApps } from '../bench/lib/topologies/app-descriptions.js';
+import { topology } from '../bench/lib/topologies/topology.js';
 
 // An app as x-bench describes one, with every knob (the samples' spelling).
 const nodeApp = {

@@ -23,7 +23,7 @@ import { plan, MODES } from '../bench/lib/plan/scenarios.js';
 import { blocksOf, warmUpOrder, startsBefore } from '../bench/lib/run/interleave-blocks.js';
 import { processWarmupFloor, lentCpus, warmupFloor } from '../bench/lib/run/warmup.js';
 import { familyKey, familyKeysOf } from '../bench/lib/run/families.js';
-import { describeSample, workloadPath } from '../bench/lib/plan/app-descriptions.js';
+import { describeSample, workloadPath } from '../bench/lib/topologies/app-descriptions.js';
 import { splitCpus, planIsolation, pinGenerator, defaultBudgets, parseBudgets } from '../bench/lib/plan/cpu-budgets.js';
 import { resolve, refresh } from '../bench/lib/report/quotes.js';
 import { latencyRate, latencyRounds, combineWindows, sliceOrder, sliceSeed } from '../bench/lib/run/measure-window.js';

@@ -82,7 +82,7 @@ export const CLAIMS = [
   {
     claim: /make bench[^.\n]{0,80}without Docker/i,
     refuted: () => true,
-    why: () => 'without ENGINE, make bench uses Docker when an engine answers (harness/runner/engine.js)',
+    why: () => 'without ENGINE, make bench uses Docker when an engine answers (harness/runner/index.js selectEngine)',
   },
   // "PM2 was not compared with the cluster directly", "… were not compared": what the verdicts say.
   {

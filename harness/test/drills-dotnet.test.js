@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { runnerFor } from '../runner/index.js';
 import { drillCells, runDrillCell } from '../bench/lib/drills/index.js';
 import { drillUnderLoad } from '../bench/lib/drills/under-load.js';
-import { describeSample } from '../bench/lib/plan/app-descriptions.js';
+import { describeSample } from '../bench/lib/topologies/app-descriptions.js';
 import { tempRunDir, runProcesses } from './helpers.js';
 
 const processes = runnerFor('processes');

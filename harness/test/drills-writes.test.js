@@ -14,7 +14,7 @@ import {
   keptEverything,
 } from '../bench/lib/drills/writes.js';
 import { drillCells, whyNotDrillable } from '../bench/lib/drills/cells.js';
-import { describeSample } from '../bench/lib/plan/app-descriptions.js';
+import { describeSample } from '../bench/lib/topologies/app-descriptions.js';
 import { postId } from '../bench/lib/drills/load.js';
 import { keptUnlessLate } from '../bench/lib/drills/index.js';
 import { outageBetween, failuresBetween } from '../bench/lib/drills/under-load.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { plan as buildPlan, matrixPlan } from './plan/scenarios.js';
 import { isolationOf, budgetChoice } from './plan/cpu-budgets.js';
-import { describeSample, listApps } from './plan/app-descriptions.js';
+import { describeSample, listApps } from './topologies/app-descriptions.js';
 import { pacedToolName } from './tools/index.js';
 import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';

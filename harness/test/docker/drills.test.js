@@ -17,7 +17,7 @@ import path from 'node:path';
 import { runnerFor } from '../../runner/index.js';
 import { faultDrill } from '../../bench/lib/drills/fault.js';
 import { drillCells, runDrillCell } from '../../bench/lib/drills/index.js';
-import { describeSample } from '../../bench/lib/plan/app-descriptions.js';
+import { describeSample } from '../../bench/lib/topologies/app-descriptions.js';
 import { engine, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();

@@ -1,6 +1,6 @@
 // The description of the app a run was started from (describeSample of the run's folder), for a
 // drill that was not handed one: what it POSTs and where its writes are kept.
-import { describeSample } from '../plan/app-descriptions.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 
 /**
  * { name, app }: the run's sample name and its description.

@@ -3,8 +3,8 @@
 // POSTs, measured behind the app's nginx. The cells carry their topology, so the plan runs them
 // like any other cell (one deployment, its URL) and hands each to runDrillCell (index.js).
 import { strategyOf } from '../strategies/index.js';
-import { topology } from '../plan/topologies.js';
-import { workloadPath } from '../plan/app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { workloadPath } from '../topologies/app-descriptions.js';
 import { drillOf } from './strategies.js';
 import { checkWrites } from './writes.js';
 

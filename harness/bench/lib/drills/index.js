@@ -5,7 +5,7 @@ import { faultDrill } from './fault.js';
 import { rolloutDrill } from './rollout.js';
 import { lifecycleDrill } from './lifecycle.js';
 import { drillOf, drillText } from './strategies.js';
-import { describeSample } from '../plan/app-descriptions.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../judge/send-lag-bound.js';
 import { swarmRolloutDrill } from './swarm.js';
 

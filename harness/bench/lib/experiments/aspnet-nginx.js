@@ -1,7 +1,7 @@
 // "Escalando uma aplicação com Nginx e Docker Container" (ASP.NET, SQL Server): `wrk -t1 -c100
 // -d30s` on /api and `-c400` on /products, 5 runs each; 1 replica vs 4 behind nginx, no quotas.
-import { topology } from '../plan/topologies.js';
-import { appWith } from '../plan/app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { appWith } from '../topologies/app-descriptions.js';
 import { cell, compare } from './cells.js';
 
 const NAME = 'exp-aspnet-nginx';

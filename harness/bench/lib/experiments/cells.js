@@ -1,9 +1,9 @@
 // Helpers the experiments share: a cell on a topology, a comparison between two cells, and the
 // mode's rounds and windows. Each experiment keeps the original's tool, connections and duration
 // and says where this machine made it scale something down.
-import { workloadPath } from '../plan/app-descriptions.js';
+import { workloadPath } from '../topologies/app-descriptions.js';
 import { WORKLOADS } from '../workloads/index.js';
-import { METRICS, EXTRA_METRICS } from '../plan/compared-metrics.js';
+import { METRICS, EXTRA_METRICS } from '../judge/compared-metrics.js';
 
 /**
  * @param {string} scenario @param {string} key @param {{ sample: string }} topology

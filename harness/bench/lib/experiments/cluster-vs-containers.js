@@ -1,7 +1,7 @@
 // "Node Clustering vs Container Load Balancing" (2021): autocannon, 10 connections, 10 s, through
 // nginx; 0.1 CPU × 1 or × 4 containers vs 0.4 CPU with 4 cluster workers or 1; mem_limit 128m.
-import { topology } from '../plan/topologies.js';
-import { appWith } from '../plan/app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { appWith } from '../topologies/app-descriptions.js';
 import { cell, compare } from './cells.js';
 
 const NAME = 'exp-cluster-vs-containers';

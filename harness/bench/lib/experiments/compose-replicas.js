@@ -1,8 +1,8 @@
 // "Boosting API Performance with Docker Compose Replicas" (2025): a node:http app whose replicas
 // each draw a delay of 0, 500, 1000, 1500 or 2000 ms at start; 1 instance vs 10 replicas behind
 // nginx least_conn; `autocannon -c 500 -d 5`; about 900 → 7500 req/s.
-import { topology } from '../plan/topologies.js';
-import { appWith } from '../plan/app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { appWith } from '../topologies/app-descriptions.js';
 import { cell, compare } from './cells.js';
 import { summary } from '../judge/stats.js';
 

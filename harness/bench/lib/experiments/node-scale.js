@@ -1,8 +1,8 @@
 // The Express + MongoDB cluster-module article (repository node-scale): `loadtest -n 1000000
 // --rps 10000` against `/`, the welcome route (no database), without keep-alive ("Agent: none");
 // one process: 1853 effective rps, 43,446 errors, p99 1450 ms; the cluster: no error, p99 < 200 ms.
-import { topology } from '../plan/topologies.js';
-import { appWith } from '../plan/app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { appWith } from '../topologies/app-descriptions.js';
 import { cell } from './cells.js';
 
 const NAME = 'exp-node-scale';

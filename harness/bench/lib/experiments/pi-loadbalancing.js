@@ -1,8 +1,8 @@
 // "Introduction to Load Balancing Using Node.js" (Mazira): a pi server, 1e7 Monte-Carlo samples per
 // request; 10 users × 5 requests; 1 server vs 3 behind a round-robin proxy; the slowest answer
 // "nearly three seconds" → "under one second"; a crashed server still gets every third request.
-import { topology } from '../plan/topologies.js';
-import { appWith } from '../plan/app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { appWith } from '../topologies/app-descriptions.js';
 import { availableCpus } from '../../../runner/index.js';
 import { cell, compare } from './cells.js';
 

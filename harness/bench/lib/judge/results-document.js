@@ -2,9 +2,9 @@
 // is in here — the protocol, the isolation, the machine, every cell with its rounds, the verdicts
 // and the checks — so they render from this file alone, and two runs can be compared by script.
 import { CONFIDENCE, MIN_DIFFERENCE } from './stats.js';
-import { METRICS } from '../plan/compared-metrics.js';
+import { METRICS } from './compared-metrics.js';
 import { WORKLOADS, workloadSpec } from '../workloads/index.js';
-import { describeSample } from '../plan/app-descriptions.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { SPENT, GENERATOR_BOUND } from './bottleneck.js';
 import { STRATEGIES } from '../strategies/index.js';
 import { GENERATOR_SHARE_LIMIT } from './verdicts.js';

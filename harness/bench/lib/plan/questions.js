@@ -1,5 +1,5 @@
 // The verdicts' questions: which topologies a run measures at each CPU budget and which pairs it
-// compares, from the apps' descriptions (plan/app-descriptions.js) and the strategy records (strategies/) alone.
+// compares, from the apps' descriptions (topologies/app-descriptions.js) and the strategy records (strategies/) alone.
 //
 // At a budget of B CPUs every app is measured as each strategy it supports, as a team would run it
 // (B processes, at least 2, for a multi-process strategy; B replicas × B/n CPU), behind nginx. The
@@ -9,7 +9,7 @@
 //   3. the multi-process strategies of an app against each other (which one, not only whether);
 //   4. an app of another runtime (.NET) — its one process — against each multi-process strategy of
 //      the baseline app: the runtime question asked directly, not through the baseline.
-import { topology } from './topologies.js';
+import { topology } from '../topologies/topology.js';
 import { strategiesFor, processesAt } from '../strategies/index.js';
 
 /** Processes a runtime can keep busy: one JS thread per Node process; a .NET process uses them all. */

@@ -2,15 +2,15 @@
 // cells of an interleaved scenario are measured in rounds (A B C, C B A, …) on deployments that
 // are all up at once, pinned to the same CPUs under the same budget. Comparisons pair two cells
 // of the same scenario, so their rounds pair up.
-import { topology } from './topologies.js';
-import { workloadPath, describeSample, listApps } from './app-descriptions.js';
+import { topology } from '../topologies/topology.js';
+import { workloadPath, describeSample, listApps } from '../topologies/app-descriptions.js';
 import { WORKLOADS, workloadSpec, requestOf } from '../workloads/index.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
 import { strategiesFor } from '../strategies/index.js';
 import { drillCells } from '../drills/cells.js';
 import { whyNoSwarm } from '../drills/swarm.js';
 import { EXPERIMENTS } from '../experiments/index.js';
-import { METRICS } from './compared-metrics.js';
+import { METRICS } from '../judge/compared-metrics.js';
 
 const QUICK = {
   windowS: 1,

@@ -1,7 +1,7 @@
 // Starting and stopping deployments through the engine's Runner (the run's context holds it),
 // pinned to the CPUs of the system under test, and reading what one topology of a deployment costs.
-import { describeSample } from '../plan/app-descriptions.js';
-import { servicesOf } from '../plan/topologies.js';
+import { describeSample } from '../topologies/app-descriptions.js';
+import { servicesOf } from '../topologies/topology.js';
 import { track } from './cleanup.js';
 import { WORKLOADS } from '../workloads/index.js';
 

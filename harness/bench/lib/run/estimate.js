@@ -1,6 +1,6 @@
 // Seconds a plan will take, roughly: for the estimate before it starts and the time left during it.
-import { deploymentKey } from '../plan/topologies.js';
-import { describeSample } from '../plan/app-descriptions.js';
+import { deploymentKey } from '../topologies/topology.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { latencyRounds } from './measure-window.js';
 import { warmupFloor, lentCpus } from './warmup.js';
 import { familyKeysOf } from './families.js';

@@ -5,8 +5,8 @@
 // started at 2 CPUs and moved to 1 is not what a team runs at 1 CPU (x-bench.movable). Only where
 // the engine's Runner can move a running deployment and the run is pinned; otherwise each budget
 // gets a deployment of its own.
-import { describeSample } from '../plan/app-descriptions.js';
-import { deploymentKey } from '../plan/topologies.js';
+import { describeSample } from '../topologies/app-descriptions.js';
+import { deploymentKey } from '../topologies/topology.js';
 import { blocksOf } from './interleave-blocks.js';
 import { availableCpus, formatCpuList } from '../../../runner/index.js';
 

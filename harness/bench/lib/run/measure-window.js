@@ -39,7 +39,7 @@ export async function closedWindow({
   const generatorBefore = generatorCpuMs();
   const startedMs = performance.now();
   // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples,
-  // of the topology's own pages (anonymous and shared memory; see runner/usage.js).
+  // of the topology's own pages (anonymous and shared memory; see runner/processes/usage.js).
   const samples = [];
   const sample = async () => {
     try { samples.push((await usage()).anonMiB); } catch { /* gone */ }

@@ -1,7 +1,7 @@
 // The cells measured one after another, each on its own: the open-loop search, the experiments'
 // fixed-rate and fixed-count runs, and the fault and rollout drills.
 import { closedWindow, fixedCount, fixedRateRun, searchRate } from './measure-window.js';
-import { describeSample } from '../plan/app-descriptions.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { runDrillCell, runSwarmCell } from '../drills/index.js';
 import { guarded, finish } from './record.js';
 import { costOf } from './estimate.js';

@@ -1,5 +1,5 @@
 // The engine a run's topologies go through, opened once by the CLI and handed down in the run's
-// context (run-context.js): which one (runner/engine.js chose it), its Runner, and for Docker the
+// context (run-context.js): which one (the runner's selectEngine chose it), its Runner, and for Docker the
 // private daemon this run started, stopped again by release().
 import { runnerFor } from '../../../runner/index.js';
 import { track } from './cleanup.js';

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { startDeployment } from './deployments.js';
 import { verify, everyProcessServes } from './check-responses.js';
 import { startNaiveBalancer } from '../experiments/naive-balancer.js';
-import { describeSample } from '../plan/app-descriptions.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { strategyOf } from '../strategies/index.js';
 import { guarded } from './record.js';
 import { startupSeconds } from './estimate.js';

@@ -1,6 +1,6 @@
 // Warming a cell up until it is steady, and the least time that takes: a runtime's own floor on a
 // deployment's first warm-up (x-bench.warmup_min_s), and its workload's on every cell.
-import { describeSample } from '../plan/app-descriptions.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { round } from '../judge/stats.js';
 
 // The seconds of load a started deployment needs before it is steady (x-bench.warmup_min_s):

@@ -2,7 +2,7 @@
 // new file and its test, harness/bench/README.md "Add a strategy"): its key, how it is named, what
 // it needs from an app, how it is started with n processes, how it is drilled and how the guide
 // explains it. The plan is built from these records and from each app's x-bench description
-// (../plan/app-descriptions.js); nothing here names an app.
+// (../topologies/app-descriptions.js); nothing here names an app.
 import { fileURLToPath } from 'node:url';
 import { recordsIn } from '../records/read-folder.js';
 
