@@ -50,8 +50,14 @@ export async function teardown(runDir) {
     await call(runDir, 'exit', {}, { timeoutMs: 10_000 }).catch(() => {});
     if (!(await waitGone(supervisor, 5000))) sendSignal(supervisor, 'SIGKILL');
   }
-  await new Promise((r) => setTimeout(r, 100));
-  const left = cgroup.removeRun(state?.runId ?? runIdOf(runDir));
+  // A killed process leaves its groups only once the kernel has finished it, later on a loaded
+  // machine: wait for the groups to empty (bounded, killing what is left), not a fixed pause.
+  const runId = state?.runId ?? runIdOf(runDir);
+  for (const deadline = Date.now() + 10_000; cgroup.runPids(runId).length && Date.now() < deadline;) {
+    for (const pid of cgroup.runPids(runId)) sendSignal(pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const left = cgroup.removeRun(runId);
   removeSnapshot(runDir); // a supervisor that exited removed its own; this is what a crashed one left
   return { stopped, cgroupsLeft: left };
 }
