@@ -76,6 +76,8 @@ test('spread over the processes and the busiest loop, against the cgroups\' spre
   assert.deepEqual(disagreements(m), [], 'requests and CPU spread alike; the loop as busy as its CPU');
   const skewed = { ...m, cpuSpread: { median: 1, min: 1, max: 1 }, busiestCpu: { median: 0.5, min: 0.5, max: 0.5 } };
   assert.deepEqual(disagreements(skewed).map((d) => d.what.split(':')[0]), ['spread', 'busiest']);
+  // Half a CPU used by an instance whose quota is half a CPU: all it may use, as busy as its loop.
+  assert.deepEqual(disagreements(skewed, 0.5).map((d) => d.what.split(':')[0]), ['spread']);
   assert.equal(summariseAppMetrics([{}, { appMetrics: null }]), null);
 
   const doc = { cells: [{ id: 'pi.b2.cluster', status: 'ok', appMetrics: skewed }, { id: 'x', status: 'ok' }] };
