@@ -6,7 +6,8 @@
 // For a worker that is not this sample's (any app's server), `stopWith: 'SIGTERM'` asks it to drain
 // with the signal every server knows instead of the sample's shutdown message, `port` names the port
 // whose 'listening' counts (an app may listen on more), `killAfterMs` when a stop turns to SIGKILL,
-// and `log(msg, fields)` writes the lines.
+// and `log(msg, fields)` writes the lines: so the bench keeps other apps' processes with it
+// (harness/bench/wrap/supervise.js).
 import cluster from 'node:cluster';
 import { createBackoff } from './backoff.js';
 import { log as jsonLog } from './log.js';
