@@ -1,7 +1,7 @@
 // The cluster module around an app that knows nothing of it: this process is the primary and
 // forks `count` workers of the app's own entry (cluster.setupPrimary({ exec })). Each worker runs
 // the entry as `node <entry>` would; its server.listen(PORT) goes through the primary, which
-// shares one listening socket among them. The primary serves nothing: node-cluster's own
+// shares one listening socket among them. The primary serves nothing: the cluster sample's own
 // supervisor (respawn with PM2's backoff, rolling restart on SIGHUP, drain on SIGTERM) keeps the
 // workers, asking them to stop as a container is asked (supervise.js). Each worker gets the entry's
 // own options, arguments, folder and environment, as the start command would have started it
