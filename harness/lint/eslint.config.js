@@ -14,8 +14,8 @@ const SIZE_RULES = {
 
 // The folders held to them.
 const SIZED = [
-  'harness/runner', 'harness/lib', 'harness/bin', 'harness/test-engine', 'harness/lint', 'harness/orchestrators',
-  'harness/test', 'harness/bench',
+  'harness/runner', 'harness/lib', 'harness/bin', 'harness/test-engine', 'harness/docker-engine', 'harness/lint',
+  'harness/orchestrators', 'harness/test', 'harness/bench',
 ];
 
 export default [

@@ -10,7 +10,7 @@
 import { EngineChoiceError, PlacementError } from './common/errors.js';
 import { processesRunner } from './processes/index.js';
 import { dockerRunner } from './docker/index.js';
-import { privateEngine } from '../test-engine/provider.js';
+import { privateEngine } from '../docker-engine/provider.js';
 
 /** @typedef {import('./common/contract.js').Runner} Runner */
 /** @typedef {import('./common/contract.js').Engine} Engine */
@@ -18,7 +18,7 @@ import { privateEngine } from '../test-engine/provider.js';
 /** @type {Engine[]} */
 export const ENGINES = ['docker', 'processes'];
 
-// Where no Docker engine answers, the docker backend starts the private daemon of harness/test-engine
+// Where no Docker engine answers, the docker backend starts the private daemon of harness/docker-engine
 // (a set-up tool: userland proxy off, ports on 127.0.0.1, the stand-in images no registry gives here).
 const RUNNERS = { processes: processesRunner, docker: dockerRunner(privateEngine) };
 

@@ -14,7 +14,6 @@ import { AppInputError } from '../bench/lib/apps/errors.js';
 import {
   parseListening, parseUnixListening, listenersOf, listeningPorts, processTree,
 } from '../bench/wrap/listening.js';
-import { respawnDelay } from '../bench/wrap/supervisor.js';
 import { userFolder, httpService, removeFolders } from './bench-app-helpers.js';
 
 after(removeFolders);
@@ -64,16 +63,6 @@ test('PATHS: bad items are one line naming the item and the syntax', () => {
     normalizeRequests([{ path: '/a' }, { path: '/a', method: 'post' }], 'w').map((x) => `${x.name} ${x.method}`),
     ['a GET', 'post-a POST'],
   );
-});
-
-test("respawn backoff: PM2's ×1.5 from 100 ms, capped at 15 s, given up past 10 crashes in a row", () => {
-  assert.deepEqual(
-    [1, 2, 3, 4].map((n) => respawnDelay(n)),
-    [100, 150, 225, 338],
-  );
-  assert.equal(respawnDelay(10), Math.round(100 * 1.5 ** 9));
-  assert.equal(respawnDelay(11), null);
-  assert.equal(respawnDelay(30, { firstMs: 100, factor: 1.5, maxMs: 15_000, maxCrashes: 40 }), 15_000);
 });
 
 test('/proc/net: listening TCP sockets by inode with their address, and listening Unix sockets', () => {

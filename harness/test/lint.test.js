@@ -72,7 +72,8 @@ test('a function over 80 lines or a line over 120 characters fails ESLint in the
   assert.deepEqual(mine, [`${FILE}:${first}:8 (max-lines-per-function)`, `${FILE}:${first + 82}:1 (max-len)`]);
 });
 
-test('the import-graph check names a cycle and an import between the runner\'s backends', async (t) => {
+test('the import-graph check names a cycle, an import between the runner\'s backends, the runner reaching the '
+  + 'test engine and a sample reaching the harness outside its tests', async (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-imports-'));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
   const files = {
@@ -83,16 +84,23 @@ test('the import-graph check names a cycle and an import between the runner\'s b
     'harness/runner/docker/y.js': 'export const y = 1;',
     'harness/runner/common/z.js': "import '../../bench/w.js';",
     'harness/bench/w.js': 'export const w = 1;',
+    'harness/runner/index.js': "import '../test-engine/e.js';",
+    'harness/test-engine/e.js': 'export const e = 1;',
+    'harness/runner/test/u.test.js': "import '../../test-engine/e.js';",
+    'node-cluster/src/s.js': "import '../../harness/bench/w.js';",
+    'node-cluster/test/s.test.js': "import '../../harness/bench/w.js';",
   };
   for (const [file, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), `${text}\n`);
   }
-  const problems = await dependencyProblems({ root, roots: ['harness'] });
+  const problems = await dependencyProblems({ root, roots: ['harness', 'node-cluster'] });
   assert.deepEqual(problems.sort(), [
     'harness/a.js -> harness/b.js via harness/b.js -> harness/a.js (no-cycle)',
     'harness/runner/common/z.js -> harness/bench/w.js (runner-not-tests)',
+    'harness/runner/index.js -> harness/test-engine/e.js (runner-not-tests)',
     'harness/runner/processes/x.js -> harness/runner/docker/y.js (backends-apart)',
+    'node-cluster/src/s.js -> harness/bench/w.js (sample-not-harness)',
   ]);
 });
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../lib/repo-root.js';
 
-const SCRIPT_DIRS = ['harness/setup', 'harness/test-engine', '.ci'];
+const SCRIPT_DIRS = ['harness/setup', 'harness/docker-engine', '.ci'];
 
 const scripts = () =>
   SCRIPT_DIRS.flatMap((dir) =>
@@ -47,7 +47,7 @@ test('every set-up script parses and every script it calls is there', () => {
 test('a call into a moved script is caught', () => {
   const old = 'archive=$("$(dirname "$0")/../docker/debian-archive.sh")';
   assert.deepEqual(calledScripts('harness/setup/docker-engine.sh', old), ['harness/docker/debian-archive.sh']);
-  assert.deepEqual(calledScripts('harness/test-engine/build-stand-ins.sh', 'x=$(harness/setup/debian-archive.sh)'), [
+  assert.deepEqual(calledScripts('harness/docker-engine/build-stand-ins.sh', 'x=$(harness/setup/debian-archive.sh)'), [
     'harness/setup/debian-archive.sh',
   ]);
   assert.deepEqual(calledScripts('harness/setup/system-packages.sh', '"$here/docker-engine.sh"'), [

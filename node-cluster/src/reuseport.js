@@ -3,13 +3,13 @@
 // them. This launcher only starts them and, through src/supervisor.js, respawns a crashed one with
 // backoff, replaces them one at a time on SIGHUP and drains them all on SIGTERM/SIGINT.
 import { fork } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config.js';
 import { workerCount } from './cpu-count.js';
 import { log } from './log.js';
 import { reusePortUnsupported } from './reuse-port-support.js';
 import { startSupervisor } from './supervisor.js';
+import { childWorker } from './child-worker.js';
 import { startInstanceMetrics } from './metrics-server.js';
 
 const SERVE = fileURLToPath(new URL('./serve.js', import.meta.url));
@@ -19,32 +19,10 @@ function fail(message) {
   process.exit(2);
 }
 
-// One serving process, with the interface the supervisor knows from cluster workers.
-let lastId = 0;
-function forkServer() {
-  const child = fork(SERVE, ['--reuse-port']);
-  /** @type {any} a cluster Worker's interface, on an EventEmitter */
-  const worker = new EventEmitter();
-  Object.assign(worker, {
-    id: ++lastId,
-    process: child,
-    exitedAfterDisconnect: false,
-    isDead: () => child.exitCode !== null || child.signalCode !== null,
-    isConnected: () => child.connected,
-    send: (msg, callback) => child.send(msg, callback),
-  });
-  child.on('message', (msg) => {
-    if (msg === 'ready') worker.emit('listening');
-    else worker.emit('message', msg);
-  });
-  child.on('exit', (code, signal) => {
-    // A serving process exits 0 only after a drain (SIGTERM, SIGINT, shutdown message): planned,
-    // as a cluster worker's exit after disconnect is.
-    worker.exitedAfterDisconnect = code === 0;
-    worker.emit('exit', code, signal);
-  });
-  return worker;
-}
+// One serving process, with the interface the supervisor knows from cluster workers. It exits 0
+// only after a drain (SIGTERM, SIGINT, shutdown message): planned, as a cluster worker's exit after
+// disconnect is.
+const forkServer = () => childWorker(fork(SERVE, ['--reuse-port']), { cleanExitPlanned: true });
 
 const unsupported = reusePortUnsupported();
 if (unsupported) fail(`PROCESS_MANAGER=reuseport: ${unsupported}`);

@@ -1,15 +1,21 @@
 // The cluster primary: forks the workers, respawns crashed ones with backoff, replaces them one at
 // a time on SIGHUP and drains them all on SIGTERM/SIGINT. It serves no requests itself.
 // `fork` makes one worker: cluster.fork() by default; the reuseport launcher hands in independent
-// processes behind the same interface (id, process, isDead(), isConnected(), send(),
-// exitedAfterDisconnect, and the events 'listening' and 'exit').
+// processes behind the same interface (src/child-worker.js: id, process, isDead(), isConnected(),
+// send(), exitedAfterDisconnect, and the events 'listening' and 'exit').
+// For a worker that is not this sample's (any app's server), `stopWith: 'SIGTERM'` asks it to drain
+// with the signal every server knows instead of the sample's shutdown message, `port` names the port
+// whose 'listening' counts (an app may listen on more), `killAfterMs` when a stop turns to SIGKILL,
+// and `log(msg, fields)` writes the lines: so the bench keeps other apps' processes with it
+// (harness/bench/wrap/supervise.js).
 import cluster from 'node:cluster';
 import { createBackoff } from './backoff.js';
-import { log } from './log.js';
+import { log as jsonLog } from './log.js';
 
 export function startSupervisor({
   workers, drainMs, drainDelayMs = 0, backoff: backoffOptions = {}, listenTimeoutMs = 30_000,
   fork: forkWorker = () => cluster.fork(), name = 'cluster',
+  stopWith = 'message', port = 0, killAfterMs = undefined, log = jsonLog,
 }) {
   const backoff = createBackoff(backoffOptions);
   const all = new Set(); // every worker not yet exited
@@ -23,12 +29,13 @@ export function startSupervisor({
   let gaveUp = false;
 
   const alive = () => [...all].filter((w) => !w.isDead());
+  const counts = (address) => !port || address?.port === port;
 
   function fork() {
     const worker = forkWorker();
     all.add(worker);
     forkedAt.set(worker.id, Date.now());
-    worker.on('listening', () => listening.add(worker.id));
+    worker.on('listening', (address) => { if (counts(address)) listening.add(worker.id); });
     worker.on('exit', (code, signal) => onExit(worker, code, signal));
     log('worker forked', { worker: worker.id, workerPid: worker.process.pid });
     return worker;
@@ -38,7 +45,7 @@ export function startSupervisor({
   function whenListening(worker) {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => { cleanup(); reject(new Error('listen timeout')); }, listenTimeoutMs);
-      const onListening = () => { cleanup(); resolve(); };
+      const onListening = (address) => { if (counts(address)) { cleanup(); resolve(); } };
       const onExit = () => { cleanup(); reject(new Error('exited before listening')); };
       function cleanup() {
         clearTimeout(timer);
@@ -59,16 +66,17 @@ export function startSupervisor({
 
   // Planned stop: the worker stops accepting (after delayMs of serving on), finishes its requests
   // and exits by itself; SIGKILL if it is still there after the drain timeout (which counts the
-  // delay) plus a margin.
+  // delay) plus a margin, or after killAfterMs where given.
   function retire(worker, delayMs = 0) {
     retiring.add(worker.id);
     const timer = setTimeout(() => {
       log('worker did not exit in time, killing', { worker: worker.id });
       worker.process.kill('SIGKILL');
-    }, drainMs + 2_000);
+    }, killAfterMs ?? drainMs + 2_000);
     worker.once('exit', () => clearTimeout(timer));
     // A worker still starting up may not listen for messages yet, and has no requests to drain.
-    if (listening.has(worker.id) && worker.isConnected()) worker.send({ cmd: 'shutdown', delayMs });
+    const asked = stopWith === 'message' && listening.has(worker.id) && worker.isConnected();
+    if (asked) worker.send({ cmd: 'shutdown', delayMs });
     else worker.process.kill('SIGTERM');
   }
 

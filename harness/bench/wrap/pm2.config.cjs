@@ -39,7 +39,7 @@ module.exports = {
     instances: app.instances,
     // Stopped with SIGTERM (PM2_KILL_SIGNAL, set by start.js) like a container, SIGKILL after the drain.
     kill_timeout: app.drainMs,
-    // PM2's own backoff, which supervisor.js copies: ×1.5 per crash from 100 ms, capped at 15 s.
+    // PM2's own backoff, which the cluster sample's supervisor copies: ×1.5 per crash from 100 ms, capped at 15 s.
     exp_backoff_restart_delay: 100,
     max_restarts: 10,
     // No log files: pm2-runtime streams every instance's output to its own stdout, the instance's log.

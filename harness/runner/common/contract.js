@@ -132,7 +132,7 @@ export {};
 
 /**
  * Where the Docker backend gets an engine when none answers (runner/index.js gives it the private
- * daemon of harness/test-engine, a set-up tool).
+ * daemon of harness/docker-engine, a set-up tool).
  * @typedef {object} EngineProvider
  * @property {() => string | null} unavailable   why none can be started here, or null
  * @property {() => string | null} running       the host of the provided engine if it runs, else null

@@ -1,6 +1,6 @@
 // The Docker engine the docker backend talks to: one that already answers (DOCKER_HOST, or the
 // system socket), else the engine of a provider (contract.js EngineProvider; runner/index.js
-// gives the private daemon of harness/test-engine), started on demand.
+// gives the private daemon of harness/docker-engine), started on demand.
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { EngineChoiceError } from '../common/errors.js';

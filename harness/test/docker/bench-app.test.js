@@ -67,7 +67,7 @@ describe(`make bench APP=: busybox httpd in a container ${STAND_INS}`, { skip },
 
   before(async () => {
     if (failed) throw new Error(failed);
-    // The Debian root filesystem every stand-in is built on (harness/test-engine/build-stand-ins.sh).
+    // The Debian root filesystem every stand-in is built on (harness/docker-engine/build-stand-ins.sh).
     const base = dockerOk(['images', '--format', '{{.Repository}}:{{.Tag}}', 'scaling-lab/stand-in-rootfs']).split('\n')
       .find((t) => t.includes(':base-'));
     assert.ok(base, 'the stand-in root filesystem image');

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from '../../lib/processes.js';
 import { prepareEngine, stopEngine } from '../../test-engine/stand-ins.js';
-import { docker, DOCKER_HOST } from '../../test-engine/daemon.js';
+import { docker, DOCKER_HOST } from '../../docker-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort } from '../../lib/ports.js';
 import { waitFor as poll } from '../../lib/poll.js';

@@ -13,8 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS, takeTurns } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
 import { writesOf, bodyTemplate, account } from './writes.js';
-import { buildStandIns } from '../../test-engine/stand-ins.js';
-import { DOCKER_HOST } from '../../test-engine/daemon.js';
+import { buildStandIns } from '../../docker-engine/build-stand-ins.js';
+import { DOCKER_HOST } from '../../docker-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 const { skip, failed } = await engine();

@@ -5,18 +5,18 @@
 # Each gets every tag the repository's Dockerfiles and compose files use for it, and the label
 # org.scaling-lab.stand-in=true. Cached: the root filesystem under .tools/docker/, the images in
 # the daemon's data root; an image is rebuilt only when its inputs change.
-#   DOCKER_HOST=unix://... harness/test-engine/build-stand-ins.sh [dind]   (dind: the Swarm nodes' image)
+#   DOCKER_HOST=unix://... harness/docker-engine/build-stand-ins.sh [dind]   (dind: the Swarm nodes' image)
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/../.."
-here=harness/test-engine
+here=harness/docker-engine
 cache=.tools/docker
 mkdir -p "$cache"
 log() { echo "stand-in images: $*"; }
 
 # Every tag of an image the repository names, e.g. `tags 'node:[0-9]'`.
 tags() {
-  git ls-files --cached --others --exclude-standard -- '*Dockerfile*' '*compose*.yaml' 2>/dev/null | grep -v '^harness/test-engine/' |
+  git ls-files --cached --others --exclude-standard -- '*Dockerfile*' '*compose*.yaml' 2>/dev/null | grep -v "^$here/" |
     xargs grep -hoE "(^|[\"' ])$1[^\"' ]*" | sed -E "s/^[\"' ]//; s/^FROM //" | sort -u
 }
 hash_of() { cat "$@" | sha256sum | cut -c1-12; }
