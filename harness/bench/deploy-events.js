@@ -11,7 +11,8 @@
 // request, max under --max-ms, send lag p99 within the bound), 2 on misuse. Everything it started
 // is brought down at the end and on Ctrl-C. A hand run, under the shared Docker lock:
 //   node harness/bench/deploy-events.js --sample <folder> --orchestrator compose|swarm [--events 20]
-//     [--env REPLICAS=2,…] [--rate 100] [--post-share 0.2] [--max-ms 1000] [--lift-per-node]
+//     [--env REPLICAS=2,…] [--rate 100] [--post-share 0.2] [--max-ms 1000] [--services app,nginx]
+//     [--lift-per-node]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,6 +59,8 @@ const opts = new Command('deploy-events')
   .option('--rate <n>', 'requests per second', number('--rate'), 100)
   .option('--post-share <x>', 'the share of POSTs', number('--post-share', { max: 1 }), 0.2)
   .option('--max-ms <n>', 'the bar: max latency in an event under this', number('--max-ms'), 1000)
+  .option('--services <list>', 'only these run (compose: without their dependencies; a stack deploys all): a store '
+    + 'not among them leaves the writes uncounted, POSTs going to x-bench.post', (v) => v.split(',').filter(Boolean))
   .option('--lift-per-node', "a stack that places fewer app tasks per node than REPLICAS + 1: lift it (said)")
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (deploy-events --help lists them)\n`) })
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
@@ -80,7 +83,8 @@ const replicas = Number(env.REPLICAS);
 if (!Number.isInteger(replicas) || replicas < 2) misuse('REPLICAS must be 2 or more: 1 cannot stop without a gap');
 const cap = opts.orchestrator === 'swarm' ? whyNoSwarm(app, replicas + 1) : null;
 if (cap && !opts.liftPerNode) misuse(`${cap} (--lift-per-node lifts it on this node)`);
-const writes = writesOn(app, 'docker');
+const storeRuns = (w) => w && (!opts.services || opts.services.includes(w.service));
+const writes = storeRuns(writesOn(app, 'docker')) ? writesOn(app, 'docker') : null;
 const post = writes?.post ?? app.post;
 if (!post) misuse(`${app.folder} names no POST route (x-bench.writes or x-bench.post)`);
 if (engineUnavailable()) {
@@ -113,7 +117,8 @@ const swarm = (args, timeout = 600_000) => dockerOk(args, { cwd: app.dir, env, t
 // Each orchestrator's way to start, stop one replica (put back after), scale, replace and end.
 const ORCHESTRATORS = {
   compose: {
-    up: () => project.run(['up', '-d', '--build', '--wait', '--quiet-pull'], { timeout: 900_000 }),
+    up: () => project.run(['up', '-d', '--build', '--wait', '--quiet-pull',
+      ...(opts.services ? ['--no-deps', ...opts.services] : [])], { timeout: 900_000 }),
     restart: (id) => dockerOk(['start', id]),
     scale: scaleCompose,
     async replace() {
@@ -181,10 +186,15 @@ const tearDown = () => (tornDown ??= (async () => {
     await stopDaemon();
   }
 })());
+// A first Ctrl-C ends the run after the event under way (its figures printed); a second, at once.
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    stopping = true;
+  process.on(signal, () => {
+    if (!stopping) {
+      stopping = true;
+      console.error(`deploy-events: ${signal}: ending after this event (again: at once)`);
+      return;
+    }
     console.error(`deploy-events: ${signal}: bringing everything down`);
     tearDown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
@@ -252,7 +262,10 @@ function startLoad(url) {
 
 /** What the store holds of the load's POSTs (one line), and how many were lost or stored twice. */
 async function rows(records, idPrefix) {
-  if (!writes) return { text: `no store: ${post} keeps nothing (x-bench.writes: null)`, bad: 0 };
+  if (!writes) {
+    const why = app.writes ? `its store (${writesOn(app, 'docker').service}) not run here` : 'x-bench.writes: null';
+    return { text: `writes not counted: ${post} keeps nothing (${why})`, bad: 0 };
+  }
   const exec = async ({ service, argv, timeoutMs }) => {
     const [id] = containers(service);
     const exposed = JSON.parse(dockerOk(['inspect', '--format', '{{json .Config.ExposedPorts}}', id]));
@@ -274,17 +287,24 @@ async function main() {
   const generator = startLoad(await up());
   await sleep(RESOLVE_MS);
   const events = [];
-  for (let i = 0; i < opts.events && !stopping; i += 1) {
+  let broken = null; // an event that could not be done or undone ends the run; what was measured is kept
+  for (let i = 0; i < opts.events && !stopping && !broken; i += 1) {
     const kind = KINDS[i % KINDS.length];
     const at = Date.now();
-    const putBack = await EVENTS[kind]();
-    const actedMs = Date.now() - at;
-    await putBack();
-    await backTo(replicas);
-    await sleep(RESOLVE_MS);
-    events.push({ kind, at, actedMs });
+    try {
+      const putBack = await EVENTS[kind]();
+      events.push({ kind, at, actedMs: Date.now() - at });
+      await putBack();
+      await backTo(replicas);
+      await sleep(RESOLVE_MS);
+      console.error(`event ${i + 1}/${opts.events} ${kind}: done in ${Math.round((Date.now() - at) / 1000)} s`);
+    } catch (err) {
+      broken = `event ${i + 1} (${kind}): ${err.message}`;
+    }
   }
   const { records, startedAt, idPrefix, line } = await generator.stop();
+  if (broken) console.log(`deploy-events: ${broken}`);
+  if (!events.length) throw new Error('no event done');
   let failures = 0;
   events.forEach((e, i) => {
     const j = judge(records, e.at - startedAt, i + 1 < events.length ? events[i + 1].at - startedAt : Infinity);
@@ -293,10 +313,11 @@ async function main() {
   });
   const all = judge(records, events[0].at - startedAt, Infinity);
   const stored = await rows(records, idPrefix);
-  console.log(`all ${events.length} events, ${failures} failed the bar (0 failed, max < ${opts.maxMs} ms, lateness ` +
-    `p99 ≤ ${SEND_LAG_P99_BOUND_MS} ms): ${all.text}; ${stored.text}`);
+  const bar = `0 failed, max < ${opts.maxMs} ms, lateness p99 ≤ ${SEND_LAG_P99_BOUND_MS} ms`;
+  console.log(`${events.length} of ${opts.events} events, ${failures} failed the bar (${bar}): ${all.text}; ` +
+    stored.text);
   console.log(`load.js, the whole run: ${line}`);
-  return failures || stored.bad ? 1 : 0;
+  return failures || stored.bad || events.length < opts.events ? 1 : 0;
 }
 
 let code = 1;
