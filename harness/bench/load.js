@@ -2,9 +2,10 @@
 // The drills' generator on its own, in a process of its own: an open loop of GETs and a share of
 // POSTs at a fixed rate against one URL (lib/drills/load.js, sent from a thread that does nothing
 // else), until --seconds or Ctrl-C; then every request's record to --out (JSON: startedAt, the
-// epoch ms the schedule's `at` counts from, and the records) and a summary line. What to set beside
-// a deploy you run by hand — `docker compose up`, `docker stack deploy`, `docker stop` — to see what
-// the clients saw, and how late this generator itself was (its send lag).
+// epoch ms the schedule's `at` counts from, the POSTs' idPrefix, the records) and a summary line.
+// What to set beside a deploy you run by hand — `docker compose up`, `docker stack deploy`, `docker
+// stop` — to see what the clients saw, and how late this generator itself was (its send lag);
+// deploy-events.js runs it so.
 //   node harness/bench/load.js --url http://127.0.0.1:8080 [--get /] [--post /echo] [--post-share 0.2]
 //                              [--body '{"drill":true}'] [--rate 100] [--seconds 60] [--out records.json]
 import fs from 'node:fs';
@@ -55,7 +56,7 @@ async function main() {
   });
   await stopped;
   const records = await load.stop();
-  const kept = { url: o.url, rate: o.rate, mix, startedAt: load.startedAt, records };
+  const kept = { url: o.url, rate: o.rate, mix, idPrefix, startedAt: load.startedAt, records };
   if (o.out) fs.writeFileSync(o.out, `${JSON.stringify(kept)}\n`);
   const s = summarise(records);
   const part = (m) => `${m.failed} of ${m.requests} failed${m.failed ? ` ${JSON.stringify(m.errors)}` : ''}`;

@@ -20,7 +20,8 @@ export function sendJson(res, status, body, headers = {}) {
 }
 
 export function createApp(config) {
-  const state = { hits: 0, draining: false };
+  // draining: asked to stop (/ready 503); closing: no longer accepting, every answer closes its connection.
+  const state = { hits: 0, draining: false, closing: false };
   const who = () => ({ instance: config.instance, pid: process.pid });
 
   const routes = {
@@ -67,7 +68,7 @@ export function createApp(config) {
     const invite = /^100-continue$/i.test(req.headers.expect ?? '') && !(Number(req.headers['content-length']) > ECHO_MAX_BYTES);
     if (invite) res.writeContinue();
     const read = await readBody(req, ECHO_MAX_BYTES, { continued: invite });
-    const headers = state.draining || !read.whole ? { Connection: 'close' } : {};
+    const headers = state.closing || !read.whole ? { Connection: 'close' } : {};
     if (!read.whole) return sendJson(res, 413, { error: `request body above ${ECHO_MAX_BYTES} bytes` }, headers);
     try {
       parseQuery(query, {});
@@ -84,7 +85,7 @@ export function createApp(config) {
     } catch {
       return sendJson(res, 400, { error: 'request body is not valid JSON' }, headers);
     }
-    return sendJson(res, 201, { ...who(), echo: body }, state.draining ? { Connection: 'close' } : {});
+    return sendJson(res, 201, { ...who(), echo: body }, state.closing ? { Connection: 'close' } : {});
   }
 
   async function handle(req, res) {
@@ -94,8 +95,8 @@ export function createApp(config) {
     // No other endpoint takes a body; one that can't be read and dropped whole closes the connection.
     const withBody = hasBody(req);
     const bodyRead = withBody ? await discardBody(req, config.bodyDiscardMaxBytes) : true;
-    // While draining, every answer closes its connection so the proxy stops reusing it.
-    const headers = state.draining || !bodyRead ? { Connection: 'close' } : {};
+    // Once closing, every answer closes its connection so the proxy stops reusing it.
+    const headers = state.closing || !bodyRead ? { Connection: 'close' } : {};
     if (!req.url.startsWith('/')) {
       return sendJson(res, 400, { error: 'request target must be a path starting with /' }, headers);
     }
@@ -116,8 +117,8 @@ export function createApp(config) {
       throw err;
     }
     const [status, answer] = await route.run(params);
-    // Draining may have begun while this request waited.
-    sendJson(res, status, answer, state.draining ? { Connection: 'close' } : {});
+    // Closing may have begun while this request waited.
+    sendJson(res, status, answer, state.closing ? { Connection: 'close' } : {});
   }
 
   async function handler(req, res) {

@@ -33,21 +33,25 @@ export function installShutdown({ server, state, config, log = console.log, exit
     };
     if (config.drainDelayMs === 0) {
       // Stops accepting and closes idle keep-alive sockets; busy ones close after their answer
-      // (which carries `Connection: close` while draining). The callback runs once all are gone.
+      // (which carries `Connection: close` once closing). The callback runs once all are gone.
+      state.closing = true;
       server.close(done);
       server.closeIdleConnections();
       return;
     }
-    // Serve on for a while (compose: DRAIN_DELAY_MS), /ready 503 and every answer closing its
-    // connection, until whoever routes here has stopped: nginx re-resolves the service's name every
-    // 2 s (Swarm takes a task out of its DNS before the signal, Kubernetes takes a pod that is not
-    // ready out of its endpoints). Plain Compose keeps the address in its DNS until the container
-    // has exited: nginx may still send here meanwhile, and gets answers. The delay outlasts nginx's
-    // upstream keepalive_timeout (10 s): every connection nginx kept idle here it has closed itself.
+    // Serve on for a while (compose: DRAIN_DELAY_MS), /ready 503, until whoever routes here has
+    // stopped: nginx re-resolves the service's name every 2 s (Swarm takes a task out of its DNS
+    // before the signal, Kubernetes takes a pod that is not ready out of its endpoints). Plain
+    // Compose keeps the address in its DNS until the container has exited: nginx may still send
+    // here meanwhile, and gets answers. Keep-alive stays on meanwhile, as dotnet-api's Drain.cs
+    // does: with every answer closing its connection nginx opens one per request, and the closing
+    // listening socket resets those still in its accept queue (a POST on one: a 502 nginx never
+    // resends). Idle, nginx closes its connections itself after keepalive_timeout (10 s).
     await sleep(config.drainDelayMs);
     // Then stop accepting, leaving open connections be (not http.Server#close, which also closes
     // idle ones: one nginx has just opened may be about to carry a POST); each closes after its
     // answer. After LINGER_MS, refusing, close what is idle still (no nginx connection by then).
+    state.closing = true;
     const closed = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
     await sleep(LINGER_MS);
     server.closeIdleConnections();

@@ -5,13 +5,14 @@ import net from 'node:net';
 
 /**
  * @param {string} url
- * @param {{ method?: string, headers?: Record<string, string>, body?: string, timeoutMs?: number }} [options]
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string, timeoutMs?: number,
+ *   agent?: http.Agent | false }} [options]  agent: false (default) asks for Connection: close
  */
-export function request(url, { method = 'GET', headers = {}, body, timeoutMs = 10_000 } = {}) {
+export function request(url, { method = 'GET', headers = {}, body, timeoutMs = 10_000, agent = false } = {}) {
   return new Promise((resolve, reject) => {
     // Node sends a GET body without framing unless told its length.
     const framed = body === undefined ? headers : { 'Content-Length': Buffer.byteLength(body), ...headers };
-    const req = http.request(url, { method, headers: framed, agent: false, timeout: timeoutMs }, (res) => {
+    const req = http.request(url, { method, headers: framed, agent, timeout: timeoutMs }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {

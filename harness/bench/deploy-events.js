@@ -1,0 +1,336 @@
+#!/usr/bin/env node
+// A deploy as a user runs it, measured from outside: one sample brought up with its own files on the
+// harness's private Docker daemon — `docker compose up` in its folder (with the stand-ins its
+// x-bench.docker names: PostgreSQL for SQL Server), or `docker stack deploy -c compose.yaml -c
+// compose.swarm.yaml …` on a single-node Swarm — then the generator load.js in a process of its own
+// (an open loop, GETs and a share of POSTs, each request timed from its intended send) and N events
+// cycling a graceful stop of one replica, a scale-down by one and a rolling replacement, each put
+// back before the next. One line per event (what failed, the max latency of the requests meant to
+// leave from its start to the next one's, the generator's own lateness), then the total with the
+// rows the store holds against the POSTs acknowledged. Exit 1 if an event fails the bar (no failed
+// request, max under --max-ms, send lag p99 within the bound), 2 on misuse. Everything it started
+// is brought down at the end and on Ctrl-C. A hand run, under the shared Docker lock:
+//   node harness/bench/deploy-events.js --sample <folder> --orchestrator compose|swarm [--events 20]
+//     [--env REPLICAS=2,…] [--rate 100] [--post-share 0.2] [--max-ms 1000] [--services app,nginx]
+//     [--lift-per-node]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Command, InvalidArgumentError } from 'commander';
+import { describeSample } from './lib/topologies/app-descriptions.js';
+import { writesOn, checkWrites, readBack, accountWrites } from './lib/drills/writes.js';
+import { stackFiles, whyNoSwarm } from './lib/drills/swarm.js';
+import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
+import { summarise } from './lib/drills/load.js';
+import { lateWhy, SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
+import { engineUnavailable, startDaemon, stopDaemon, docker } from '../docker-engine/daemon.js';
+import { buildStandIns } from '../docker-engine/build-stand-ins.js';
+import { Project, dockerOk, freePort, waitFor, secretsReady } from '../test/docker/helpers.js';
+
+const KINDS = ['stop', 'scale-down', 'replace'];
+// nginx re-resolves the app's name every 2 s: a replica put back is in its list after this.
+const RESOLVE_MS = 3000;
+
+const number = (name, { whole = false, max = Infinity } = {}) => (v) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || n > max || (whole && !Number.isInteger(n)))
+    throw new InvalidArgumentError(`${name} must be a ${whole ? 'whole ' : ''}number above 0` +
+      `${max < Infinity ? `, at most ${max}` : ''}`);
+  return n;
+};
+const envList = (v) => Object.fromEntries(v.split(',').filter(Boolean).map((kv) => {
+  const at = kv.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError(`--env takes NAME=value,…; got "${kv}"`);
+  return [kv.slice(0, at), kv.slice(at + 1)];
+}));
+const orchestrator = (v) => {
+  if (!['compose', 'swarm'].includes(v)) throw new InvalidArgumentError('--orchestrator is compose or swarm');
+  return v;
+};
+
+const opts = new Command('deploy-events')
+  .description('Stops, scale-downs and rolling replacements of a sample under a separate GET + POST load.')
+  .requiredOption('--sample <folder>', 'the sample (a folder with compose.yaml and an x-bench description)')
+  .requiredOption('--orchestrator <name>', 'compose or swarm (a single-node Swarm)', orchestrator)
+  .option('--events <n>', 'events, cycling stop, scale-down, replace', number('--events', { whole: true }), 20)
+  .option('--env <NAME=value,…>', 'its knobs (REPLICAS, CPUS, …)', envList, {})
+  .option('--rate <n>', 'requests per second', number('--rate'), 100)
+  .option('--post-share <x>', 'the share of POSTs', number('--post-share', { max: 1 }), 0.2)
+  .option('--max-ms <n>', 'the bar: max latency in an event under this', number('--max-ms'), 1000)
+  .option('--services <list>', 'only these run (compose: without their dependencies; a stack deploys all): a store '
+    + 'not among them leaves the writes uncounted, POSTs going to x-bench.post', (v) => v.split(',').filter(Boolean))
+  .option('--lift-per-node', "a stack that places fewer app tasks per node than REPLICAS + 1: lift it (said)")
+  .configureOutput({ outputError: (str, write) => write(`${str.trim()} (deploy-events --help lists them)\n`) })
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+  .parse()
+  .opts();
+
+const misuse = (line) => {
+  console.error(`deploy-events: ${line}`);
+  process.exit(2);
+};
+let app;
+try {
+  app = describeSample(opts.sample);
+  checkWrites(writesOn(app, 'docker'));
+} catch (err) {
+  misuse(err.message);
+}
+const env = { REPLICAS: '2', ...opts.env };
+const replicas = Number(env.REPLICAS);
+if (!Number.isInteger(replicas) || replicas < 2) misuse('REPLICAS must be 2 or more: 1 cannot stop without a gap');
+const cap = opts.orchestrator === 'swarm' ? whyNoSwarm(app, replicas + 1) : null;
+if (cap && !opts.liftPerNode) misuse(`${cap} (--lift-per-node lifts it on this node)`);
+const storeRuns = (w) => w && (!opts.services || opts.services.includes(w.service));
+const writes = storeRuns(writesOn(app, 'docker')) ? writesOn(app, 'docker') : null;
+const post = writes?.post ?? app.post;
+if (!post) misuse(`${app.folder} names no POST route (x-bench.writes or x-bench.post)`);
+if (engineUnavailable()) {
+  console.error(`deploy-events: no Docker engine here: ${engineUnavailable()}`);
+  process.exit(1);
+}
+
+const name = `lab-events-${app.folder}`;
+const label = (service) => (opts.orchestrator === 'swarm'
+  ? [`label=com.docker.swarm.service.name=${name}_${service}`]
+  : [`label=com.docker.compose.project=${name}`, `label=com.docker.compose.service=${service}`]);
+/** The running containers of a service (`healthy`: whose health check passes). */
+const containers = (service, { healthy = false } = {}) => {
+  const filters = [...label(service), ...(healthy ? ['health=healthy'] : [])].flatMap((f) => ['--filter', f]);
+  return dockerOk(['ps', '-q', ...filters]).split('\n').filter(Boolean);
+};
+const backTo = (n) => waitFor(
+  () => containers(app.app, { healthy: true }).length === n && containers(app.app).length === n,
+  { what: `${n} healthy ${app.app} containers`, timeoutMs: 300_000, everyMs: 1000 },
+);
+const oldest = (ids) => ids.map((id) => [JSON.parse(dockerOk(['inspect', id]))[0].Created, id]).sort()[0][1];
+
+const composeFiles = String(app.docker?.compose_file ?? '').split(':').filter(Boolean);
+const project = new Project({ sample: app.folder, name, files: composeFiles, env });
+const scaleCompose = (n) =>
+  project.run(['up', '-d', '--no-deps', '--no-recreate', '--wait', '--scale', `${app.app}=${n}`, app.app],
+    { timeout: 300_000 });
+const swarm = (args, timeout = 600_000) => dockerOk(args, { cwd: app.dir, env, timeout });
+
+// Each orchestrator's way to start, stop one replica (put back after), scale, replace and end.
+const ORCHESTRATORS = {
+  compose: {
+    up: () => project.run(['up', '-d', '--build', '--wait', '--quiet-pull',
+      ...(opts.services ? ['--no-deps', ...opts.services] : [])], { timeout: 900_000 }),
+    restart: (id) => dockerOk(['start', id]),
+    scale: scaleCompose,
+    async replace() {
+      const before = containers(app.app);
+      scaleCompose(replicas + 1);
+      await sleep(RESOLVE_MS);
+      const victim = oldest(before);
+      dockerOk(['stop', victim], { timeout: 120_000 });
+      dockerOk(['rm', victim]);
+    },
+    down: () => project.down(),
+  },
+  swarm: {
+    up() {
+      swarm(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+      swarm(['compose', ...composeFiles.flatMap((f) => ['-f', f]), 'build', '--quiet', app.app], 900_000);
+      swarm(['stack', 'deploy', '--detach=true', ...stackFiles(app).flatMap((f) => ['-c', f]), name]);
+      if (cap) {
+        console.log(`${cap}: lifted to ${replicas + 1} (docker service update --replicas-max-per-node)`);
+        const lift = ['--replicas-max-per-node', String(replicas + 1)];
+        swarm(['service', 'update', '--detach=true', ...lift, `${name}_${app.app}`]);
+      }
+    },
+    restart: () => {}, // Swarm starts a new task itself (restart_policy: any)
+    scale: (n) => swarm(['service', 'scale', '--detach=false', `${name}_${app.app}=${n}`]),
+    replace: () => swarm(['service', 'update', '--force', '--detach=false', `${name}_${app.app}`]),
+    async down() {
+      docker(['stack', 'rm', name]);
+      const left = () => docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim();
+      await waitFor(() => left() === '', { what: `stack ${name} removed`, timeoutMs: 120_000, everyMs: 1000 })
+        .catch(() => {});
+      docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
+    },
+  },
+};
+const orch = ORCHESTRATORS[opts.orchestrator];
+
+// An event; what puts the replicas back after it.
+const EVENTS = {
+  stop() {
+    const [victim] = containers(app.app);
+    dockerOk(['stop', victim], { timeout: 120_000 });
+    return () => orch.restart(victim);
+  },
+  'scale-down'() {
+    orch.scale(replicas - 1);
+    return () => orch.scale(replicas);
+  },
+  async replace() {
+    await orch.replace();
+    return () => {};
+  },
+};
+
+let load = null;
+let daemon = false; // started here: only then is anything brought down (never another run's)
+let tornDown = null;
+// Once, whoever asks first (the end of the run, Ctrl-C): the load, the deployment, the daemon.
+const tearDown = () => (tornDown ??= (async () => {
+  load?.kill('SIGTERM');
+  if (!daemon) return;
+  try {
+    await orch.down();
+  } finally {
+    await stopDaemon();
+  }
+})());
+// A first Ctrl-C ends the run after the event under way (its figures printed); a second, at once.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (!stopping) {
+      stopping = true;
+      console.error(`deploy-events: ${signal}: ending after this event (again: at once)`);
+      return;
+    }
+    console.error(`deploy-events: ${signal}: bringing everything down`);
+    tearDown().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+const ms = (x) => (x === null ? '-' : `${Math.round(x)}`);
+
+/** The requests meant to leave in [from, to) of the load's clock: what failed, latency, lateness, the bar. */
+function judge(records, from, to) {
+  const sent = records.filter((r) => r.at >= from && r.at < to);
+  const s = summarise(sent);
+  const failed = failuresBetween(records, from, to);
+  // From when each request really left: what the server took, the generator's lateness apart.
+  const served = Math.max(0, ...sent.filter((r) => r.status !== undefined).map((r) => r.latencyMs - r.lagMs));
+  const { latencyMs, sendLagMs } = latencyBetween(records, from, to);
+  const why = [failed.get && `${failed.get} GET failed`, failed.post && `${failed.post} POST failed`,
+    !(latencyMs.max < opts.maxMs) && `max ${ms(latencyMs.max)} ms`, lateWhy(sendLagMs)].filter(Boolean);
+  const errors = { ...s.get.errors, ...s.post.errors };
+  const text = `GET ${s.get.requests} sent / ${failed.get} failed, POST ${s.post.requests} sent / ${failed.post} ` +
+    `failed${failed.get + failed.post ? ` ${JSON.stringify(errors)}` : ''}; ` +
+    `latency p99 ${ms(latencyMs.p99)} / max ${ms(latencyMs.max)} ms (${ms(served)} from the actual send); ` +
+    `lateness p99 ${ms(sendLagMs.p99)} / max ${ms(sendLagMs.max)} ms`;
+  // A generator late past the bound timed itself: no verdict on the latency, to be run again.
+  const verdict = lateWhy(sendLagMs) && !failed.get && !failed.post ? 'INVALID' : 'FAILED';
+  return { ok: why.length === 0, text: `${text}: ${why.length ? `${verdict} (${why.join('; ')})` : 'ok'}` };
+}
+
+const bodyOf = (w) => (typeof w.body === 'string' ? w.body : JSON.stringify(w.body));
+const body = writes ? bodyOf(writes) : '{"drill":true}';
+
+/** Up with its own files, a GET and a POST answered through nginx; returns the URL. */
+async function up() {
+  const port = await freePort();
+  env.HTTP_PORT = String(port);
+  const url = `http://127.0.0.1:${port}`;
+  await startDaemon();
+  daemon = true;
+  buildStandIns();
+  secretsReady(app.folder);
+  console.log(`${app.folder} on ${opts.orchestrator}, ${JSON.stringify(env)}: up with its own files`);
+  await orch.up();
+  await backTo(replicas);
+  const answers = async () => (await fetch(new URL(app.workloads.light ?? '/', url))).ok &&
+    (await fetch(new URL(post, url), { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: body.replaceAll('{id}', 'pre-0') })).ok;
+  await waitFor(answers, { what: 'a GET and a POST through nginx', timeoutMs: 120_000, everyMs: 1000 });
+  return url;
+}
+
+/** load.js in a process of its own; stop() ends it and returns what it wrote and its summary line. */
+function startLoad(url) {
+  const out = path.join(os.tmpdir(), `deploy-events-${process.pid}.json`);
+  const args = ['--url', url, '--get', app.workloads.light ?? '/', '--post', post, '--body', body,
+    '--post-share', String(opts.postShare), '--rate', String(opts.rate), '--seconds', '86400', '--out', out];
+  load = spawn(process.execPath, [new URL('./load.js', import.meta.url).pathname, ...args],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  let line = '';
+  load.stdout.on('data', (d) => { line += d; });
+  const ended = new Promise((resolve) => load.once('exit', resolve));
+  return {
+    async stop() {
+      load.kill('SIGTERM');
+      await ended;
+      const kept = JSON.parse(fs.readFileSync(out, 'utf8'));
+      fs.rmSync(out, { force: true });
+      return { ...kept, line: line.trim() };
+    },
+  };
+}
+
+/** What the store holds of the load's POSTs (one line), and how many were lost or stored twice. */
+async function rows(records, idPrefix) {
+  if (!writes) {
+    const why = app.writes ? `its store (${writesOn(app, 'docker').service}) not run here` : 'x-bench.writes: null';
+    return { text: `writes not counted: ${post} keeps nothing (${why})`, bad: 0 };
+  }
+  const exec = async ({ service, argv, timeoutMs }) => {
+    const [id] = containers(service);
+    const exposed = JSON.parse(dockerOk(['inspect', '--format', '{{json .Config.ExposedPorts}}', id]));
+    const port = Object.keys(exposed ?? {})[0]?.split('/')[0] ?? '';
+    const res = docker(['exec', id, ...argv.map((a) => a.replaceAll('{port}', port))], { timeout: timeoutMs });
+    return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+  };
+  const stored = await readBack({ runner: /** @type {any} */ ({ engine: 'docker', exec }), runDir: name, writes,
+    prefix: idPrefix });
+  const w = accountWrites(records, stored);
+  return {
+    text: `${w.acknowledged} POSTs acknowledged, ${w.stored} of them stored (rows in ${writes.service}), ` +
+      `${w.lost} lost, ${w.duplicated} duplicated, ${w.ambiguous} failed but stored`,
+    bad: w.lost + w.duplicated,
+  };
+}
+
+async function main() {
+  const generator = startLoad(await up());
+  await sleep(RESOLVE_MS);
+  const events = [];
+  let broken = null; // an event that could not be done or undone ends the run; what was measured is kept
+  for (let i = 0; i < opts.events && !stopping && !broken; i += 1) {
+    const kind = KINDS[i % KINDS.length];
+    const at = Date.now();
+    try {
+      const putBack = await EVENTS[kind]();
+      events.push({ kind, at, actedMs: Date.now() - at });
+      await putBack();
+      await backTo(replicas);
+      await sleep(RESOLVE_MS);
+      console.error(`event ${i + 1}/${opts.events} ${kind}: done in ${Math.round((Date.now() - at) / 1000)} s`);
+    } catch (err) {
+      broken = `event ${i + 1} (${kind}): ${err.message}`;
+    }
+  }
+  const { records, startedAt, idPrefix, line } = await generator.stop();
+  if (broken) console.log(`deploy-events: ${broken}`);
+  if (!events.length) throw new Error('no event done');
+  let failures = 0;
+  events.forEach((e, i) => {
+    const j = judge(records, e.at - startedAt, i + 1 < events.length ? events[i + 1].at - startedAt : Infinity);
+    if (!j.ok) failures += 1;
+    console.log(`event ${i + 1}/${events.length} ${e.kind} (${Math.round(e.actedMs / 1000)} s): ${j.text}`);
+  });
+  const all = judge(records, events[0].at - startedAt, Infinity);
+  const stored = await rows(records, idPrefix);
+  const bar = `0 failed, max < ${opts.maxMs} ms, lateness p99 ≤ ${SEND_LAG_P99_BOUND_MS} ms`;
+  console.log(`${events.length} of ${opts.events} events, ${failures} failed the bar (${bar}): ${all.text}; ` +
+    stored.text);
+  console.log(`load.js, the whole run: ${line}`);
+  return failures || stored.bad || events.length < opts.events ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (err) {
+  console.error(`deploy-events: ${err.message}`);
+} finally {
+  await tearDown();
+}
+process.exit(code);
