@@ -86,6 +86,8 @@ test('spread over the processes and the busiest loop, against the cgroups\' spre
   assert.match(lines.join('\n'), /spread: requests \(metrics\) against CPU time \(cgroups\): 1\.50 against 1\.00/);
   assert.deepEqual(appMetricsSection(doc, 'guide'), []);
   assert.deepEqual(appMetricsSection({ cells: [{ id: 'x', status: 'ok' }] }, 'report'), []);
+  const onDocker = { protocol: { engine: { name: 'docker' } }, cells: [{ id: 'x', status: 'ok' }] };
+  assert.match(appMetricsSection(onDocker, 'report').join('\n'), /Not read on the Docker engine: .*ENGINE=processes/);
 });
 
 test('a text\'s requests and loop time, per process (the worker label)', () => {

@@ -29,13 +29,20 @@ export function disagreements(m, cpusPerInstance) {
   return out;
 }
 
+const TITLE = '## The samples\' own metrics beside the bench\'s probes';
+
 /**
  * The report's section (sections.js): per cell read, both answers and the probes beside them, and
- * where they disagree. Nothing where no cell has a reading (the Docker engine, a run before them).
+ * where they disagree. On the Docker engine, why none was read; nothing for a run before them.
  */
 export function appMetricsSection(doc, where) {
   const cells = (doc.cells ?? []).filter((c) => c.status === 'ok' && c.appMetrics);
-  if (where !== 'report' || !cells.length) return [];
+  if (where !== 'report') return [];
+  if (!cells.length && doc.protocol?.engine?.name === 'docker') {
+    return [TITLE, '', 'Not read on the Docker engine: the apps\' metrics port is on their service network only '
+      + '(never through nginx), and the bench reads it on the processes engine (`ENGINE=processes`).', ''];
+  }
+  if (!cells.length) return [];
   const f = (s) => (Number.isFinite(s?.median)
     ? `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max.toFixed(2)})` : '—');
   const rows = cells.map((c) => {
@@ -47,7 +54,7 @@ export function appMetricsSection(doc, where) {
     return `| ${[...cols, gaps.join('; ') || 'agree'].join(' | ')} |`;
   });
   return [
-    '## The samples\' own metrics beside the bench\'s probes',
+    TITLE,
     '',
     'Each saturated window, read from the apps\' `/metrics` (`METRICS_PORT`) before and after it: the spread of '
       + 'requests over the serving processes (the busiest one\'s over the mean; 1 is even) and the busiest event loop '
