@@ -35,6 +35,6 @@ export async function openEngine({ engine: name, why }, { log } = {}) {
     await runner.stopPrivateEngine();
   };
   if (started) track(release);
-  const daemon = e.private ? 'private (harness/docker, userland proxy off)' : 'existing';
+  const daemon = e.private ? 'private (harness/docker-engine, userland proxy off)' : 'existing';
   return { record: { name, chosen: why, version: e.version, daemon }, runner, release };
 }
