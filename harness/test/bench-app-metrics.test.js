@@ -87,7 +87,7 @@ test('spread over the processes and the busiest loop, against the cgroups\' spre
   assert.deepEqual(appMetricsSection(doc, 'guide'), []);
   assert.deepEqual(appMetricsSection({ cells: [{ id: 'x', status: 'ok' }] }, 'report'), []);
   const onDocker = { protocol: { engine: { name: 'docker' } }, cells: [{ id: 'x', status: 'ok' }] };
-  assert.match(appMetricsSection(onDocker, 'report').join('\n'), /Not read on the Docker engine: .*ENGINE=processes/);
+  assert.match(appMetricsSection(onDocker, 'report').join('\n'), /No cell has a reading: .*ENGINE=processes/);
 });
 
 test('a text\'s requests and loop time, per process (the worker label)', () => {

@@ -64,6 +64,11 @@ function urlOf(c) {
   return mine ? `http://127.0.0.1:${mine.HostPort}` : null;
 }
 
+// The ports a container's own environment names (HTTP_PORT, METRICS_PORT, …): what the processes
+// backend calls an instance's extraPorts, reached on the container's address (`host`).
+const portsInEnv = (c) => Object.fromEntries((c.Config.Env ?? [])
+  .map((kv) => /^(\w+_PORT)=(\d+)$/.exec(kv)).filter(Boolean).map((m) => [m[1], Number(m[2])]));
+
 // One container as the engine's inspect shows it, in the backend's terms.
 const rowOf = (c) => ({
   service: c.Config.Labels['com.docker.compose.service'],
@@ -79,6 +84,8 @@ const rowOf = (c) => ({
   restart: c.HostConfig.RestartPolicy?.Name || 'no',
   oneshot: c.HostConfig.RestartPolicy?.Name === 'no' && !c.State.Running && c.State.ExitCode === 0,
   url: urlOf(c),
+  host: Object.values(c.NetworkSettings?.Networks ?? {}).map((n) => n.IPAddress).find(Boolean) ?? null,
+  extraPorts: portsInEnv(c),
 });
 
 // Compose stamps its project and service labels on the images it builds, and a container inherits
@@ -139,13 +146,18 @@ export function findContainer(record, service, index) {
   return c;
 }
 
-/** The record's services: { name: { restart, instances: [{ index, name, id, pid, url }] } } of these containers. */
+/**
+ * The record's services: { name: { restart, instances: [{ index, name, id, pid, url, host, extraPorts }] } }
+ * of these containers.
+ */
 export function servicesOf(list) {
   /** @type {Record<string, any>} */
   const services = {};
   for (const c of list) {
     services[c.service] ??= { restart: { name: c.restart }, instances: [] };
-    services[c.service].instances.push({ index: c.index, name: c.name, id: c.id, pid: c.pid, url: c.url });
+    services[c.service].instances.push({
+      index: c.index, name: c.name, id: c.id, pid: c.pid, url: c.url, host: c.host, extraPorts: c.extraPorts,
+    });
   }
   return services;
 }

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerFor, availableCpus, PlacementError } from '../../runner/index.js';
 import { engine, docker, dockerOk, waitFor, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
+import { metricsReader } from '../../bench/lib/run/app-metrics.js';
 
 const { skip, failed } = await engine();
 const runner = runnerFor('docker');
@@ -56,6 +57,9 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
     for (const port of published) assert.equal(port.HostIp, '127.0.0.1');
     assert.deepEqual(state.cpuLimits.budget, { enforced: true, cpus: 1 });
   });
+
+  test(`each replica's /metrics at its container's address, as the bench reads it ${STAND_INS}`, () =>
+    metricsAtAddresses(state.services.app.instances));
 
   test(`ps: every container, running and healthy; none made from its image outside Compose ${STAND_INS}`, () =>
     psListsItsOwn(runDir, state.services.app.instances[0].id));
@@ -293,3 +297,17 @@ describe(`the runner's docker backend: exec in dotnet-api's PostgreSQL ${STAND_I
     await assert.rejects(runner.exec({ runDir, service: 'nope', argv: ['true'] }), /no service 'nope'/);
   });
 });
+
+// The bench reads each app instance's /metrics at instance.host (the container's address on its
+// network) and extraPorts.METRICS_PORT (from its environment): GETs sent to each are counted there.
+async function metricsAtAddresses(instances) {
+  const urls = instances.map((i) => `http://${i.host}:${i.extraPorts.METRICS_PORT}/metrics`);
+  const before = await metricsReader(() => urls)();
+  assert.ok(before, `every replica's metrics answered at ${urls.join(', ')}`);
+  for (const i of instances) for (let k = 0; k < 5; k += 1) assert.equal((await fetch(`${i.url}/`)).status, 200);
+  const now = await metricsReader(() => urls)();
+  assert.ok(now);
+  const counted = Object.entries(now.processes).map(([k, p]) => p.requests - (before.processes[k]?.requests ?? 0));
+  assert.equal(counted.length, 2, 'one serving process a replica');
+  for (const n of counted) assert.ok(n >= 5, `each replica counted the 5 GETs sent to it (${counted})`);
+}

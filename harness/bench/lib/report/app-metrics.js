@@ -33,14 +33,15 @@ const TITLE = '## The samples\' own metrics beside the bench\'s probes';
 
 /**
  * The report's section (sections.js): per cell read, both answers and the probes beside them, and
- * where they disagree. On the Docker engine, why none was read; nothing for a run before them.
+ * where they disagree. On Docker with no reading, why; nothing for a run before them.
  */
 export function appMetricsSection(doc, where) {
   const cells = (doc.cells ?? []).filter((c) => c.status === 'ok' && c.appMetrics);
   if (where !== 'report') return [];
   if (!cells.length && doc.protocol?.engine?.name === 'docker') {
-    return [TITLE, '', 'Not read on the Docker engine: the apps\' metrics port is on their service network only '
-      + '(never through nginx), and the bench reads it on the processes engine (`ENGINE=processes`).', ''];
+    return [TITLE, '', 'No cell has a reading: the bench reads each container\'s metrics port at its address on '
+      + 'the service network (never through nginx), and none answered there (Docker Desktop, for one, does not '
+      + 'route to container addresses; `ENGINE=processes` reads them on loopback).', ''];
   }
   if (!cells.length) return [];
   const f = (s) => (Number.isFinite(s?.median)

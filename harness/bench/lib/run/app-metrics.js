@@ -1,7 +1,7 @@
 // What the samples' own /metrics say of a cell, beside the bench's own probes: how evenly the
 // requests spread over the serving processes (the busiest one's count over the mean, 1 = even) and
 // the busiest event loop (the share of the window its loop was running code). Read from each app
-// instance's metrics port (the runner's instance.extraPorts.METRICS_PORT, processes engine) right
+// instance's metrics port (the runner's instance.extraPorts.METRICS_PORT, at instance.host on Docker) right
 // before and after each saturated window, outside its timing. The bench's own probes for the same
 // two questions: each instance's CPU time (its cgroup), as a spread and as the busiest instance's
 // share of one CPU (one process per instance only: a cluster's instance holds several loops).

@@ -114,10 +114,10 @@ export async function startDeployment(runner, dep, opts) {
     },
     usage: usageReader(runner, runDir, s),
     instanceUrls: () => (state.services[s.app]?.instances ?? []).map((i) => i.url),
-    // Each app instance's /metrics where the runner gave it a metrics port (processes engine: the
-    // sample's x-local extra_ports_env); [] elsewhere.
+    // Each app instance's /metrics where it has a metrics port: on loopback (processes engine: the
+    // sample's x-local extra_ports_env), or at the container's address on its network (Docker).
     appMetricsUrls: () => (state.services[s.app]?.instances ?? []).filter((i) => i.extraPorts?.METRICS_PORT)
-      .map((i) => `http://127.0.0.1:${i.extraPorts.METRICS_PORT}/metrics`),
+      .map((i) => `http://${i.host ?? '127.0.0.1'}:${i.extraPorts.METRICS_PORT}/metrics`),
     signal: (index, sig) => runner.signal({ runDir, service: s.app, index, signal: sig }),
     // Down for good (as `docker kill`: no restart policy brings it back), for the experiments.
     killHeld: (index) => runner.killHeld({ runDir, service: s.app, index }),
