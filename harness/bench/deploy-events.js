@@ -9,12 +9,14 @@
 // leave from its start to the next one's, the generator's own lateness), then the total with the
 // rows the store holds against the POSTs acknowledged. Exit 1 if an event fails the bar (no failed
 // request, max under --max-ms, send lag p99 within the bound), 2 on misuse. Everything it started
-// is brought down at the end and on Ctrl-C. A hand run, under the shared Docker lock:
+// is brought down at the end and on Ctrl-C. The run's folder (--out, else .run/deploy-events/…) keeps
+// the load's records, nginx's log and the replicas' logs; an event that missed the bar is printed with
+// nginx's lines of it that say what went wrong (lib/drills/event-evidence.js). A hand run, under the
+// shared Docker lock:
 //   node harness/bench/deploy-events.js --sample <folder> --orchestrator compose|swarm [--events 20]
 //     [--env REPLICAS=2,…] [--rate 100] [--post-share 0.2] [--max-ms 1000] [--services app,nginx]
-//     [--lift-per-node]
+//     [--lift-per-node] [--out dir]
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,6 +27,8 @@ import { stackFiles, whyNoSwarm } from './lib/drills/swarm.js';
 import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
 import { summarise } from './lib/drills/load.js';
 import { lateWhy, SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
+import { linesIn } from './lib/drills/event-evidence.js';
+import { REPO_ROOT } from '../lib/repo-root.js';
 import { engineUnavailable, startDaemon, stopDaemon, docker } from '../docker-engine/daemon.js';
 import { buildStandIns } from '../docker-engine/build-stand-ins.js';
 import { Project, dockerOk, freePort, waitFor, secretsReady } from '../test/docker/helpers.js';
@@ -62,6 +66,7 @@ const opts = new Command('deploy-events')
   .option('--services <list>', 'only these run (compose: without their dependencies; a stack deploys all): a store '
     + 'not among them leaves the writes uncounted, POSTs going to x-bench.post', (v) => v.split(',').filter(Boolean))
   .option('--lift-per-node', "a stack that places fewer app tasks per node than REPLICAS + 1: lift it (said)")
+  .option('--out <dir>', "the run's folder: records, nginx's and the replicas' logs (default .run/deploy-events/…)")
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (deploy-events --help lists them)\n`) })
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .parse()
@@ -93,6 +98,9 @@ if (engineUnavailable()) {
 }
 
 const name = `lab-events-${app.folder}`;
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const outDir = path.resolve(opts.out
+  ?? path.join(REPO_ROOT, '.run', 'deploy-events', `${app.folder}-${opts.orchestrator}-${stamp}`));
 const label = (service) => (opts.orchestrator === 'swarm'
   ? [`label=com.docker.swarm.service.name=${name}_${service}`]
   : [`label=com.docker.compose.project=${name}`, `label=com.docker.compose.service=${service}`]);
@@ -105,6 +113,15 @@ const backTo = (n) => waitFor(
   () => containers(app.app, { healthy: true }).length === n && containers(app.app).length === n,
   { what: `${n} healthy ${app.app} containers`, timeoutMs: 300_000, everyMs: 1000 },
 );
+/** A container's log, stamped by Docker, into the run's folder (before it is removed); its text. */
+const keepLog = (id, what) => {
+  const res = docker(['logs', '--timestamps', id], { timeout: 60_000 });
+  const text = `${res.stdout}${res.stderr}`;
+  fs.writeFileSync(path.join(outDir, `${what}-${id.slice(0, 12)}.log`), text);
+  return text;
+};
+const everyContainer = (service) =>
+  dockerOk(['ps', '-aq', ...label(service).flatMap((f) => ['--filter', f])]).split('\n').filter(Boolean);
 const oldest = (ids) => ids.map((id) => [JSON.parse(dockerOk(['inspect', id]))[0].Created, id]).sort()[0][1];
 
 const composeFiles = String(app.docker?.compose_file ?? '').split(':').filter(Boolean);
@@ -127,6 +144,7 @@ const ORCHESTRATORS = {
       await sleep(RESOLVE_MS);
       const victim = oldest(before);
       dockerOk(['stop', victim], { timeout: 120_000 });
+      keepLog(victim, app.app);
       dockerOk(['rm', victim]);
     },
     down: () => project.down(),
@@ -246,7 +264,7 @@ async function up() {
 
 /** load.js in a process of its own; stop() ends it and returns what it wrote and its summary line. */
 function startLoad(url) {
-  const out = path.join(os.tmpdir(), `deploy-events-${process.pid}.json`);
+  const out = path.join(outDir, 'records.json');
   const args = ['--url', url, '--get', app.workloads.light ?? '/', '--post', post, '--body', body,
     '--post-share', String(opts.postShare), '--rate', String(opts.rate), '--seconds', '86400', '--out', out];
   load = spawn(process.execPath, [new URL('./load.js', import.meta.url).pathname, ...args],
@@ -259,7 +277,6 @@ function startLoad(url) {
       load.kill('SIGTERM');
       await ended;
       const kept = JSON.parse(fs.readFileSync(out, 'utf8'));
-      fs.rmSync(out, { force: true });
       return { ...kept, line: line.trim() };
     },
   };
@@ -288,7 +305,14 @@ async function rows(records, idPrefix) {
   };
 }
 
+/** nginx's and the replicas' logs into the run's folder; nginx's text (all its containers). */
+function keepLogs() {
+  for (const id of everyContainer(app.app)) keepLog(id, app.app);
+  return everyContainer(app.proxy ?? 'nginx').map((id) => keepLog(id, app.proxy ?? 'nginx')).join('\n');
+}
+
 async function main() {
+  fs.mkdirSync(outDir, { recursive: true });
   const generator = startLoad(await up());
   await sleep(RESOLVE_MS);
   const events = [];
@@ -310,18 +334,25 @@ async function main() {
   const { records, startedAt, idPrefix, line } = await generator.stop();
   if (broken) console.log(`deploy-events: ${broken}`);
   if (!events.length) throw new Error('no event done');
+  const nginxLog = keepLogs();
   let failures = 0;
   events.forEach((e, i) => {
-    const j = judge(records, e.at - startedAt, i + 1 < events.length ? events[i + 1].at - startedAt : Infinity);
-    if (!j.ok) failures += 1;
+    const end = i + 1 < events.length ? events[i + 1].at : Infinity;
+    const j = judge(records, e.at - startedAt, end - startedAt);
     console.log(`event ${i + 1}/${events.length} ${e.kind} (${Math.round(e.actedMs / 1000)} s): ${j.text}`);
+    if (j.ok) return;
+    failures += 1;
+    const said = linesIn(nginxLog, { fromMs: e.at, toMs: end, slowMs: opts.maxMs });
+    for (const line of said) console.log(`  nginx ${line}`);
   });
+  fs.writeFileSync(path.join(outDir, 'events.json'), `${JSON.stringify(events)}\n`);
   const all = judge(records, events[0].at - startedAt, Infinity);
   const stored = await rows(records, idPrefix);
   const bar = `0 failed, max < ${opts.maxMs} ms, lateness p99 ≤ ${SEND_LAG_P99_BOUND_MS} ms`;
   console.log(`${events.length} of ${opts.events} events, ${failures} failed the bar (${bar}): ${all.text}; ` +
     stored.text);
   console.log(`load.js, the whole run: ${line}`);
+  console.log(`kept: ${path.relative(process.cwd(), outDir) || outDir} (records, nginx's and the replicas' logs)`);
   return failures || stored.bad || events.length < opts.events ? 1 : 0;
 }
 
