@@ -45,8 +45,8 @@ export function loadConfig(env = process.env) {
     // requests still running are cut and it exits. The primary SIGKILLs it 2 s after that.
     drainMs: int(env, 'DRAIN_TIMEOUT_MS', 10_000, { min: 1, max: 600_000 }),
     // On a stop from outside (SIGTERM), how long the workers keep serving first, /ready saying 503
-    // and every answer `Connection: close`: until a proxy or orchestrator that watches readiness
-    // or DNS (nginx re-resolves every 2 s) has stopped sending here. 0: close at once. Not on
+    // and keep-alive on (answers close their connection after it): until a proxy or orchestrator
+    // that watches readiness or DNS (nginx re-resolves every 2 s) has stopped sending here. 0: close at once. Not on
     // SIGINT or a rolling restart, where the cluster's other workers keep the port.
     drainDelayMs: int(env, 'DRAIN_DELAY_MS', 0, { min: 0, max: 600_000 }),
     // During a drain, keep-alive sockets get this long to take their `Connection: close` response.

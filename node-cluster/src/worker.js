@@ -58,13 +58,17 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     process.exit(code);
   };
 
-  // delayMs: keep accepting this long first (config.drainDelayMs on a stop from outside).
+  // delayMs: keep accepting this long first (config.drainDelayMs on a stop from outside), /ready
+  // 503 and keep-alive on, as node-replicas and dotnet-api do: with every answer closing its
+  // connection nginx (which, on Compose, sends here until the container exits) would open one per
+  // request, and the listening socket's close resets those still in its accept queue (a POST on
+  // one: a 502 nginx never resends). Idle, nginx closes its connections itself (keepalive_timeout).
+  let draining = false;
   function shutdown(reason, delayMs = 0) {
-    if (closing) return;
-    closing = true;
+    if (draining) return;
+    draining = true;
     state.draining = true;
     log('worker draining', { reason, inFlight: inFlight.size, delayMs });
-    for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     // Backstop: requests still running when the drain timeout (counted from now, the delay
     // included) runs out are cut off.
     setTimeout(() => {
@@ -76,12 +80,16 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     // grace below: nginx's next tries are refused at once and mark it failed (max_fails) for its
     // fail_timeout, which outlasts that grace plus nginx's re-resolution of the name once the
     // container is gone — so nginx never waits out a connect to the vanished address. Its open
-    // connections are left be meanwhile: the delay outlasts nginx's upstream keepalive_timeout, so
-    // nginx has closed those it kept idle, and one it has just opened may be about to carry a POST.
+    // connections are left be meanwhile, each closing after its next answer: one nginx has just
+    // opened may be about to carry a POST.
     const ownSocket = !ownPrimary && !cluster.isWorker && delayMs > 0;
-    const stopped = ownSocket
-      ? new Promise((resolve) => setTimeout(() => net.Server.prototype.close.call(server, resolve), delayMs).unref())
-      : null;
+    let stopped = null;
+    // After the delay: every answer closes its connection.
+    setTimeout(() => {
+      closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      if (ownSocket) stopped = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
+    }, delayMs).unref();
     // Keep-alive clients first get one more response each, marked `Connection: close`, so they
     // stop reusing the socket themselves. Closing a socket that looks idle at once races with a
     // request the client is already sending on it (ECONNRESET), hence the short grace.
