@@ -95,8 +95,11 @@ function notMeasured(doc, reportLink) {
     ([w, ids]) => `- ${ids.length} verdict${ids.length > 1 ? 's' : ''} (e.g. ${link(ids[0])}): ${w}.`,
   );
   const suspect = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.suspect);
-  if (suspect.length)
-    out.push(`- Kept out as suspect (${suspect.length}): ${suspect.map((v) => link(v.id)).join(', ')}.`);
+  if (suspect.length) {
+    const some = suspect.slice(0, 3).map((v) => link(v.id)).join(', ');
+    const rest = suspect.length > 3 ? ` and ${suspect.length - 3} more in [the list](${reportLink}#every-verdict)` : '';
+    out.push(`- Kept out as suspect (${suspect.length}): ${some}${rest}.`);
+  }
   return out.length ? ['## Not measured here', '', ...out, ''] : [];
 }
 

@@ -49,11 +49,15 @@ function clusterVsContainers(doc) {
   if (!ctrl || !head || labelOf(ctrl, doc) === null) return NOT_RUN;
   const l = labelOf(ctrl, doc);
   const where = `${onCpus(cpus(doc, ctrl)).trim()} a container`;
+  // The control decides; the headline is said as it reads (it may have a label of its own).
+  const both = l === 'cant-tell' && labelOf(head, doc) === 'cant-tell';
   const answer = l === 'cant-tell'
-    ? `not testable on this machine (both comparisons can't tell ${where})`
+    ? `not testable on this machine (${both ? 'both comparisons' : 'one worker against four'} can't tell ${where})`
     : `${wins(doc, ctrl, ctrl.a) ? 'confirmed' : 'refuted'} (${where})`;
+  const { down, up } = ruleOf(doc);
   const unsettled = l === 'cant-tell'
-    ? `: the intervals cross the ±${fmt(ruleOf(doc).margin * 100)}% line, so this machine cannot settle it`
+    ? `: ${both ? 'both intervals cross' : 'the first interval crosses'} ×${fmt(down, 3)} or ×${up.toFixed(2)}, so ` +
+      'this machine cannot settle it'
     : '';
   return {
     answer,
