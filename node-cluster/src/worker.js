@@ -84,16 +84,33 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     // opened may be about to carry a POST.
     const ownSocket = !ownPrimary && !cluster.isWorker && delayMs > 0;
     let stopped = null;
-    // After the delay: every answer closes its connection.
-    setTimeout(() => {
+    // After the delay: every answer closes its connection, and the port closes once a turn of the
+    // event loop has accepted nothing (at most 50 turns). Node accepts one queued connection per
+    // turn, in its poll phase (a setImmediate runs right after it); closed with connections still
+    // queued, the port resets them, and a POST nginx wrote on one is a 502 it never resends. A
+    // process held at its CPU quota gathers them while its loop waits (node-replicas' shutdown.js).
+    let closeNow;
+    const closed = new Promise((resolve) => { closeNow = resolve; }).then(() => {
       closing = true;
       for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       if (ownSocket) stopped = new Promise((resolve) => net.Server.prototype.close.call(server, resolve));
-    }, delayMs).unref();
+    });
+    const afterQuietTurn = (turnsLeft) => {
+      let accepted = false;
+      const seen = () => { accepted = true; };
+      server.once('connection', seen);
+      setImmediate(() => {
+        server.off('connection', seen);
+        if (accepted && turnsLeft > 1) afterQuietTurn(turnsLeft - 1);
+        else closeNow();
+      });
+    };
+    setTimeout(() => afterQuietTurn(50), delayMs).unref();
     // Keep-alive clients first get one more response each, marked `Connection: close`, so they
     // stop reusing the socket themselves. Closing a socket that looks idle at once races with a
-    // request the client is already sending on it (ECONNRESET), hence the short grace.
-    setTimeout(() => {
+    // request the client is already sending on it (ECONNRESET), hence the short grace. (After the
+    // step above, also when the grace is 0.)
+    setTimeout(() => closed.then(() => {
       const idle = setInterval(() => server.closeIdleConnections(), 100);
       idle.unref();
       const done = () => {
@@ -111,7 +128,7 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
       } else {
         server.close(done);
       }
-    }, delayMs + Math.min(config.idleGraceMs, Math.max(0, config.drainMs - delayMs))).unref();
+    }), delayMs + Math.min(config.idleGraceMs, Math.max(0, config.drainMs - delayMs))).unref();
   }
 
   process.on('message', (/** @type {{ cmd?: string, delayMs?: number }} */ msg) => {

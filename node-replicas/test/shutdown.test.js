@@ -7,7 +7,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer } from './helpers/child.js';
-import { request } from './helpers/http.js';
+import { request, rawExchange, statusOf } from './helpers/http.js';
 
 // Starts `n` slow requests and returns their promises once the server has surely read them:
 // a later request on a new connection has been answered, and Node handles input in order.
@@ -141,4 +141,32 @@ test('the drain is bounded: a request still running at DRAIN_TIMEOUT_MS is cut a
   assert.deepEqual(await server.exited, { code: 1, signal: null });
   assert.equal((await pending[0]).error?.code, 'ECONNRESET');
   assert.match(server.output(), /still open after 300 ms/);
+});
+
+// A replica held at its CPU quota is stopped for tens of ms at a time, and connections nginx opens
+// meanwhile wait in the kernel's accept queue, a POST already written on each. The port must close
+// only after the event loop has accepted them: closed from the drain delay's timer (which runs
+// before the loop polls), it reset them (2 POST 502s in 7 stops on Swarm, 2026-12-04). Here the
+// loop is held by a CPU-bound request that outlasts the delay, and POSTs are queued meanwhile.
+test('DRAIN_DELAY_MS: connections queued while the loop was busy when the delay ran out are answered', async (t) => {
+  // How many /pi samples take about 2.5 s here: a busy loop that surely spans the delay's end.
+  const server = await startServer(t, { DRAIN_DELAY_MS: '600', PI_MAX_SAMPLES: '1000000000' });
+  const probe = 20_000_000;
+  const t0 = Date.now();
+  assert.equal((await request(`${server.url}/pi?samples=${probe}`)).status, 200);
+  const samples = Math.min(1_000_000_000, Math.ceil((probe * 2500) / Math.max(1, Date.now() - t0)));
+
+  const signalled = Date.now();
+  server.child.kill('SIGTERM');
+  await sleep(200);
+  const busy = request(`${server.url}/pi?samples=${samples}`, { timeoutMs: 30_000 });
+  await sleep(150); // the loop is in /pi now; the delay runs out while it computes
+  const body = JSON.stringify({ queued: true });
+  const posts = Array.from({ length: 3 }, () => rawExchange(server.port,
+    `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    { timeoutMs: 30_000 }).then(statusOf, (err) => err.code ?? err.message));
+  assert.equal((await busy).status, 200);
+  assert.ok(Date.now() - signalled > 600 + 100, 'the busy request outlasted the drain delay');
+  assert.deepEqual(await Promise.all(posts), [201, 201, 201]);
+  assert.deepEqual(await server.exited, { code: 0, signal: null });
 });
