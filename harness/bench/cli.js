@@ -8,6 +8,7 @@
 // HDR histograms, the tools, the runners) load only after that: a misuse costs one short start.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { SCENARIOS } from './lib/plan/scenarios.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
 import { isolationOf } from './lib/plan/cpu-budgets.js';
@@ -103,9 +104,9 @@ const program = new Command()
   .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 appOptions(program); // --app, --paths, --health, --start, --service, --reuse-port: your own service (lib/apps/)
 
-function listPlan(ctx, estimateSeconds) {
-  const { plan, isolation: iso } = ctx;
+function listPlan({ plan, apps, budgetChoice: choice, measuring: m, folder }, estimateSeconds) {
   const p = plan.params;
+  const iso = m.isolation;
   const budgets = iso.budgets
     .map(
       (b) =>
@@ -113,45 +114,62 @@ function listPlan(ctx, estimateSeconds) {
     )
     .join(', ');
   console.log(
-    `engine ${ctx.engineChoice.engine} (${ctx.engineChoice.why}); mode ${plan.mode}: ` +
+    `engine ${m.engineChoice.engine} (${m.engineChoice.why}); mode ${plan.mode}: ` +
       `${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); ` +
       `capacity at p99 ≤ ${p.sloP99Ms} ms in ${p.capacitySteps} steps; generator on CPU ${iso.generatorCpus}`,
   );
-  console.log(`budgets ${budgets}: ${ctx.budgets.why}`);
-  console.log(`apps: ${ctx.apps.map((a) => `${a.name} (${a.sample})`).join(', ')}; results to ${ctx.outDir}`);
+  console.log(`budgets ${budgets}: ${choice.why}`);
+  console.log(`apps: ${apps.map((a) => `${a.name} (${a.sample})`).join(', ')}; results to ${folder.outDir}`);
   for (const s of plan.scenarios) {
     console.log(`\n${s.name}: ${s.title}`);
     for (const c of s.cells) console.log(`  ${c.id.padEnd(40)} ${c.kind.padEnd(8)} ${c.topology.label}`);
     if (s.comparisons.length) console.log(`  ${s.comparisons.length} verdicts`);
   }
   const cells = plan.scenarios.reduce((n, s) => n + s.cells.length, 0);
-  const minutes = Math.ceil(estimateSeconds(plan, { moves: ctx.moves }) / 60);
+  const minutes = Math.ceil(estimateSeconds(plan, { moves: m.moves }) / 60);
   console.log(
-    `\n${cells} cells, tool ${ctx.tool} (+ paced for capacity and latency at a fixed rate, ` +
-      `${ctx.pacedTool} for the experiments' fixed rates), about ${minutes} min`,
+    `\n${cells} cells, tool ${m.tool} (+ paced for capacity and latency at a fixed rate, ` +
+      `${m.pacedTool} for the experiments' fixed rates), about ${minutes} min`,
   );
   return 0;
 }
 
 // Every app of the plan has the secret files its compose.yaml names (make bench creates them with
 // make secrets): found missing only when its first deployment starts, they failed every one of its cells.
-function checkSecrets(ctx) {
-  const samples = new Set(ctx.plan.scenarios.flatMap((s) => s.cells.map((c) => c.topology.sample)));
+function checkSecrets(plan) {
+  const samples = new Set(plan.scenarios.flatMap((s) => s.cells.map((c) => c.topology.sample)));
   const missing = [...samples].flatMap((sample) => missingSecretFiles(describeSample(sample).dir));
   if (missing.length)
     throw new Error(`${missing.join(', ')} missing: run \`make secrets\` (make bench does it first)`);
 }
 
+// Prints the summary table and the files written, then the failed measurements: 1 if any, else 0.
+async function reportRun(doc, files) {
+  const { summaryTable } = await import('./lib/report/table.js');
+  console.log(summaryTable(doc));
+  console.log(`\nwrote ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
+  const failed = doc.cells.filter((c) => c.status === 'failed');
+  if (!failed.length) return 0;
+  console.error(`\nbench: ${failed.length} of ${doc.cells.length} measurements failed:`);
+  for (const c of failed) console.error(`  - ${c.id}: ${c.error}`);
+  return 1;
+}
+
 const shellQuote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
 
+// The stages in turn, each given what it needs and returning its product: `make report` judges a
+// results file again and writes its folder; `make bench` plans, measures, judges and writes.
 async function main() {
   program.parse();
   const opts = program.opts();
   const prices = parsePrices(opts);
   if (opts.from) {
     const doc = await readResults(opts.from); // missing, not ours, another schema: one line, exit 2
-    const { rerender } = await import('./lib/rerender.js');
-    const files = await rerender({ doc, from: opts.from, out: opts.out, guide: opts.guide, label: opts.label }, prices);
+    const { rejudge } = await import('./lib/judge/results-document.js');
+    const { writeResults } = await import('./lib/report/write-folder.js');
+    const { resultsFolder } = await import('./lib/run-setup.js');
+    const folder = resultsFolder(opts, path.dirname(opts.from));
+    const files = await writeResults(rejudge(doc, { label: opts.label }), prices, folder);
     console.log(`wrote ${files.join(', ')}`);
     return 0;
   }
@@ -176,13 +194,21 @@ async function main() {
       throw new Error(`--matrix ${opts.matrix}: ${e.message}`, { cause: e });
     }
   }
-  const { runContext } = await import('./lib/run-context.js');
-  const ctx = runContext(opts, { isolation });
-  if (opts.list) return listPlan(ctx, (await import('./lib/run/index.js')).estimateSeconds);
-  checkSecrets(ctx); // a sample's password files: else one line, exit 2, before anything starts
-  if (app) await checkAppOnEngine(app, ctx.engineChoice); // healthy, every path below 400: else one line, exit 2
-  const { runBench } = await import('./lib/run-bench.js');
-  return runBench(ctx, { label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '), prices });
+  const { runSetup } = await import('./lib/run-setup.js');
+  const setup = runSetup(opts, { isolation });
+  const { plan, measuring } = setup;
+  if (opts.list) return listPlan(setup, (await import('./lib/run/index.js')).estimateSeconds);
+  checkSecrets(plan); // a sample's password files: else one line, exit 2, before anything starts
+  if (app) await checkAppOnEngine(app, measuring.engineChoice); // healthy, every path below 400: else one line, exit 2
+  const { measurePlan } = await import('./lib/run/measure-plan.js');
+  const { buildResults } = await import('./lib/judge/results-document.js');
+  const { writeResults } = await import('./lib/report/write-folder.js');
+  const measured = await measurePlan(plan, measuring);
+  const doc = buildResults({
+    plan, ...measured, apps: setup.apps, budgetChoice: setup.budgetChoice, whole: setup.whole,
+    label: opts.label, argv: process.argv.slice(2).map(shellQuote).join(' '),
+  });
+  return reportRun(doc, await writeResults(doc, prices, setup.folder));
 }
 
 main().then(

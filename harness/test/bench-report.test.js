@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeOutputs } from '../bench/lib/report/write-folder.js';
+import { writeOutputs, writeResults } from '../bench/lib/report/write-folder.js';
 import { MIN_DIFFERENCE } from '../bench/lib/judge/stats.js';
 import { SPENT } from '../bench/lib/judge/bottleneck.js';
 import { fmt } from '../bench/lib/report/format.js';
@@ -21,7 +21,8 @@ import { parseFlowchart, mermaidBlocks } from './mermaid-parse.js';
 import * as drills from '../bench/lib/report/drills.js';
 import { takeaways } from '../bench/lib/report/takeaways.js';
 import { refresh } from '../bench/lib/report/quotes.js';
-import { rerender } from '../bench/lib/rerender.js';
+import { rejudge } from '../bench/lib/judge/results-document.js';
+import { resultsFolder } from '../bench/lib/run-setup.js';
 import { readResults } from '../bench/lib/judge/read-results-file.js';
 import { wordsOf } from './docs-lib.js';
 
@@ -379,7 +380,7 @@ test('a results.json lacking a question the findings quote: "not measured in thi
     const lacking = { ...fixture, cells: kept };
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(lacking));
     const from = path.join(out, 'results.json');
-    await rerender({ doc: await readResults(from), from }, null);
+    await writeResults(rejudge(await readResults(from)), null, resultsFolder({}, out));
     const guide = readFileSync(path.join(out, 'decision-guide.md'), 'utf8');
     assert.match(guide, /- \*\*CPU-bound work\.\*\* Not measured in this run: its cell pi:\S+ is not in results\.json\./);
   } finally {

@@ -1,6 +1,9 @@
 // results.json: a run that describes itself. Everything the report, the charts and the guide show
 // is in here — the protocol, the isolation, the machine, every cell with its rounds, the verdicts
 // and the checks — so they render from this file alone, and two runs can be compared by script.
+// The judge stage of both commands: a run's measurements judged into it (buildResults), or a kept
+// file's measured cells judged again by today's rule (rejudge, `make report`).
+import path from 'node:path';
 import { CONFIDENCE, MIN_DIFFERENCE } from './stats.js';
 import { METRICS } from './compared-metrics.js';
 import { WORKLOADS, workloadSpec } from '../workloads/index.js';
@@ -9,7 +12,9 @@ import { SPENT, GENERATOR_BOUND } from './bottleneck.js';
 import { STRATEGIES } from '../strategies/index.js';
 import { GENERATOR_SHARE_LIMIT } from './verdicts.js';
 import { judge, SCHEMA } from './index.js';
-import { describeSpread } from './run-to-run-spread.js';
+import { describeSpread, loadSpread } from './run-to-run-spread.js';
+import { baselineOf } from '../plan/questions.js';
+import { REPO_ROOT } from '../../../lib/repo-root.js';
 
 // What a cell keeps in results.json (the plan's working fields, like its URL, stay behind).
 function cellRecord(c, isolation) {
@@ -50,16 +55,45 @@ function latencyProtocol(params) {
   };
 }
 
+// The run's label when none is given: the machine, the mode, the day and how loaded the box was.
+function runLabel({ mode, whole, meta, box, startedAt }) {
+  const partial = whole ? '' : ' (partial run)';
+  const steal = box.stealPct === null ? '' : `, ${box.stealPct}% steal`;
+  return (
+    `Run on ${meta.machine.hostname} (${meta.machine.cores} cores), ${mode} mode${partial}, ` +
+    `${startedAt.slice(0, 10)}, load ${box.loadBefore[0]} → ${box.loadAfter[0]}${steal}${box.busy ? ' (busy)' : ''}`
+  );
+}
+
+// The apps of the run as results keep them: what they are, which is the baseline, their folder.
+function appRecords(apps) {
+  const base = baselineOf(apps);
+  return apps.map((a) => ({
+    key: a.key, name: a.name, runtime: a.runtime, framework: a.framework, baseline: a === base,
+    sample: path.relative(REPO_ROOT, a.dir) || a.dir,
+  }));
+}
+
+/**
+ * results.json of a run, judged: `plan` the plan measured; `cells` … `generatorNodeFlags` what
+ * run/measure-plan.js measured; `apps`, `budgetChoice` and `whole` what the plan was made of;
+ * `label` (else one of the machine and the day) and `argv` the command line's; `spread` the
+ * run-to-run spreads the verdicts' floors come from (the committed ones unless given).
+ * @param {{ plan: any, cells: any[], label?: string, argv: string, startedAt: string, tool: string,
+ *   pacedTool: string, ceilings: object, isolation: any, box: any, meta: any, spread?: any, engines?: object[],
+ *   generatorNodeFlags?: string[], apps?: any[], budgetChoice?: object, whole?: boolean }} run
+ */
 export function buildResults({
-  plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = null,
+  plan, cells, label, argv, startedAt, tool, pacedTool, ceilings, isolation, box, meta, spread = loadSpread(),
+  engines = [], generatorNodeFlags, apps = [], budgetChoice, whole = false,
 }) {
   const betweenRuns = describeSpread(spread);
   const inPlan = new Set(plan.scenarios.map((sc) => sc.name));
   const all = cells.filter((c) => inPlan.has(c.scenario)).map((c) => cellRecord(c, isolation));
   const cpuLimits = cells.find((c) => c.cpuLimits)?.cpuLimits ?? null;
-  return judge({
+  const doc = judge({
     schema: SCHEMA,
-    label,
+    label: label ?? runLabel({ mode: plan.mode, whole, meta, box, startedAt }),
     mode: plan.mode,
     argv,
     startedAt,
@@ -114,4 +148,22 @@ export function buildResults({
     checks: plan.scenarios.flatMap((sc) => sc.checks),
     scaling: plan.scenarios.flatMap((sc) => sc.scaling ?? []),
   });
+  // How the run was made: the engines (docker | processes, how chosen), the budgets' choice, the generator's flags.
+  const [engine, ...others] = engines;
+  doc.protocol.engine = engine;
+  if (others.length) doc.protocol.otherEngines = others;
+  Object.assign(doc.protocol, { budgetChoice, generatorNodeFlags }); // flags: tools/generator-heap.js
+  doc.apps = appRecords(apps);
+  return doc;
+}
+
+/**
+ * `make report`: a results file's doc (judge/read-results-file.js), relabelled if asked, judged again.
+ * @param {any} doc @param {{ label?: string }} [options]
+ */
+export function rejudge(doc, { label } = {}) {
+  if (label) doc.label = label; // relabel a kept run, e.g. the committed reference run
+  // From the measured cells, by the current rule and the current spreads over repeated runs.
+  doc.protocol.betweenRuns = describeSpread(loadSpread());
+  return judge(doc);
 }

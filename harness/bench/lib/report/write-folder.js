@@ -6,6 +6,8 @@ import { charts, toSvg } from './charts.js';
 import { renderReport } from './markdown.js';
 import { renderGuide } from './guide.js';
 import { refreshDocs } from './refresh-docs.js';
+import { sanitizeDoc } from './sanitize.js';
+import { withPrices } from './cost.js';
 
 // A link from a folder to a path, as Markdown wants it: relative, forward slashes, a trailing one for a folder.
 const linkFrom = (dir, to, folder = false) =>
@@ -50,4 +52,15 @@ export async function writeOutputs(doc, { outDir, guidePath, repo, quoteDocs = f
     for (const p of problems) process.stderr.write(`bench: quoted number: ${p}\n`);
   }
   return files;
+}
+
+/**
+ * The report stage of both commands: `doc` kept free of machine paths and log lines, given the
+ * reader's prices (or null), written to `folder` (run-setup.js resultsFolder()).
+ * @param {object} doc @param {object | null} prices
+ * @param {{ outDir: string, guidePath: string, repo: string, quoteDocs: boolean }} folder
+ */
+export async function writeResults(doc, prices, folder) {
+  withPrices(sanitizeDoc(doc), prices);
+  return writeOutputs(doc, folder);
 }

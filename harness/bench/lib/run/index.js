@@ -1,5 +1,5 @@
-// Runs a plan, scenario by scenario (scenario.js), with the run's context (run-context.js): the
-// engine's Runner, the isolation, the tools and the progress hooks.
+// Runs a plan, scenario by scenario (scenario.js), as measure-plan.js opened the run: the engines'
+// Runners, the pinned isolation, the tools and their ceilings, the run folders and the progress hooks.
 import { rmdir } from 'node:fs/promises';
 import { runScenario } from './scenario.js';
 

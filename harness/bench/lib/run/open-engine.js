@@ -1,6 +1,6 @@
-// The engine a run's topologies go through, opened once by the CLI and handed down in the run's
-// context (run-context.js): which one (the runner's selectEngine chose it), its Runner, and for Docker the
-// private daemon this run started, stopped again by release().
+// The engine a run's topologies go through, opened once by measure-plan.js (and by the drills' and
+// the app check's commands): which one (the runner's selectEngine chose it), its Runner, and for
+// Docker the private daemon this run started, stopped again by release().
 import { runnerFor } from '../../../runner/index.js';
 import { track } from './cleanup.js';
 

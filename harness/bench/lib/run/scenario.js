@@ -193,7 +193,7 @@ async function startDeployments(run, wanted, { built, noDatabase }) {
 }
 
 /**
- * Runs one scenario: returns its cells' records. ctx: the run's context (run-context.js); built: the
+ * Runs one scenario: returns its cells' records. ctx: the opened run (index.js runPlan's); built: the
  * apps already built in this run (a build step runs once); counter: numbers the run folders.
  */
 export async function runScenario(scenario, params, ctx, { built, counter }) {

@@ -1,7 +1,7 @@
-// A run's context, built once from the command line and handed down: what to measure (the plan,
-// over which apps), where (the isolation: the generator's CPUs and the budgets), with what (the
-// load tools), through which engine, and where the results go. Nothing below the CLI reads options,
-// the environment or module state for any of these.
+// A run as the command line sets it, built once and taken apart by the CLI, each stage given its
+// part: what to measure (the plan, over which apps), how (through which engine, on which CPUs the
+// generator and the budgets, with which load tools, where the topologies' run folders go) and where
+// the results go. Nothing below the CLI reads options, the environment or module state for these.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { plan as buildPlan, matrixPlan } from './plan/scenarios.js';
@@ -12,26 +12,20 @@ import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
 /** The committed reference run: written only when asked for by name (--out docs/results). */
-export const REFERENCE_OUT = path.join(REPO_ROOT, 'docs', 'results');
-export const REFERENCE_GUIDE = path.join(REPO_ROOT, 'docs', 'decision-guide.md');
+const REFERENCE_OUT = path.join(REPO_ROOT, 'docs', 'results');
+const REFERENCE_GUIDE = path.join(REPO_ROOT, 'docs', 'decision-guide.md');
 
 /**
- * @typedef {object} RunPlanContext
- * @property {{ engine: string, why: string }} engineChoice
- * @property {any} plan
- * @property {any} isolation   planIsolation()'s placement, not pinned yet
- * @property {{ budgets: number[], why: string }} budgets
- * @property {any[]} apps
- * @property {string} tool       the closed-loop generator
- * @property {string} pacedTool  the experiments' fixed-rate generator
- * @property {string} outDir     where results.json, the charts, report.md and the guide go
- * @property {string} guidePath
- * @property {boolean} reference  outDir is the committed reference run (docs quote it)
- * @property {string} stamp
- * @property {string} runBase    the topologies' run folders
- * @property {boolean} whole     every scenario of the mode, every app
- * @property {boolean} moves     the Runner moves a deployment between budgets (one warm-up per family)
+ * Where a results folder goes: --out, else `fallback`; the guide --guide, else beside it (docs/ for
+ * the committed reference run, whose numbers the repository's docs quote).
+ * @param {{ out?: string, guide?: string }} opts @param {string} fallback
  */
+export function resultsFolder({ out, guide }, fallback) {
+  const outDir = path.resolve(out ?? fallback);
+  const quoteDocs = outDir === REFERENCE_OUT;
+  const guidePath = path.resolve(guide ?? (quoteDocs ? REFERENCE_GUIDE : path.join(outDir, 'decision-guide.md')));
+  return { outDir, guidePath, repo: REPO_ROOT, quoteDocs };
+}
 
 function hasWrk() {
   try {
@@ -53,10 +47,11 @@ function appsOf(opts) {
 const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
 
 /**
- * Builds the run's context from the parsed options (nothing is started); `isolation`, when the
- * caller has checked the options with isolationOf() already.
+ * The run from the parsed options (nothing is started); `isolation`, when the caller has checked the
+ * options with isolationOf() already. `measuring` is what run/measure-plan.js takes; `folder`, where
+ * report/write-folder.js writes.
  */
-export function runContext(opts, { now = new Date(), isolation = isolationOf(opts) } = {}) {
+export function runSetup(opts, { now = new Date(), isolation = isolationOf(opts) } = {}) {
   // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
   const engineChoice = opts.engineWhy
     ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
@@ -78,15 +73,15 @@ export function runContext(opts, { now = new Date(), isolation = isolationOf(opt
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const whole = !opts.scenario && !opts.sample && !opts.matrixSpec && !opts.appDir;
   const name = opts.appDir ? `${apps[0].key}-${stamp}` : stamp;
-  const outDir = path.resolve(opts.out ?? path.join(REPO_ROOT, '.run', 'bench', name));
-  const reference = outDir === REFERENCE_OUT;
-  return {
+  const measuring = {
+    engineChoice, isolation, tool, pacedTool: pacedToolName(tool), waitQuiet: whole,
+    runBase: path.resolve(opts.runDir ?? path.join(REPO_ROOT, '.run', 'bench-topologies', stamp)),
     // Whether the engine's Runner can move a running deployment between budgets (run/families.js).
     moves: isolation.budgets.length > 1
       && typeof /** @type {any} */ (runnerFor(engineChoice.engine)).place === 'function',
-    engineChoice, plan, isolation, apps, tool, pacedTool: pacedToolName(tool), stamp, whole, reference, outDir,
-    budgets: budgetChoice(isolation, opts.budgets !== undefined),
-    guidePath: path.resolve(opts.guide ?? (reference ? REFERENCE_GUIDE : path.join(outDir, 'decision-guide.md'))),
-    runBase: path.resolve(opts.runDir ?? path.join(REPO_ROOT, '.run', 'bench-topologies', stamp)),
+  };
+  return {
+    plan, apps, whole, measuring, budgetChoice: budgetChoice(isolation, opts.budgets !== undefined),
+    folder: resultsFolder(opts, path.join(REPO_ROOT, '.run', 'bench', name)),
   };
 }
