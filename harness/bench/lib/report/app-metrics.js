@@ -1,5 +1,6 @@
 // The report's section on the samples' own /metrics beside the bench's probes (run/app-metrics.js
 // reads them into each cell's `appMetrics`): both answers per cell, and where they disagree.
+import { table } from './format.js';
 
 // Beyond these the two readings disagree: spreads more than 20% apart; a busiest loop and the
 // busiest instance's use of its CPU allowance (its quota, at most one CPU: a loop runs on one)
@@ -51,8 +52,8 @@ export function appMetricsSection(doc, where) {
     const quota = c.topology?.cpusPerInstance;
     const gaps = disagreements(m, quota).map((d) => `${d.what}: ${d.app.toFixed(2)} against ${d.probe.toFixed(2)}`);
     const used = Object.fromEntries(['median', 'min', 'max'].map((k) => [k, ofAllowance(m.busiestCpu?.[k], quota)]));
-    const cols = [`\`${c.id}\``, m.processes, f(m.spread), f(m.cpuSpread), f(m.busiestLoop), f(used)];
-    return `| ${[...cols, gaps.join('; ') || 'agree'].join(' | ')} |`;
+    return [`\`${c.id}\``, m.processes, f(m.spread), f(m.cpuSpread), f(m.busiestLoop), f(used),
+      gaps.join('; ') || 'agree'];
   });
   return [
     TITLE,
@@ -65,10 +66,8 @@ export function appMetricsSection(doc, where) {
       + `${SPREAD_GAP * 100}% of a spread or ${LOOP_GAP} of a loop: a loop that waits for a CPU its neighbours hold `
       + '(nginx in the same budget) is busy by its own clock, not by its CPU.',
     '',
-    '| cell | processes | spread (metrics) | spread of CPU (cgroups) | busiest loop (metrics) '
-      + '| busiest CPU use (cgroups) | where they disagree |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows,
+    table(['cell', 'processes', 'spread (metrics)', 'spread of CPU (cgroups)', 'busiest loop (metrics)',
+      'busiest CPU use (cgroups)', 'where they disagree'], rows),
     '',
   ];
 }

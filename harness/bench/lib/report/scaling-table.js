@@ -1,7 +1,7 @@
 // The report's "How throughput grew with cores": each strategy's median req/s at a budget of B CPUs
 // against B × the same app's one process at 1 CPU (its efficiency), with the interval and what
 // bounded the cell. From results.json alone; the prose is templates/guide-scaling.md.
-import { fmt, esc } from './format.js';
+import { fmt, esc, table } from './format.js';
 import { sideName } from './verdict-table.js';
 import { skippedOf } from './labels.js';
 import { cleanText } from './sanitize.js';
@@ -30,21 +30,19 @@ export function scalingSection(doc) {
   return [
     ...fill('report-scaling'),
     '',
-    '| workload | topology | CPUs | req/s (median) | one process at 1 CPU, req/s (median) | efficiency ' +
-      '| 95% interval | what bounded it |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (s) =>
-        `| ${[
-          esc(doc.workloads?.[s.workload]?.title ?? s.workload),
-          esc(sideName(topo(s.topology))),
-          s.budget,
-          fmt(s.rps),
-          fmt(s.baseRps),
-          fmt(efficiencyOf(s), 2),
-          ci(s),
-          boundOf(s.cell),
-        ].join(' | ')} |`,
+    table(
+      ['workload', 'topology', 'CPUs', 'req/s (median)', 'one process at 1 CPU, req/s (median)', 'efficiency',
+        '95% interval', 'what bounded it'],
+      rows.map((s) => [
+        esc(doc.workloads?.[s.workload]?.title ?? s.workload),
+        esc(sideName(topo(s.topology))),
+        s.budget,
+        fmt(s.rps),
+        fmt(s.baseRps),
+        fmt(efficiencyOf(s), 2),
+        ci(s),
+        boundOf(s.cell),
+      ]),
     ),
     '',
   ];

@@ -1,7 +1,7 @@
 // The one-page verdict table: rows are workload × metric, columns the strategies asked at one CPU
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
-import { fmt, fmtX, fmtCi, esc, row, topologyOf as topoOf } from './format.js';
+import { fmt, fmtX, fmtCi, esc, table, topologyOf as topoOf } from './format.js';
 import { labelOf, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
 const UNIT = {
@@ -86,10 +86,7 @@ export function verdictTable(doc, { scenario = mainScenario(doc), budget = budge
   const workloads = [...new Set(verdicts.map((v) => v.workload))];
   const metrics = Object.keys(doc.metrics);
   const cellById = new Map(doc.cells.map((c) => [c.id, c]));
-  const lines = [
-    row(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)]),
-    row(['---', '---', '---', ...columns.map(() => '---')]),
-  ];
+  const rows = [];
   for (const w of workloads) {
     for (const m of metrics) {
       const vs = columns.map(([comparison]) =>
@@ -106,15 +103,13 @@ export function verdictTable(doc, { scenario = mainScenario(doc), budget = budge
         ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}` +
           `${baseline.topology.viaNginx ? ' + nginx' : ''})`
         : 'n/a';
-      lines.push(
-        row([
-          m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '',
-          metricTitle(doc, m, vs, cellById),
-          base,
-          ...vs.map((v) => verdictCell(doc, v)),
-        ]),
-      );
+      rows.push([
+        m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '',
+        metricTitle(doc, m, vs, cellById),
+        base,
+        ...vs.map((v) => verdictCell(doc, v)),
+      ]);
     }
   }
-  return lines;
+  return [table(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)], rows)];
 }
