@@ -19,6 +19,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError } from 'commander';
+import { positive, envList } from '../lib/option-parsers.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
 import { writesOn, checkWrites, readBack, accountWrites } from './lib/drills/writes.js';
 import { stackFiles, whyNoSwarm } from './lib/drills/swarm.js';
@@ -33,18 +34,6 @@ const KINDS = ['stop', 'scale-down', 'replace'];
 // nginx re-resolves the app's name every 2 s: a replica put back is in its list after this.
 const RESOLVE_MS = 3000;
 
-const number = (name, { whole = false, max = Infinity } = {}) => (v) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > max || (whole && !Number.isInteger(n)))
-    throw new InvalidArgumentError(`${name} must be a ${whole ? 'whole ' : ''}number above 0` +
-      `${max < Infinity ? `, at most ${max}` : ''}`);
-  return n;
-};
-const envList = (v) => Object.fromEntries(v.split(',').filter(Boolean).map((kv) => {
-  const at = kv.indexOf('=');
-  if (at < 1) throw new InvalidArgumentError(`--env takes NAME=value,…; got "${kv}"`);
-  return [kv.slice(0, at), kv.slice(at + 1)];
-}));
 const orchestrator = (v) => {
   if (!['compose', 'swarm'].includes(v)) throw new InvalidArgumentError('--orchestrator is compose or swarm');
   return v;
@@ -54,11 +43,11 @@ const opts = new Command('deploy-events')
   .description('Stops, scale-downs and rolling replacements of a sample under a separate GET + POST load.')
   .requiredOption('--sample <folder>', 'the sample (a folder with compose.yaml and an x-bench description)')
   .requiredOption('--orchestrator <name>', 'compose or swarm (a single-node Swarm)', orchestrator)
-  .option('--events <n>', 'events, cycling stop, scale-down, replace', number('--events', { whole: true }), 20)
+  .option('--events <n>', 'events, cycling stop, scale-down, replace', positive('--events', { integer: true }), 20)
   .option('--env <NAME=value,…>', 'its knobs (REPLICAS, CPUS, …)', envList, {})
-  .option('--rate <n>', 'requests per second', number('--rate'), 100)
-  .option('--post-share <x>', 'the share of POSTs', number('--post-share', { max: 1 }), 0.2)
-  .option('--max-ms <n>', 'the bar: max latency in an event under this', number('--max-ms'), 1000)
+  .option('--rate <n>', 'requests per second', positive('--rate'), 100)
+  .option('--post-share <x>', 'the share of POSTs', positive('--post-share', { max: 1 }), 0.2)
+  .option('--max-ms <n>', 'the bar: max latency in an event under this', positive('--max-ms'), 1000)
   .option('--services <list>', 'only these run (compose: without their dependencies; a stack deploys all): a store '
     + 'not among them leaves the writes uncounted, POSTs going to x-bench.post', (v) => v.split(',').filter(Boolean))
   .option('--lift-per-node', "a stack that places fewer app tasks per node than REPLICAS + 1: lift it (said)")
