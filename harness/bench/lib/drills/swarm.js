@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import YAML from 'yaml';
 import { runCommand } from '../../../runner/index.js';
 import { freePort } from '../../../lib/ports.js';
+import { waitFor } from '../../../lib/poll.js';
 import { drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
 
 /** The compose files of the app's stack, in its folder: compose.yaml, compose.swarm.yaml and the swarm extras. */
@@ -66,14 +67,8 @@ async function tasksOf(docker, service, { healthy = false } = {}) {
   return res.stdout.split('\n').filter(Boolean);
 }
 
-async function until(what, check, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`Swarm drill: ${what} within ${timeoutMs / 1000} s`);
-    await sleep(1000);
-  }
-}
+// The Swarm drill's waits: a check that throws is "not yet" (a refused connection while nginx starts).
+const until = (what, check, timeoutMs) => waitFor(check, { what, timeoutMs, everyMs: 1000, retryErrors: true });
 
 // What the write accounting (writes.js) asks of a runner, on the stack: its services' tasks, and a
 // command in one of them ({port}: the port its image exposes).
