@@ -22,11 +22,11 @@ import { Command, InvalidArgumentError } from 'commander';
 import { positive, envList } from '../lib/option-parsers.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
 import { writesOn, checkWrites, readBack, accountWrites } from './lib/drills/writes.js';
-import { stackFiles, whyNoSwarm } from './lib/drills/swarm.js';
+import { whyNoSwarm, dockerOf, deployStack, removeStack, execIn } from './lib/drills/swarm.js';
 import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
 import { summarise } from './lib/drills/load.js';
 import { lateWhy, SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
-import { engineUnavailable, startDaemon, stopDaemon, docker } from '../docker-engine/daemon.js';
+import { engineUnavailable, startDaemon, stopDaemon, DOCKER_HOST } from '../docker-engine/daemon.js';
 import { buildStandIns } from '../docker-engine/build-stand-ins.js';
 import { Project, dockerOk, freePort, waitFor, secretsReady } from '../test/docker/helpers.js';
 
@@ -121,10 +121,9 @@ const ORCHESTRATORS = {
     down: () => project.down(),
   },
   swarm: {
-    up() {
+    async up() {
       swarm(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
-      swarm(['compose', ...composeFiles.flatMap((f) => ['-f', f]), 'build', '--quiet', app.app], 900_000);
-      swarm(['stack', 'deploy', '--detach=true', ...stackFiles(app).flatMap((f) => ['-c', f]), name]);
+      await deployStack(dockerOf(DOCKER_HOST, env), app, name);
       if (cap) {
         console.log(`${cap}: lifted to ${replicas + 1} (docker service update --replicas-max-per-node)`);
         const lift = ['--replicas-max-per-node', String(replicas + 1)];
@@ -134,13 +133,7 @@ const ORCHESTRATORS = {
     restart: () => {}, // Swarm starts a new task itself (restart_policy: any)
     scale: (n) => swarm(['service', 'scale', '--detach=false', `${name}_${app.app}=${n}`]),
     replace: () => swarm(['service', 'update', '--force', '--detach=false', `${name}_${app.app}`]),
-    async down() {
-      docker(['stack', 'rm', name]);
-      const left = () => docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim();
-      await waitFor(() => left() === '', { what: `stack ${name} removed`, timeoutMs: 120_000, everyMs: 1000 })
-        .catch(() => {});
-      docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
-    },
+    down: () => removeStack(dockerOf(DOCKER_HOST), name, { leave: true }),
   },
 };
 const orch = ORCHESTRATORS[opts.orchestrator];
@@ -260,13 +253,7 @@ async function rows(records, idPrefix) {
     const why = app.writes ? `its store (${writesOn(app, 'docker').service}) not run here` : 'x-bench.writes: null';
     return { text: `writes not counted: ${post} keeps nothing (${why})`, bad: 0 };
   }
-  const exec = async ({ service, argv, timeoutMs }) => {
-    const [id] = containers(service);
-    const exposed = JSON.parse(dockerOk(['inspect', '--format', '{{json .Config.ExposedPorts}}', id]));
-    const port = Object.keys(exposed ?? {})[0]?.split('/')[0] ?? '';
-    const res = docker(['exec', id, ...argv.map((a) => a.replaceAll('{port}', port))], { timeout: timeoutMs });
-    return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-  };
+  const exec = execIn(dockerOf(DOCKER_HOST), (service) => containers(service));
   const stored = await readBack({ runner: /** @type {any} */ ({ engine: 'docker', exec }), runDir: name, writes,
     prefix: idPrefix });
   const w = accountWrites(records, stored);
