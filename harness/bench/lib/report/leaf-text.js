@@ -5,6 +5,7 @@ import { fmtX, topologyOf as topoOf } from './format.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { baselineSample } from './options.js';
 import { boundText } from './bound-text.js';
+import { strategyWords } from './verdict-table.js';
 
 /** "cluster of 2" for the baseline app's topologies, ".NET 1 process" for another app's. */
 export function shortName(doc, t) {
@@ -12,18 +13,6 @@ export function shortName(doc, t) {
   const name = t ? (t.label ?? t.id) : '?';
   return own ? strategyWords(t) : `${name.split(',')[0]} ${strategyWords(t)}`;
 }
-const strategyWords = (t) => {
-  const n = t.processes ?? 1;
-  return (
-    {
-      'one process': '1 process',
-      cluster: `cluster of ${n}`,
-      replicas: `${n} replicas`,
-      reuseport: `${n} reusePort processes`,
-      pm2: `PM2 cluster of ${n}`,
-    }[t.strategy] ?? t.strategy
-  );
-};
 
 export const nameOf = (doc, id) => shortName(doc, topoOf(doc, id));
 
