@@ -3,7 +3,7 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
 import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
-import { shortName } from './leaf-text.js';
+import { nameOf } from './leaf-text.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -63,11 +63,10 @@ export const VERDICT_CHART_NOTE =
 
 // One verdict as a point of the chart: its row names the workload and the two sides.
 function verdictPoint(doc, v) {
-  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   return {
     question:
       `${doc.workloads[v.workload]?.title ?? v.workload} · ` +
-      `${shortName(doc, topo(v.a))} ÷ ${shortName(doc, topo(v.b))}`,
+      `${nameOf(doc, v.a)} ÷ ${nameOf(doc, v.b)}`,
     metric: doc.metrics[v.metric]?.title ?? v.metric,
     ratio: v.ratio,
     lo: v.ci95[0],

@@ -2,7 +2,7 @@
 // guide, the takeaways and the hand-written docs link a verdict here. Its CPUs, label, ratio and
 // interval, the load generator's share where it shared the cores, and a note: what bounded it,
 // why it was kept out, or why it was not measured. From results.json alone.
-import { fmt, fmtX, fmtCi, esc, table } from './format.js';
+import { fmt, fmtX, fmtCi, esc, table, topologyOf } from './format.js';
 import { sideName } from './verdict-table.js';
 import {
   labelOf,
@@ -39,8 +39,7 @@ function noteOf(doc, v) {
 
 function verdictRow(doc, v, gen) {
   const l = labelOf(v, doc);
-  const won =
-    l === 'wins' ? `${sideName(doc.cells.find((c) => c.topology?.id === v.winner)?.topology)} wins` : LABEL_TEXT[l];
+  const won = l === 'wins' ? `${sideName(topologyOf(doc, v.winner))} wins` : LABEL_TEXT[l];
   return [
     `<a id="${anchorOf(v.id)}"></a>\`${v.id}\``,
     budgetOf(v, doc),

@@ -63,11 +63,10 @@ export function verdictCell(doc, v) {
   if (!v) return '—';
   const label = labelOf(v, doc);
   if (label === null) return 'not measured';
-  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
   if (v.suspect) return `⚠ suspect ${interval}`;
   if (label === 'bounded') return `bounded (${esc(v.bound?.by ?? '?')}) ${interval}`;
-  if (label === 'wins') return `**${esc(sideName(topo(v.winner)))}** wins ${interval}`;
+  if (label === 'wins') return `**${esc(sideName(topoOf(doc, v.winner)))}** wins ${interval}`;
   return `${label === 'equal' ? 'equal' : "can't tell"} ${interval}`;
 }
 
