@@ -8,6 +8,7 @@ import { labelOf, budgetsOf, mainVerdicts, skippedOf, skippedStrategies, anchorO
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { renderDrills } from './drills.js';
+import { drillCellsOf } from './drill-verdict.js';
 import { slugOf } from './slug.js';
 import { fill } from './template.js';
 import { firstScreen, howToRead } from './guide-intro.js';
@@ -67,7 +68,7 @@ function without(lines, title) {
 // The drills' deploy table per engine, the pass line and why requests failed; each drill's own
 // counts, which writes were not counted and how each strategy is drilled stay in the report.
 function drills(doc, { reportLink, docsLink }) {
-  if (!doc.cells.some((c) => ['fault', 'rollout', 'stop', 'scale-down'].includes(c.kind))) return [];
+  if (!drillCellsOf(doc).length) return [];
   const kept = ['How each strategy is drilled:', 'Each drill:', 'Writes not counted:']
     .reduce(without, renderDrills(doc, { docs: docsLink }));
   const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
