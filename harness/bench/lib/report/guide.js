@@ -87,13 +87,9 @@ function seeds(doc, reportLink) {
 function notMeasured(doc, reportLink) {
   const link = (id) => `[\`${id}\`](${reportLink}#${anchorOf(id)})`;
   const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null && !skippedOf(v, doc));
-  const byWhy = new Map();
-  for (const v of missing) {
-    const w = shortReason(v.reasons?.[0] ?? 'missing');
-    byWhy.set(w, [...(byWhy.get(w) ?? []), v.id]);
-  }
+  const byWhy = Map.groupBy(missing, (v) => shortReason(v.reasons?.[0] ?? 'missing'));
   const out = [...byWhy].map(
-    ([w, ids]) => `- ${ids.length} verdict${ids.length > 1 ? 's' : ''} (e.g. ${link(ids[0])}): ${w}.`,
+    ([w, vs]) => `- ${vs.length} verdict${vs.length > 1 ? 's' : ''} (e.g. ${link(vs[0].id)}): ${w}.`,
   );
   const suspect = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.suspect);
   if (suspect.length)
