@@ -46,7 +46,7 @@ const outcomeOf = (doc, v) => {
   if (v.suspect) return 'suspect';
   const l = labelOf(v, doc);
   if (l === 'wins') return v.winner === v.a ? OUTCOME[0] : OUTCOME[1];
-  return l === 'equal' ? 'equal' : l === 'bounded' ? 'bounded' : "can't tell";
+  return LABEL_TEXT[l];
 };
 
 /** The file of a budget's verdict chart. */

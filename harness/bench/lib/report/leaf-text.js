@@ -1,6 +1,6 @@
 // The words of a guide leaf: short names of the options, a verdict's label and ratio with its
 // direction, and what a leaf says when it has no answer (bounded, suspect, not measured).
-import { labelOf } from './labels.js';
+import { labelOf, LABEL_TEXT } from './labels.js';
 import { fmtX, topologyOf as topoOf } from './format.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { baselineSample } from './options.js';
@@ -22,14 +22,7 @@ export function citeLine(doc, v) {
   const l = labelOf(v, doc);
   const dir = `${nameOf(doc, v.a)} ÷ ${nameOf(doc, v.b)}`;
   if (l === null) return 'not measured';
-  const word =
-    l === 'wins'
-      ? `${nameOf(doc, v.winner)} wins`
-      : l === 'equal'
-        ? 'equal'
-        : l === 'bounded'
-          ? 'bounded'
-          : "can't tell";
+  const word = l === 'wins' ? `${nameOf(doc, v.winner)} wins` : LABEL_TEXT[l];
   return `${word} ${fmtX(v.ratio)} (${dir})${v.suspect ? ', suspect' : ''}`;
 }
 

@@ -2,7 +2,7 @@
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
 import { fmt, fmtX, fmtCi, esc, table, topologyOf as topoOf } from './format.js';
-import { labelOf, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
+import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
 const UNIT = {
   throughput: (v) => `${fmt(v)} req/s`,
@@ -67,7 +67,7 @@ export function verdictCell(doc, v) {
   if (v.suspect) return `⚠ suspect ${interval}`;
   if (label === 'bounded') return `bounded (${esc(v.bound?.by ?? '?')}) ${interval}`;
   if (label === 'wins') return `**${esc(sideName(topoOf(doc, v.winner)))}** wins ${interval}`;
-  return `${label === 'equal' ? 'equal' : "can't tell"} ${interval}`;
+  return `${LABEL_TEXT[label]} ${interval}`;
 }
 
 /** The scenario the verdict table shows: `verdicts`, else the first one that has verdicts. */
