@@ -4,6 +4,7 @@ import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
 import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
 import { nameOf } from './leaf-text.js';
+import { cpus } from './format.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -123,11 +124,7 @@ export function verdictSpec(doc, budget) {
   if (values.length === 0) return null;
   const metrics = [...new Set(values.map((v) => v.metric))];
   return {
-    ...base(
-      `Verdicts at ${budget} CPU${budget === 1 ? '' : 's'}: ratio and 95% interval, a panel per metric`,
-      values,
-      doc,
-    ),
+    ...base(`Verdicts at ${cpus(budget)}: ratio and 95% interval, a panel per metric`, values, doc),
     hconcat: metrics.map((m, i) => metricPanel(doc, m, values, i === 0)),
     resolve: { scale: { y: 'shared', x: 'independent' } },
   };
