@@ -21,15 +21,16 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError } from 'commander';
+import { positive, envList } from '../lib/option-parsers.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
 import { writesOn, checkWrites, readBack, accountWrites } from './lib/drills/writes.js';
-import { stackFiles, whyNoSwarm } from './lib/drills/swarm.js';
+import { whyNoSwarm, dockerOf, deployStack, removeStack, execIn } from './lib/drills/swarm.js';
 import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
 import { summarise } from './lib/drills/load.js';
 import { lateWhy, SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
 import { linesIn } from './lib/drills/event-evidence.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
-import { engineUnavailable, startDaemon, stopDaemon, docker } from '../docker-engine/daemon.js';
+import { engineUnavailable, startDaemon, stopDaemon, docker, DOCKER_HOST } from '../docker-engine/daemon.js';
 import { buildStandIns } from '../docker-engine/build-stand-ins.js';
 import { Project, dockerOk, freePort, waitFor, secretsReady } from '../test/docker/helpers.js';
 
@@ -37,18 +38,6 @@ const KINDS = ['stop', 'scale-down', 'replace'];
 // nginx re-resolves the app's name every 2 s: a replica put back is in its list after this.
 const RESOLVE_MS = 3000;
 
-const number = (name, { whole = false, max = Infinity } = {}) => (v) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > max || (whole && !Number.isInteger(n)))
-    throw new InvalidArgumentError(`${name} must be a ${whole ? 'whole ' : ''}number above 0` +
-      `${max < Infinity ? `, at most ${max}` : ''}`);
-  return n;
-};
-const envList = (v) => Object.fromEntries(v.split(',').filter(Boolean).map((kv) => {
-  const at = kv.indexOf('=');
-  if (at < 1) throw new InvalidArgumentError(`--env takes NAME=value,…; got "${kv}"`);
-  return [kv.slice(0, at), kv.slice(at + 1)];
-}));
 const orchestrator = (v) => {
   if (!['compose', 'swarm'].includes(v)) throw new InvalidArgumentError('--orchestrator is compose or swarm');
   return v;
@@ -58,11 +47,11 @@ const opts = new Command('deploy-events')
   .description('Stops, scale-downs and rolling replacements of a sample under a separate GET + POST load.')
   .requiredOption('--sample <folder>', 'the sample (a folder with compose.yaml and an x-bench description)')
   .requiredOption('--orchestrator <name>', 'compose or swarm (a single-node Swarm)', orchestrator)
-  .option('--events <n>', 'events, cycling stop, scale-down, replace', number('--events', { whole: true }), 20)
+  .option('--events <n>', 'events, cycling stop, scale-down, replace', positive('--events', { integer: true }), 20)
   .option('--env <NAME=value,…>', 'its knobs (REPLICAS, CPUS, …)', envList, {})
-  .option('--rate <n>', 'requests per second', number('--rate'), 100)
-  .option('--post-share <x>', 'the share of POSTs', number('--post-share', { max: 1 }), 0.2)
-  .option('--max-ms <n>', 'the bar: max latency in an event under this', number('--max-ms'), 1000)
+  .option('--rate <n>', 'requests per second', positive('--rate'), 100)
+  .option('--post-share <x>', 'the share of POSTs', positive('--post-share', { max: 1 }), 0.2)
+  .option('--max-ms <n>', 'the bar: max latency in an event under this', positive('--max-ms'), 1000)
   .option('--services <list>', 'only these run (compose: without their dependencies; a stack deploys all): a store '
     + 'not among them leaves the writes uncounted, POSTs going to x-bench.post', (v) => v.split(',').filter(Boolean))
   .option('--lift-per-node', "a stack that places fewer app tasks per node than REPLICAS + 1: lift it (said)")
@@ -150,10 +139,9 @@ const ORCHESTRATORS = {
     down: () => project.down(),
   },
   swarm: {
-    up() {
+    async up() {
       swarm(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
-      swarm(['compose', ...composeFiles.flatMap((f) => ['-f', f]), 'build', '--quiet', app.app], 900_000);
-      swarm(['stack', 'deploy', '--detach=true', ...stackFiles(app).flatMap((f) => ['-c', f]), name]);
+      await deployStack(dockerOf(DOCKER_HOST, env), app, name);
       if (cap) {
         console.log(`${cap}: lifted to ${replicas + 1} (docker service update --replicas-max-per-node)`);
         const lift = ['--replicas-max-per-node', String(replicas + 1)];
@@ -163,13 +151,7 @@ const ORCHESTRATORS = {
     restart: () => {}, // Swarm starts a new task itself (restart_policy: any)
     scale: (n) => swarm(['service', 'scale', '--detach=false', `${name}_${app.app}=${n}`]),
     replace: () => swarm(['service', 'update', '--force', '--detach=false', `${name}_${app.app}`]),
-    async down() {
-      docker(['stack', 'rm', name]);
-      const left = () => docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${name}`]).stdout.trim();
-      await waitFor(() => left() === '', { what: `stack ${name} removed`, timeoutMs: 120_000, everyMs: 1000 })
-        .catch(() => {});
-      docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
-    },
+    down: () => removeStack(dockerOf(DOCKER_HOST), name, { leave: true }),
   },
 };
 const orch = ORCHESTRATORS[opts.orchestrator];
@@ -288,13 +270,7 @@ async function rows(records, idPrefix) {
     const why = app.writes ? `its store (${writesOn(app, 'docker').service}) not run here` : 'x-bench.writes: null';
     return { text: `writes not counted: ${post} keeps nothing (${why})`, bad: 0 };
   }
-  const exec = async ({ service, argv, timeoutMs }) => {
-    const [id] = containers(service);
-    const exposed = JSON.parse(dockerOk(['inspect', '--format', '{{json .Config.ExposedPorts}}', id]));
-    const port = Object.keys(exposed ?? {})[0]?.split('/')[0] ?? '';
-    const res = docker(['exec', id, ...argv.map((a) => a.replaceAll('{port}', port))], { timeout: timeoutMs });
-    return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-  };
+  const exec = execIn(dockerOf(DOCKER_HOST), (service) => containers(service));
   const stored = await readBack({ runner: /** @type {any} */ ({ engine: 'docker', exec }), runDir: name, writes,
     prefix: idPrefix });
   const w = accountWrites(records, stored);

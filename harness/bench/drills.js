@@ -6,6 +6,7 @@
 // each strategy's verdict against the pass line.
 //   node harness/bench/drills.js [--engine processes|docker] [--apps <app folder>,...] [--strategies replicas,...]
 import { Command, InvalidArgumentError } from 'commander';
+import { positive } from '../lib/option-parsers.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { selectEngine } from '../runner/index.js';
@@ -19,14 +20,6 @@ import { SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
 
 const REPO = path.resolve(new URL('../..', import.meta.url).pathname);
 
-const positive =
-  (name, { integer = false } = {}) =>
-  (v) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'whole ' : ''}number`);
-    return n;
-  };
 const list = (name, known) => (v) => {
   const items = v
     .split(',')

@@ -9,15 +9,9 @@
 //   node harness/bench/load.js --url http://127.0.0.1:8080 [--get /] [--post /echo] [--post-share 0.2]
 //                              [--body '{"drill":true}'] [--rate 100] [--seconds 60] [--out records.json]
 import fs from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { startLoad, summarise } from './lib/drills/load.js';
-
-const number = (name, { min = 0, max = Infinity } = {}) => (v) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= min || n > max)
-    throw new InvalidArgumentError(`${name} must be a number above ${min}${max < Infinity ? `, at most ${max}` : ''}`);
-  return n;
-};
+import { positive } from '../lib/option-parsers.js';
 
 const program = new Command()
   .name('load')
@@ -26,9 +20,9 @@ const program = new Command()
   .option('--get <path>', 'the GET path', '/')
   .option('--post <path>', 'the POST path (none: only GETs)')
   .option('--body <json>', 'the POST body ({id}: a number of its own per POST)', '{"drill":true}')
-  .option('--post-share <x>', 'the share of POSTs', number('--post-share', { max: 1 }), 0.2)
-  .option('--rate <n>', 'requests per second', number('--rate'), 100)
-  .option('--seconds <n>', 'how long', number('--seconds'), 60)
+  .option('--post-share <x>', 'the share of POSTs', positive('--post-share', { max: 1 }), 0.2)
+  .option('--rate <n>', 'requests per second', positive('--rate'), 100)
+  .option('--seconds <n>', 'how long', positive('--seconds'), 60)
   .option('--out <file>', 'the records, as JSON')
   .configureOutput({ outputError: (str, write) => write(`${str.trim()} (load --help lists the options)\n`) })
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));

@@ -6,23 +6,15 @@
 // A hand run for a quiet machine:
 //   node harness/bench/scrape-cost.js --sample <folder> [--env WORKERS=2,CPUS=1] [--path /]
 //     [--services app,nginx] [--rounds 10] [--window 5] [--connections 64] [--every 1000]
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import os from 'node:os';
 import path from 'node:path';
 import { runnerFor, availableCpus, formatCpuList, pinProcess } from '../runner/index.js';
 import { closedWindow } from './lib/run/measure-window.js';
 import { pairedRatio, median, round } from './lib/judge/stats.js';
+import { positive, envList } from '../lib/option-parsers.js';
 
-const whole = (name) => (v) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number above 0`);
-  return n;
-};
-const envList = (v) => Object.fromEntries(v.split(',').filter(Boolean).map((kv) => {
-  const at = kv.indexOf('=');
-  if (at < 1) throw new InvalidArgumentError(`--env takes NAME=value,…; got "${kv}"`);
-  return [kv.slice(0, at), kv.slice(at + 1)];
-}));
+const whole = (name) => positive(name, { integer: true });
 
 const opts = new Command('scrape-cost')
   .description('Capacity of a sample with and without a 1 s scrape of its /metrics, in paired rounds.')

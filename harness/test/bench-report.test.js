@@ -18,7 +18,6 @@ import { charts, scaleTypeOf } from '../bench/lib/report/charts.js';
 import { costCells } from '../bench/lib/report/cost.js';
 import { schema4Doc } from './fixtures/schema4-doc.js';
 import { parseFlowchart, mermaidBlocks } from './mermaid-parse.js';
-import * as drills from '../bench/lib/report/drills.js';
 import { takeaways } from '../bench/lib/report/takeaways.js';
 import { refresh } from '../bench/lib/report/quotes.js';
 import { rejudge } from '../bench/lib/judge/results-document.js';
@@ -218,23 +217,15 @@ function drillCell(kind, strategy, budget, failedGets = 0) {
   };
 }
 
-const noDrillVerdict =
-  typeof (/** @type {any} */ (drills).drillVerdict) !== 'function' &&
-  'report/drills.js has no drillVerdict yet (it comes with the drills branch)';
-
-test(
-  'a deploy leaf names only strategies whose crash and rollout drills both lost nothing',
-  { skip: noDrillVerdict },
-  () => {
-    const doc = schema4Doc();
-    doc.cells.push(drillCell('fault', 'cluster', 1), drillCell('rollout', 'cluster', 1));
-    doc.cells.push(drillCell('fault', 'replicas', 1), drillCell('rollout', 'replicas', 1, 3));
-    const leaf = leafOf(doc, 'pi', 1, 'deploy');
-    assert.deepEqual(leaf.lines, ['cluster of 2', 'lost nothing when crashed or rolled out']);
-    assert.match(leaf.note, /replicas lost something/);
-    assert.match(leafOf(doc, 'pi', 2, 'deploy').lines[1], /drilled at another CPU budget/);
-  },
-);
+test('a deploy leaf names only strategies whose crash and rollout drills both lost nothing', () => {
+  const doc = schema4Doc();
+  doc.cells.push(drillCell('fault', 'cluster', 1), drillCell('rollout', 'cluster', 1));
+  doc.cells.push(drillCell('fault', 'replicas', 1), drillCell('rollout', 'replicas', 1, 3));
+  const leaf = leafOf(doc, 'pi', 1, 'deploy');
+  assert.deepEqual(leaf.lines, ['cluster of 2', 'lost nothing when crashed or rolled out']);
+  assert.match(leaf.note, /replicas lost something/);
+  assert.match(leafOf(doc, 'pi', 2, 'deploy').lines[1], /drilled at another CPU budget/);
+});
 
 // A Markdown table's rows under the heading that starts with `heading`, as arrays of cells.
 function tableAfter(text, heading) {

@@ -10,10 +10,10 @@
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
 // Each step goes through the runner of the engine the deployment runs on (`runner`: the processes
 // backend unless said otherwise), so the drill is the same on both.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { nsPidOf } from '../../../lib/processes.js';
+import { waitFor } from '../../../lib/poll.js';
 import { withDefaults, drillUnderLoad, checkMix, eventsRecord, spread } from './under-load.js';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** @typedef {import('./under-load.js').Where} Where @typedef {import('./under-load.js').Load} Load */
 
@@ -43,21 +43,16 @@ const saidListening = (log, pid) =>
  *   log: { read: () => Promise<string> }, timeoutMs?: number }} options
  */
 async function workerBack({ runner, runDir, service, index, name, victim, before, log, timeoutMs = 60_000 }) {
-  const deadline = Date.now() + timeoutMs;
   const at = { runDir, service, index };
-  for (;;) {
+  return waitFor(async () => {
     const workers = await runner.workerPids(at);
     const fresh = workers.filter((p) => !before.includes(p));
     // The cheap checks first: the log and the health check only once a new worker is there.
-    if (workers.length >= before.length && !workers.includes(victim) && fresh.length) {
-      const text = await log.read();
-      if (fresh.every((p) => saidListening(text, nsPidOf(p))) && (await runner.isServing(at)))
-        return { pid: fresh[0], at: Date.now() };
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${name}: its killed worker ${victim} was not replaced within ${timeoutMs / 1000} s`);
-    await sleep(20);
-  }
+    if (workers.length < before.length || workers.includes(victim) || !fresh.length) return null;
+    const text = await log.read();
+    const back = fresh.every((p) => saidListening(text, nsPidOf(p))) && (await runner.isServing(at));
+    return back ? { pid: fresh[0], at: Date.now() } : null;
+  }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs, everyMs: 20 });
 }
 
 const originOf = (u) => {

@@ -5,9 +5,9 @@
 //   scale-down  the service is scaled from n to n-1 instances (the runner removes the highest,
 //               nginx stops sending to it first where it can), then back to n
 // What is counted: what the clients saw in each event's window and what the store kept.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../../../lib/poll.js';
 import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const LIFECYCLE = ['stop', 'scale-down'];
 
@@ -22,13 +22,10 @@ async function instancesOf(runner, runDir, service) {
 // Until the instance's process `pid` is gone (it drained and exited), bounded.
 /** @param {Where & { index: number, pid: number, name: string, timeoutMs?: number }} options */
 async function exited({ runner, runDir, service, index, pid, name, timeoutMs = 60_000 }) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await waitFor(async () => {
     const row = (await instancesOf(runner, runDir, service)).find((r) => r.index === index);
-    if (!row || row.pid !== pid || !String(row.status).startsWith('running')) return;
-    if (Date.now() > deadline) throw new Error(`${name} did not exit within ${timeoutMs / 1000} s of its stop signal`);
-    await sleep(50);
-  }
+    return !row || row.pid !== pid || !String(row.status).startsWith('running');
+  }, { what: `${name} to exit after its stop signal`, timeoutMs });
 }
 
 /** @param {Where & { k: number, load: Load, log: (line: string) => void }} step */

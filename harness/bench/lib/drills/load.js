@@ -7,6 +7,7 @@
 // published. The summaries below are what a drill keeps of the records.
 import { performance } from 'node:perf_hooks';
 import { generatorThread } from '../tools/generator-heap.js';
+import { percentiles } from '../judge/stats.js';
 
 export { postId } from './load-schedule.js';
 
@@ -54,34 +55,19 @@ export async function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, 
 
 export const failed = (r) => r.error !== undefined || !(r.status >= 200 && r.status < 300);
 
-function percentile(sorted, p) {
-  if (!sorted.length) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-const round1 = (x) => (x === null ? null : Math.round(x * 10) / 10);
-
 /**
  * Latency of every answered request (5xx included), as wrk and autocannon count it; a refused
  * connection or a timeout has no answer, and is counted as failed instead: { p50, p90, p99, max } (ms).
  */
 export function latencyOf(records) {
-  const lat = records
-    .filter((r) => r.status !== undefined)
-    .map((r) => r.latencyMs)
-    .sort((a, b) => a - b);
-  return {
-    p50: round1(percentile(lat, 50)),
-    p90: round1(percentile(lat, 90)),
-    p99: round1(percentile(lat, 99)),
-    max: round1(lat.at(-1) ?? null),
-  };
+  const lat = records.filter((r) => r.status !== undefined).map((r) => r.latencyMs);
+  return percentiles(lat.sort((a, b) => a - b), 1);
 }
 
 /** How late the generator sent the requests (ms after their intended send): { p50, p99, max }. */
 export function sendLagOf(records) {
-  const lags = records.map((r) => r.lagMs).filter(Number.isFinite).sort((a, b) => a - b);
-  return { p50: round1(percentile(lags, 50)), p99: round1(percentile(lags, 99)), max: round1(lags.at(-1) ?? null) };
+  const { p50, p99, max } = percentiles(records.map((r) => r.lagMs).filter(Number.isFinite).sort((a, b) => a - b), 1);
+  return { p50, p99, max };
 }
 
 /**

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import YAML from 'yaml';
 import { runCommand } from '../../../runner/index.js';
 import { freePort } from '../../../lib/ports.js';
+import { waitFor } from '../../../lib/poll.js';
 import { drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
 
 /** The compose files of the app's stack, in its folder: compose.yaml, compose.swarm.yaml and the swarm extras. */
@@ -45,7 +46,7 @@ export function whyNoSwarm(app, processes = 2) {
  * `docker <args>` against the engine, with `vars` in its environment; throws one line unless check is false.
  * @param {string | null | undefined} host @param {Record<string, string>} [vars]
  */
-function dockerOf(host, vars = {}) {
+export function dockerOf(host, vars = {}) {
   const env = { ...process.env, ...vars, ...(host ? { DOCKER_HOST: host } : {}) };
   /** @param {string[]} args @param {{ cwd?: string, timeoutMs?: number, check?: boolean }} [options] */
   return async (args, { cwd, timeoutMs = 120_000, check = true } = {}) => {
@@ -66,17 +67,42 @@ async function tasksOf(docker, service, { healthy = false } = {}) {
   return res.stdout.split('\n').filter(Boolean);
 }
 
-async function until(what, check, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`Swarm drill: ${what} within ${timeoutMs / 1000} s`);
-    await sleep(1000);
-  }
+// The Swarm drill's waits: a check that throws is "not yet" (a refused connection while nginx starts).
+const until = (what, check, timeoutMs) => waitFor(check, { what, timeoutMs, everyMs: 1000, retryErrors: true });
+
+/** A runner's exec() (writes.js readBack): in the first container `idsOf(service)` lists, {port} its image's port. */
+export function execIn(docker, idsOf) {
+  return async ({ service, argv, timeoutMs }) => {
+    const [id] = await idsOf(service);
+    if (!id) throw new Error(`no running container of ${service}`);
+    const exposed = JSON.parse((await docker(['inspect', '--format', '{{json .Config.ExposedPorts}}', id])).stdout);
+    const port = Object.keys(exposed ?? {}).map((p) => p.split('/')[0])[0] ?? '';
+    return docker(['exec', id, ...argv.map((a) => a.replaceAll('{port}', port))], { timeoutMs, check: false });
+  };
+}
+
+// The app's image built (Swarm ignores build:, so it is the one `docker compose build` tags) and its
+// stack deployed from its folder, `docker` with the stack's knobs in its environment; its files.
+export async function deployStack(docker, app, stack) {
+  const files = stackFiles(app);
+  const composeFiles = files.filter((f) => !f.includes('.swarm.')).flatMap((f) => ['-f', f]);
+  await docker(['compose', ...composeFiles, 'build', app.app], { cwd: app.dir, timeoutMs: 900_000 });
+  await docker(['stack', 'deploy', '--detach=true', ...files.flatMap((f) => ['-c', f]), stack],
+    { cwd: app.dir, timeoutMs: 240_000 });
+  return files;
+}
+
+/** The stack removed, its containers gone (a bounded wait); `leave`: the node made a Swarm for it leaves. */
+export async function removeStack(docker, stack, { leave }) {
+  await docker(['stack', 'rm', stack], { check: false });
+  await until(`stack ${stack} removed`, async () =>
+    (await docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${stack}`])).stdout.trim() === '',
+  120_000).catch(() => {});
+  if (leave) await docker(['swarm', 'leave', '--force'], { check: false, timeoutMs: 60_000 });
 }
 
 // What the write accounting (writes.js) asks of a runner, on the stack: its services' tasks, and a
-// command in one of them ({port}: the port its image exposes).
+// command in one of them.
 function stackRunner(docker, stack) {
   return {
     engine: 'docker',
@@ -88,13 +114,7 @@ function stackRunner(docker, stack) {
         service: name.slice(stack.length + 1), status: 'running',
       }));
     },
-    exec: async ({ service, argv, timeoutMs }) => {
-      const [id] = await tasksOf(docker, `${stack}_${service}`);
-      if (!id) throw new Error(`no running task of ${service}`);
-      const exposed = JSON.parse((await docker(['inspect', '--format', '{{json .Config.ExposedPorts}}', id])).stdout);
-      const port = Object.keys(exposed ?? {}).map((p) => p.split('/')[0])[0] ?? '';
-      return docker(['exec', id, ...argv.map((a) => a.replaceAll('{port}', port))], { timeoutMs, check: false });
-    },
+    exec: execIn(docker, (service) => tasksOf(docker, `${stack}_${service}`)),
   };
 }
 
@@ -124,17 +144,11 @@ export async function swarmRolloutDrill({ host, ownEngine, app, env, processes, 
   if (!joined) await docker(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
   const stack = `lab-swarm-${Date.now().toString(36)}`;
   const port = await freePort();
-  const files = stackFiles(app);
   const url = `http://127.0.0.1:${port}`;
-  // The stack's knobs as its files read them (${REPLICAS}, ${CPUS}, ${HTTP_PORT}).
-  const deploying = dockerOf(host, { ...env, HTTP_PORT: String(port) });
   try {
-    log(`swarm: docker stack deploy ${files.map((f) => `-c ${f}`).join(' ')} (${processes} app tasks)`);
-    // Swarm ignores build:, so the image is the one `docker compose build` tags.
-    const composeFiles = files.filter((f) => !f.includes('.swarm.')).flatMap((f) => ['-f', f]);
-    await deploying(['compose', ...composeFiles, 'build', app.app], { cwd: app.dir, timeoutMs: 900_000 });
-    await deploying(['stack', 'deploy', '--detach=true', ...files.flatMap((f) => ['-c', f]), stack],
-      { cwd: app.dir, timeoutMs: 240_000 });
+    log(`swarm: docker stack deploy ${stackFiles(app).map((f) => `-c ${f}`).join(' ')} (${processes} app tasks)`);
+    // The stack's knobs as its files read them (${REPLICAS}, ${CPUS}, ${HTTP_PORT}).
+    const files = await deployStack(dockerOf(host, { ...env, HTTP_PORT: String(port) }), app, stack);
     const service = `${stack}_${app.app}`;
     await until(`${processes} healthy ${app.app} tasks`,
       async () => (await tasksOf(docker, service, { healthy: true })).length === processes, 300_000);
@@ -166,10 +180,6 @@ export async function swarmRolloutDrill({ host, ownEngine, app, env, processes, 
       files, steps, reloadMs: steps.reduce((n, s) => n + s.tookMs, 0), ...rest,
     };
   } finally {
-    await docker(['stack', 'rm', stack], { check: false });
-    await until(`stack ${stack} removed`, async () =>
-      (await docker(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${stack}`])).stdout.trim() === '',
-    120_000).catch(() => {});
-    if (!joined) await docker(['swarm', 'leave', '--force'], { check: false, timeoutMs: 60_000 });
+    await removeStack(docker, stack, { leave: !joined });
   }
 }

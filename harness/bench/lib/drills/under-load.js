@@ -1,6 +1,7 @@
 // What every drill shares: check the traffic mix against the topology once, then run an action
 // (kills, a rollout, a stop, a scale-down) under a fixed rate of that traffic, sum up what the
 // clients saw and, where the app has a store that runs, what the store kept (writes.js).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startLoad, summarise, failed, latencyOf, sendLagOf } from './load.js';
 import { planWrites, readBack, accountWrites, newPrefix } from './writes.js';
 import { appOfRun } from './app.js';
@@ -27,8 +28,6 @@ import { runnerFor } from '../../../runner/index.js';
  * @property {number} [settleMs]  plain load before and after
  * @property {number} [gapMs]     between two events
  */
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Throws one line for a mix the drill can't use: { get: '/path', post: { path, body, contentType }, postShare }. */
 export function checkMix(mix) {

@@ -153,6 +153,3 @@ export function accountWrites(records, storedIds) {
     ambiguousIds: first(ambiguous),
   };
 }
-
-/** Whether an accounting meets the pass line: nothing acknowledged was lost, nothing stored twice. */
-export const keptEverything = (w) => Boolean(w?.counted) && w.lost === 0 && w.duplicated === 0;

@@ -17,6 +17,16 @@ export function median(values) {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+/** The nearest-rank percentile of sorted values (q from 0 to 1), or null where there are none. */
+export const percentileOf = (sorted, q) =>
+  (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
+
+/** p50, p90, p99 and max of sorted values (an array or a typed array), each rounded to `digits`. */
+export function percentiles(sorted, digits) {
+  const at = (q) => round(percentileOf(sorted, q), digits);
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: round(sorted.at(-1) ?? null, digits) };
+}
+
 /**
  * The lower median: the middle value, or the lower of the two middle ones — always a value that was
  * measured (a slice's latency percentile, a run's half-width), never an average of two.

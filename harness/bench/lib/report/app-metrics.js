@@ -1,5 +1,7 @@
 // The report's section on the samples' own /metrics beside the bench's probes (run/app-metrics.js
 // reads them into each cell's `appMetrics`): both answers per cell, and where they disagree.
+import { table } from './format.js';
+import { inline } from './template.js';
 
 // Beyond these the two readings disagree: spreads more than 20% apart; a busiest loop and the
 // busiest instance's use of its CPU allowance (its quota, at most one CPU: a loop runs on one)
@@ -39,9 +41,7 @@ export function appMetricsSection(doc, where) {
   const cells = (doc.cells ?? []).filter((c) => c.status === 'ok' && c.appMetrics);
   if (where !== 'report') return [];
   if (!cells.length && doc.protocol?.engine?.name === 'docker') {
-    return [TITLE, '', 'No cell has a reading: the bench reads each container\'s metrics port at its address on '
-      + 'the service network (never through nginx), and none answered there (Docker Desktop, for one, does not '
-      + 'route to container addresses; `ENGINE=processes` reads them on loopback).', ''];
+    return [TITLE, '', inline('report-app-metrics-docker'), ''];
   }
   if (!cells.length) return [];
   const f = (s) => (Number.isFinite(s?.median)
@@ -51,24 +51,16 @@ export function appMetricsSection(doc, where) {
     const quota = c.topology?.cpusPerInstance;
     const gaps = disagreements(m, quota).map((d) => `${d.what}: ${d.app.toFixed(2)} against ${d.probe.toFixed(2)}`);
     const used = Object.fromEntries(['median', 'min', 'max'].map((k) => [k, ofAllowance(m.busiestCpu?.[k], quota)]));
-    const cols = [`\`${c.id}\``, m.processes, f(m.spread), f(m.cpuSpread), f(m.busiestLoop), f(used)];
-    return `| ${[...cols, gaps.join('; ') || 'agree'].join(' | ')} |`;
+    return [`\`${c.id}\``, m.processes, f(m.spread), f(m.cpuSpread), f(m.busiestLoop), f(used),
+      gaps.join('; ') || 'agree'];
   });
   return [
     TITLE,
     '',
-    'Each saturated window, read from the apps\' `/metrics` (`METRICS_PORT`) before and after it: the spread of '
-      + 'requests over the serving processes (the busiest one\'s over the mean; 1 is even) and the busiest event loop '
-      + '(the share of the window it ran code). Beside them, the bench\'s probes: the spread of CPU time over the '
-      + 'instances, and the busiest instance\'s use of the CPU it may use (its quota, at most one CPU; one process '
-      + 'per instance only). Medians over the rounds (min–max). They disagree beyond '
-      + `${SPREAD_GAP * 100}% of a spread or ${LOOP_GAP} of a loop: a loop that waits for a CPU its neighbours hold `
-      + '(nginx in the same budget) is busy by its own clock, not by its CPU.',
+    inline('report-app-metrics', { spread: SPREAD_GAP * 100, loop: LOOP_GAP }),
     '',
-    '| cell | processes | spread (metrics) | spread of CPU (cgroups) | busiest loop (metrics) '
-      + '| busiest CPU use (cgroups) | where they disagree |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows,
+    table(['cell', 'processes', 'spread (metrics)', 'spread of CPU (cgroups)', 'busiest loop (metrics)',
+      'busiest CPU use (cgroups)', 'where they disagree'], rows),
     '',
   ];
 }

@@ -3,7 +3,8 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
 import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
-import { shortName } from './leaf-text.js';
+import { nameOf } from './leaf-text.js';
+import { cpus } from './format.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -46,7 +47,7 @@ const outcomeOf = (doc, v) => {
   if (v.suspect) return 'suspect';
   const l = labelOf(v, doc);
   if (l === 'wins') return v.winner === v.a ? OUTCOME[0] : OUTCOME[1];
-  return l === 'equal' ? 'equal' : l === 'bounded' ? 'bounded' : "can't tell";
+  return LABEL_TEXT[l];
 };
 
 /** The file of a budget's verdict chart. */
@@ -63,11 +64,10 @@ export const VERDICT_CHART_NOTE =
 
 // One verdict as a point of the chart: its row names the workload and the two sides.
 function verdictPoint(doc, v) {
-  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   return {
     question:
       `${doc.workloads[v.workload]?.title ?? v.workload} · ` +
-      `${shortName(doc, topo(v.a))} ÷ ${shortName(doc, topo(v.b))}`,
+      `${nameOf(doc, v.a)} ÷ ${nameOf(doc, v.b)}`,
     metric: doc.metrics[v.metric]?.title ?? v.metric,
     ratio: v.ratio,
     lo: v.ci95[0],
@@ -124,11 +124,7 @@ export function verdictSpec(doc, budget) {
   if (values.length === 0) return null;
   const metrics = [...new Set(values.map((v) => v.metric))];
   return {
-    ...base(
-      `Verdicts at ${budget} CPU${budget === 1 ? '' : 's'}: ratio and 95% interval, a panel per metric`,
-      values,
-      doc,
-    ),
+    ...base(`Verdicts at ${cpus(budget)}: ratio and 95% interval, a panel per metric`, values, doc),
     hconcat: metrics.map((m, i) => metricPanel(doc, m, values, i === 0)),
     resolve: { scale: { y: 'shared', x: 'independent' } },
   };

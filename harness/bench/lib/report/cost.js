@@ -3,7 +3,7 @@
 // per million), memory as GiB held × the time a million requests take at the topology's capacity at
 // the latency target. The low-rate CPU per request (at the block's fixed rate) only beside them,
 // labelled. Money only where the reader gave prices: a price is the reader's, not a measurement.
-import { fmt } from './format.js';
+import { fmt, table } from './format.js';
 import { sideName } from './verdict-table.js';
 import { lowerMedian } from '../judge/stats.js';
 import { fill } from './template.js';
@@ -66,48 +66,40 @@ export function costCells(doc, scenario = 'verdicts') {
     .sort((a, b) => order.indexOf(a.workload) - order.indexOf(b.workload) || budget(a) - budget(b));
 }
 
-export const COST_HEAD = [
-  'workload',
-  'topology',
-  'CPUs',
-  'capacity req/s',
-  'core-seconds per 1M at capacity',
-  'memory MiB, whole topology (processes)',
-  'MiB per process',
-  'GiB-hours per 1M at capacity',
-];
-
-/** Markdown lines: the cost table of the main scenario's closed-loop cells. */
-export function costTable(doc, { scenario = 'verdicts' } = {}) {
+/** The cost table of the main scenario's closed-loop cells (Markdown), or null where there is none. */
+function costTable(doc, { scenario = 'verdicts' } = {}) {
   const prices = doc.prices ?? null;
   const cells = costCells(doc, scenario);
-  if (!cells.length) return [];
+  if (!cells.length) return null;
   const head = [
-    ...COST_HEAD,
+    'workload',
+    'topology',
+    'CPUs',
+    'capacity req/s',
+    'core-seconds per 1M at capacity',
+    'memory MiB, whole topology (processes)',
+    'MiB per process',
+    'GiB-hours per 1M at capacity',
     ...(prices ? ['cost per 1M at capacity (your currency)'] : []),
     'low rate: CPU per request',
   ];
-  const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
-  for (const c of cells) {
+  const rows = cells.flatMap((c) => {
     const k = costOf(c, prices);
-    if (!k) continue;
     const t = c.topology;
-    lines.push(
-      `| ${[
-        doc.workloads[c.workload]?.title ?? c.workload,
-        `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}`,
-        t.budgetCpus ?? c.budgetCpus ?? '',
-        or(k.capacityRps, fmt(k.capacityRps)),
-        or(k.coreSeconds, fmt(k.coreSeconds, 1)),
-        or(k.memoryMiB, `${fmt(k.memoryMiB, 1)} (${k.processes ?? '?'})`),
-        or(k.perProcessMiB, fmt(k.perProcessMiB, 1)),
-        or(k.gibHours, fmt(k.gibHours, 4)),
-        ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : []),
-        k.lowRate ? `${fmt(k.lowRate.us, 1)} µs at ${fmt(k.lowRate.rate)} req/s` : 'not measured',
-      ].join(' | ')} |`,
-    );
-  }
-  return lines;
+    return k ? [[
+      doc.workloads[c.workload]?.title ?? c.workload,
+      `${sideName(t)}${t.viaNginx ? ' + nginx' : ''}`,
+      t.budgetCpus ?? c.budgetCpus ?? '',
+      or(k.capacityRps, fmt(k.capacityRps)),
+      or(k.coreSeconds, fmt(k.coreSeconds, 1)),
+      or(k.memoryMiB, `${fmt(k.memoryMiB, 1)} (${k.processes ?? '?'})`),
+      or(k.perProcessMiB, fmt(k.perProcessMiB, 1)),
+      or(k.gibHours, fmt(k.gibHours, 4)),
+      ...(prices ? [k.money === null ? 'n/a' : money(k.money)] : []),
+      k.lowRate ? `${fmt(k.lowRate.us, 1)} µs at ${fmt(k.lowRate.rate)} req/s` : 'not measured',
+    ]] : [];
+  });
+  return table(head, rows);
 }
 
 /** One sentence on where the money column comes from, or how to get one. */
@@ -126,6 +118,6 @@ export function priceNote(doc) {
 
 /** The report's cost section: what each column counts (template), the table, the prices. */
 export function costSection(doc) {
-  const table = costTable(doc);
-  return table.length ? [...fill('report-cost'), '', priceNote(doc), '', ...table, ''] : [];
+  const costs = costTable(doc);
+  return costs ? [...fill('report-cost'), '', priceNote(doc), '', costs, ''] : [];
 }

@@ -1,7 +1,7 @@
 // The guide's "Decide" section: one small Mermaid chart per workload (its CPU budgets two to a
 // chart, so no chart passes 15 nodes), each leaf a few words with the verdict's label and ratio,
 // and the details in a table under it. From results.json alone.
-import { fmtX, fmtCi, esc as mdEsc, cpus } from './format.js';
+import { fmtX, fmtCi, esc as mdEsc, cpus, table } from './format.js';
 import { labelOf, LABEL_TEXT, budgetOf, mainVerdicts, anchorOf } from './labels.js';
 import { strategyOptions } from './options.js';
 import { leavesAt } from './leaves.js';
@@ -73,26 +73,20 @@ const cited = (doc, v, link) =>
  * @param {any} doc @param {any} chart @param {{ verdictLink?: string, drillsLink?: string }} [links]
  */
 export function chartTable(doc, chart, { verdictLink = '', drillsLink = '' } = {}) {
-  const out = [
-    '| CPUs | what matters | answer | rests on | why, and what else decides |',
-    '| --- | --- | --- | --- | --- |',
-  ];
   const drills = `[the drills](${drillsLink}#${slugOf('When something dies / when you deploy')})`;
-  for (const { budget, leaves } of chart.budgets) {
-    for (const l of leaves) {
-      const more = l.cites.length - CITED;
-      const rests = l.cites.length
-        ? [
-            ...l.cites.slice(0, CITED).map((v) => cited(doc, v, verdictLink)),
-            ...(more > 0 ? [`and ${more} more in [the list](${verdictLink}#${slugOf('Every verdict')})`] : []),
-          ].join('<br>')
-        : l.key === 'deploy' && drillCellsOf(doc).length
-          ? drills
-          : '—';
-      out.push(`| ${budget} | ${l.title} | ${mdEsc(l.answer)} | ${rests} | ${mdEsc(l.note)} |`);
-    }
-  }
-  return out;
+  const rows = chart.budgets.flatMap(({ budget, leaves }) => leaves.map((l) => {
+    const more = l.cites.length - CITED;
+    const rests = l.cites.length
+      ? [
+          ...l.cites.slice(0, CITED).map((v) => cited(doc, v, verdictLink)),
+          ...(more > 0 ? [`and ${more} more in [the list](${verdictLink}#${slugOf('Every verdict')})`] : []),
+        ].join('<br>')
+      : l.key === 'deploy' && drillCellsOf(doc).length
+        ? drills
+        : '—';
+    return [budget, l.title, mdEsc(l.answer), rests, mdEsc(l.note)];
+  }));
+  return table(['CPUs', 'what matters', 'answer', 'rests on', 'why, and what else decides'], rows);
 }
 
 /**
@@ -115,7 +109,7 @@ export function decideSection(doc, links = {}) {
       out.push(`${upperFirst(why)}: no answer for this workload. Its verdicts: [the list](${every}).`, '');
       continue;
     }
-    out.push('```mermaid', chartSource(chart), '```', '', ...chartTable(doc, chart, links), '');
+    out.push('```mermaid', chartSource(chart), '```', '', chartTable(doc, chart, links), '');
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // The guide's zero-downtime answer: only a strategy whose crash and rolling-restart drills both
 // lost nothing (drills.js's drillVerdict, judged from the drills' counts) may be named; a run
 // without drills says how to get them.
-import * as drills from './drills.js';
+import { drillVerdict } from './drills.js';
 import { optionsAt } from './options.js';
 import { shortName, orList } from './leaf-text.js';
 
@@ -11,18 +11,11 @@ const DRILL_KINDS = new Set(['fault', 'rollout']);
 /**
  * drillVerdict(doc, strategy, budget, { app, name }) -> { drilled, lostNothing, text }, from drills.js,
  * for one option (its text names the option, e.g. "Express 2 replicas"); a strategy it doesn't know
- * (or a drills.js without it) reads as not drilled, with why.
+ * reads as not drilled, with why.
  */
 function verdictOf(doc, o, budget) {
-  const judge = /** @type {any} */ (drills).drillVerdict;
-  if (typeof judge !== 'function')
-    return {
-      drilled: false,
-      lostNothing: false,
-      text: 'the drills could not be judged (no drillVerdict in report/drills.js)',
-    };
   try {
-    return judge(doc, o.topology.strategy, budget, { app: o.topology.sample, name: o.name });
+    return drillVerdict(doc, o.topology.strategy, budget, { app: o.topology.sample, name: o.name });
   } catch (e) {
     return { drilled: false, lostNothing: false, text: e.message };
   }

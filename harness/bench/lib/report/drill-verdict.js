@@ -75,12 +75,10 @@ function gaps(doc, mine, engine) {
     const here = mine.filter((c) => !e || aboutCell(c, doc).engine === e);
     const missing = neededKinds(e).filter((k) => !here.some((c) => c.kind === k && measured(c)));
     // One reason once, with every drill it stopped.
-    const byReason = new Map();
-    for (const c of here.filter((x) => !measured(x))) {
-      const reason = `${c.status}${c.error ? `: ${c.error}` : ''}`;
-      byReason.set(reason, new Set([...(byReason.get(reason) ?? []), kindName(c.kind)]));
-    }
-    const why = [...byReason].map(([reason, kinds]) => `${[...kinds].join(', ')} ${reason}`);
+    const reasonOf = (c) => `${c.status}${c.error ? `: ${c.error}` : ''}`;
+    const byReason = Map.groupBy(here.filter((x) => !measured(x)), reasonOf);
+    const kinds = (cs) => [...new Set(cs.map((c) => kindName(c.kind)))].join(', ');
+    const why = [...byReason].map(([reason, cs]) => `${kinds(cs)} ${reason}`);
     return missing.length ? [{ engine: e, missing, why, of: engines.length }] : [];
   });
 }

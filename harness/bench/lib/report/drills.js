@@ -4,13 +4,12 @@
 // why requests failed. Every number comes from the cells; the prose from templates/drills-*.md.
 import { aboutCell, drillCellsOf, judgeDrill, kindName, measured, neededKinds, DRILL_KINDS } from './drill-verdict.js';
 import { fill } from './template.js';
-import { row, num } from './format.js';
+import { num, table } from './format.js';
 
 export { drillVerdict, judgeDrill, aboutCell } from './drill-verdict.js';
 
 const ms = (x) => (Number.isFinite(x) ? `${num(x)} ms` : 'n/a');
 const failedOf = (part) => `${num(part.failed)} of ${num(part.requests)}`;
-const header = (names) => [row(names), row(names.map(() => '---'))];
 
 const ENGINE_NAME = {
   processes: 'the process engine (processes on 127.0.0.1, the local runner)',
@@ -80,20 +79,15 @@ function rowWrites(r) {
 }
 
 function summaryTable(cells, doc, engine) {
-  const out = header(
-    ['strategy', 'app', 'processes', 'CPU', 'crash: failed', 'rollout: failed', 'stop: failed'].concat([
-      'scale-down: failed',
-      'writes',
-      'pass line',
-    ]),
-  );
-  for (const r of strategyRows(cells, doc)) {
+  const head = ['strategy', 'app', 'processes', 'CPU', 'crash: failed', 'rollout: failed', 'stop: failed'].concat([
+    'scale-down: failed',
+    'writes',
+    'pass line',
+  ]);
+  return table(head, strategyRows(cells, doc).map((r) => {
     const kinds = DRILL_KINDS.map((k) => kindCell(r.cells[k]));
-    out.push(
-      row([r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), passLine(r, engine)]),
-    );
-  }
-  return out;
+    return [r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), passLine(r, engine)];
+  }));
 }
 
 const eventsOf = (d) => d.kills?.length ?? d.steps?.length ?? d.events?.length ?? 0;
@@ -117,29 +111,22 @@ function eventLatency(d) {
 }
 
 function detailTable(cells, doc) {
-  const out = header(
-    ['drill', 'strategy', 'app', 'processes', 'events', 'failed GETs', 'failed POSTs'].concat([
-      'back after (median / max)',
-      'clients saw failures for (max)',
-      'writes',
-      'latency during the events (p50 / p99 / max)',
-      'generator late by (p99 / max)',
-    ]),
-  );
-  for (const c of cells.filter(measured)) {
+  const head = ['drill', 'strategy', 'app', 'processes', 'events', 'failed GETs', 'failed POSTs'].concat([
+    'back after (median / max)',
+    'clients saw failures for (max)',
+    'writes',
+    'latency during the events (p50 / p99 / max)',
+    'generator late by (p99 / max)',
+  ]);
+  return table(head, cells.filter(measured).map((c) => {
     const a = aboutCell(c, doc);
     const d = c.drill;
     const back = d.backMs ?? d.recoverMs;
     const outage = d.outageMs ? ms(d.outageMs.max) : 'n/a';
-    out.push(
-      row(
-        [kindName(c.kind), a.strategy, a.app ?? '—', num(a.processes), num(eventsOf(d)), failedOf(d.get)]
-          .concat([failedOf(d.post), `${ms(back?.median)} / ${ms(back?.max)}`, outage, writesText(d.writes)])
-          .concat(eventLatency(d)),
-      ),
-    );
-  }
-  return out;
+    return [kindName(c.kind), a.strategy, a.app ?? '—', num(a.processes), num(eventsOf(d)), failedOf(d.get)]
+      .concat([failedOf(d.post), `${ms(back?.median)} / ${ms(back?.max)}`, outage, writesText(d.writes)])
+      .concat(eventLatency(d));
+  }));
 }
 
 // Why requests failed, for the kinds of failure this run saw.
@@ -199,8 +186,8 @@ export function renderDrills(doc, { docs = '' } = {}) {
   const engines = [...new Set(cells.map((c) => aboutCell(c, doc).engine))].sort(engineOrder);
   for (const engine of engines) {
     const mine = cells.filter((c) => aboutCell(c, doc).engine === engine);
-    out.push(`### On ${ENGINE_NAME[engine] ?? engine}`, '', ...summaryTable(mine, doc, engine), '');
-    out.push('Each drill:', '', ...detailTable(mine, doc), '');
+    out.push(`### On ${ENGINE_NAME[engine] ?? engine}`, '', summaryTable(mine, doc, engine), '');
+    out.push('Each drill:', '', detailTable(mine, doc), '');
   }
   const whys = new Set(
     ok.filter((c) => !c.drill.writes?.counted).map((c) => c.drill.writes?.why ?? 'this drill did not count its writes'),

@@ -2,7 +2,7 @@
 // guide, the takeaways and the hand-written docs link a verdict here. Its CPUs, label, ratio and
 // interval, the load generator's share where it shared the cores, and a note: what bounded it,
 // why it was kept out, or why it was not measured. From results.json alone.
-import { fmt, fmtX, fmtCi, esc } from './format.js';
+import { fmt, fmtX, fmtCi, esc, table, topologyOf } from './format.js';
 import { sideName } from './verdict-table.js';
 import {
   labelOf,
@@ -39,16 +39,16 @@ function noteOf(doc, v) {
 
 function verdictRow(doc, v, gen) {
   const l = labelOf(v, doc);
-  const won =
-    l === 'wins' ? `${sideName(doc.cells.find((c) => c.topology?.id === v.winner)?.topology)} wins` : LABEL_TEXT[l];
-  const cells = [
+  const won = l === 'wins' ? `${sideName(topologyOf(doc, v.winner))} wins` : LABEL_TEXT[l];
+  return [
     `<a id="${anchorOf(v.id)}"></a>\`${v.id}\``,
     budgetOf(v, doc),
     won,
     l === null ? '—' : fmtX(v.ratio),
     l === null ? '—' : fmtCi(v.ci95),
+    ...(gen ? [generatorText(v, doc)] : []),
+    esc(noteOf(doc, v)),
   ];
-  return `| ${[...cells, ...(gen ? [generatorText(v, doc)] : []), esc(noteOf(doc, v))].join(' | ')} |`;
 }
 
 /** Markdown lines: "## Every verdict", a sentence on how to read a row, and the table. */
@@ -61,9 +61,10 @@ export function everyVerdict(doc) {
     '',
     'Each row: the first topology ÷ the second; throughput and capacity higher is better, the rest lower is better.',
     '',
-    `| verdict | CPUs | label | ratio | 95% interval |${gen ? ' generator share |' : ''} note |`,
-    `| --- | --- | --- | --- | --- |${gen ? ' --- |' : ''} --- |`,
-    ...vs.map((v) => verdictRow(doc, v, gen)),
+    table(
+      ['verdict', 'CPUs', 'label', 'ratio', '95% interval', ...(gen ? ['generator share'] : []), 'note'],
+      vs.map((v) => verdictRow(doc, v, gen)),
+    ),
     '',
   ];
 }

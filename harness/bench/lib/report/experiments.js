@@ -18,26 +18,18 @@ const bounds = (xs) => {
 export const experimentsOf = (doc) => doc.scenarios.filter((s) => s.experiment);
 const cellsOf = (doc, s) => doc.cells.filter((c) => c.scenario === s.name);
 
+// A figure of ours over a cell's rounds: its value, and the rounds' values as a min–max text and bounds.
+const overRounds = (xs, value, unit) => ({ value, range: range(xs ?? []), bounds: bounds(xs), unit });
+const firstMsOf = (c) => c.rounds?.map((r) => r.timeline?.[0]?.[1]);
+
 // Our figure for a published one, by what the article measured.
 const OURS = {
   rps: (c) => ({
-    value: c.rps?.median ?? c.effectiveRps,
-    range: c.rounds?.length > 1 ? range(c.rounds.map((r) => r.rps)) : '',
-    bounds: bounds(c.rounds?.map((r) => r.rps)),
-    unit: 'req/s',
+    ...overRounds(c.rounds?.map((r) => r.rps), c.rps?.median ?? c.effectiveRps, 'req/s'),
+    ...(c.rounds?.length > 1 ? {} : { range: '' }),
   }),
-  maxMs: (c) => ({
-    value: c.latencyMs?.max?.median,
-    range: range(c.rounds?.map((r) => r.latencyMs?.max) ?? []),
-    bounds: bounds(c.rounds?.map((r) => r.latencyMs?.max)),
-    unit: 'ms (slowest response)',
-  }),
-  firstMs: (c) => ({
-    value: lowerMedian(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []),
-    range: range(c.rounds?.map((r) => r.timeline?.[0]?.[1]) ?? []),
-    bounds: bounds(c.rounds?.map((r) => r.timeline?.[0]?.[1])),
-    unit: 'ms (first response)',
-  }),
+  maxMs: (c) => overRounds(c.rounds?.map((r) => r.latencyMs?.max), c.latencyMs?.max?.median, 'ms (slowest response)'),
+  firstMs: (c) => overRounds(firstMsOf(c), lowerMedian(firstMsOf(c) ?? []), 'ms (first response)'),
   failedShare: (c) => ({
     value: c.requests ? c.errors / c.requests : null,
     range: '',

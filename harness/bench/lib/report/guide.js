@@ -8,6 +8,7 @@ import { labelOf, budgetsOf, mainVerdicts, skippedOf, skippedStrategies, anchorO
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { renderDrills } from './drills.js';
+import { drillCellsOf } from './drill-verdict.js';
 import { slugOf } from './slug.js';
 import { fill } from './template.js';
 import { firstScreen, howToRead } from './guide-intro.js';
@@ -67,7 +68,7 @@ function without(lines, title) {
 // The drills' deploy table per engine, the pass line and why requests failed; each drill's own
 // counts, which writes were not counted and how each strategy is drilled stay in the report.
 function drills(doc, { reportLink, docsLink }) {
-  if (!doc.cells.some((c) => ['fault', 'rollout', 'stop', 'scale-down'].includes(c.kind))) return [];
+  if (!drillCellsOf(doc).length) return [];
   const kept = ['How each strategy is drilled:', 'Each drill:', 'Writes not counted:']
     .reduce(without, renderDrills(doc, { docs: docsLink }));
   const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
@@ -86,13 +87,9 @@ function seeds(doc, reportLink) {
 function notMeasured(doc, reportLink) {
   const link = (id) => `[\`${id}\`](${reportLink}#${anchorOf(id)})`;
   const missing = mainVerdicts(doc).filter((v) => labelOf(v, doc) === null && !skippedOf(v, doc));
-  const byWhy = new Map();
-  for (const v of missing) {
-    const w = shortReason(v.reasons?.[0] ?? 'missing');
-    byWhy.set(w, [...(byWhy.get(w) ?? []), v.id]);
-  }
+  const byWhy = Map.groupBy(missing, (v) => shortReason(v.reasons?.[0] ?? 'missing'));
   const out = [...byWhy].map(
-    ([w, ids]) => `- ${ids.length} verdict${ids.length > 1 ? 's' : ''} (e.g. ${link(ids[0])}): ${w}.`,
+    ([w, vs]) => `- ${vs.length} verdict${vs.length > 1 ? 's' : ''} (e.g. ${link(vs[0].id)}): ${w}.`,
   );
   const suspect = mainVerdicts(doc).filter((v) => labelOf(v, doc) !== null && v.suspect);
   if (suspect.length) {

@@ -1,10 +1,11 @@
 // The words of a guide leaf: short names of the options, a verdict's label and ratio with its
 // direction, and what a leaf says when it has no answer (bounded, suspect, not measured).
-import { labelOf } from './labels.js';
+import { labelOf, LABEL_TEXT } from './labels.js';
 import { fmtX, topologyOf as topoOf } from './format.js';
 import { shortReason, cleanText } from './sanitize.js';
 import { baselineSample } from './options.js';
 import { boundText } from './bound-text.js';
+import { strategyWords } from './verdict-table.js';
 
 /** "cluster of 2" for the baseline app's topologies, ".NET 1 process" for another app's. */
 export function shortName(doc, t) {
@@ -12,18 +13,6 @@ export function shortName(doc, t) {
   const name = t ? (t.label ?? t.id) : '?';
   return own ? strategyWords(t) : `${name.split(',')[0]} ${strategyWords(t)}`;
 }
-const strategyWords = (t) => {
-  const n = t.processes ?? 1;
-  return (
-    {
-      'one process': '1 process',
-      cluster: `cluster of ${n}`,
-      replicas: `${n} replicas`,
-      reuseport: `${n} reusePort processes`,
-      pm2: `PM2 cluster of ${n}`,
-    }[t.strategy] ?? t.strategy
-  );
-};
 
 export const nameOf = (doc, id) => shortName(doc, topoOf(doc, id));
 
@@ -33,14 +22,7 @@ export function citeLine(doc, v) {
   const l = labelOf(v, doc);
   const dir = `${nameOf(doc, v.a)} ÷ ${nameOf(doc, v.b)}`;
   if (l === null) return 'not measured';
-  const word =
-    l === 'wins'
-      ? `${nameOf(doc, v.winner)} wins`
-      : l === 'equal'
-        ? 'equal'
-        : l === 'bounded'
-          ? 'bounded'
-          : "can't tell";
+  const word = l === 'wins' ? `${nameOf(doc, v.winner)} wins` : LABEL_TEXT[l];
   return `${word} ${fmtX(v.ratio)} (${dir})${v.suspect ? ', suspect' : ''}`;
 }
 

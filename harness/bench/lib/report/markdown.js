@@ -183,15 +183,11 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
   out.push(...everyVerdict(doc));
   const bad = doc.cells.filter((c) => c.status !== 'ok');
   if (bad.length) {
-    const byWhy = new Map();
-    for (const c of bad) {
-      const why = `${c.status} — ${esc(shortReason(c.error))}`;
-      byWhy.set(why, [...(byWhy.get(why) ?? []), c.id]);
-    }
+    const byWhy = Map.groupBy(bad, (c) => `${c.status} — ${esc(shortReason(c.error))}`);
     out.push(
       '## Not measured in this run',
       '',
-      ...[...byWhy].map(([why, ids]) => `- ${why}: ${ids.map((id) => `\`${id}\``).join(', ')}`),
+      ...[...byWhy].map(([why, cs]) => `- ${why}: ${cs.map((c) => `\`${c.id}\``).join(', ')}`),
       '',
     );
   }

@@ -1,6 +1,6 @@
 // How a run was measured, from results.json's structured protocol fields and the report-method
 // template: machine, isolation, engine, rounds, capacity, latency, statistics, generator, box.
-import { fmt } from './format.js';
+import { fmt, cpus } from './format.js';
 import { slicesBySpeed } from './core-speed.js';
 import { cleanText } from './sanitize.js';
 import { ruleOf, budgetsOf } from './labels.js';
@@ -34,7 +34,6 @@ export function placementText(doc) {
   const iso = doc.isolation;
   if (!iso.pinned) return `unpinned (${cleanText(iso.reason)})`;
   const places = doc.protocol?.placements ?? iso.budgets ?? [{ budget: iso.budgetCpus, cpuset: 'sut' }];
-  const cpus = (b) => `${b} CPU${b > 1 ? 's' : ''}`;
   const shared =
     'on every CPU of the machine, shared with the generator, whose share of the machine is given beside each verdict';
   const at = (p) =>

@@ -1,7 +1,7 @@
 // The report's "How throughput grew with cores": each strategy's median req/s at a budget of B CPUs
 // against B × the same app's one process at 1 CPU (its efficiency), with the interval and what
 // bounded the cell. From results.json alone; the prose is templates/guide-scaling.md.
-import { fmt, esc } from './format.js';
+import { fmt, esc, table, topologyOf } from './format.js';
 import { sideName } from './verdict-table.js';
 import { skippedOf } from './labels.js';
 import { cleanText } from './sanitize.js';
@@ -14,7 +14,6 @@ export const efficiencyOf = (s) => (s.rps > 0 && s.baseRps > 0 ? s.rps / (s.budg
 /** Markdown lines of the section, or none where the run measured no scaling. */
 export function scalingSection(doc) {
   const order = Object.keys(doc.workloads ?? {});
-  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   const rows = (doc.scaling ?? [])
     .filter((s) => s.measured !== false && !skippedOf(s, doc))
     .sort((x, y) => order.indexOf(x.workload) - order.indexOf(y.workload) || x.budget - y.budget);
@@ -30,21 +29,19 @@ export function scalingSection(doc) {
   return [
     ...fill('report-scaling'),
     '',
-    '| workload | topology | CPUs | req/s (median) | one process at 1 CPU, req/s (median) | efficiency ' +
-      '| 95% interval | what bounded it |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (s) =>
-        `| ${[
-          esc(doc.workloads?.[s.workload]?.title ?? s.workload),
-          esc(sideName(topo(s.topology))),
-          s.budget,
-          fmt(s.rps),
-          fmt(s.baseRps),
-          fmt(efficiencyOf(s), 2),
-          ci(s),
-          boundOf(s.cell),
-        ].join(' | ')} |`,
+    table(
+      ['workload', 'topology', 'CPUs', 'req/s (median)', 'one process at 1 CPU, req/s (median)', 'efficiency',
+        '95% interval', 'what bounded it'],
+      rows.map((s) => [
+        esc(doc.workloads?.[s.workload]?.title ?? s.workload),
+        esc(sideName(topologyOf(doc, s.topology))),
+        s.budget,
+        fmt(s.rps),
+        fmt(s.baseRps),
+        fmt(efficiencyOf(s), 2),
+        ci(s),
+        boundOf(s.cell),
+      ]),
     ),
     '',
   ];

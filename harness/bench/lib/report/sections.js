@@ -3,11 +3,11 @@
 import { experimentSections } from './experiments.js';
 import { renderDrills } from './drills.js';
 import { appMetricsSection } from './app-metrics.js';
+import { drillCellsOf } from './drill-verdict.js';
 
-const DRILL_KINDS = new Set(['fault', 'rollout', 'stop', 'scale-down']);
 // docsLink: the docs folder, relative to the page the section goes into.
 const drills = (doc, where, charts, { docsLink }) =>
-  doc.cells.some((c) => DRILL_KINDS.has(c.kind)) ? renderDrills(doc, { docs: docsLink }) : [];
+  drillCellsOf(doc).length ? renderDrills(doc, { docs: docsLink }) : [];
 const experiments = (doc, where, charts) => experimentSections(doc, where, charts);
 const RENDERERS = [drills, experiments, appMetricsSection];
 

@@ -4,7 +4,7 @@
 // question the run did not answer reads "not measured in this run" with the reason, never a blank,
 // a stale figure or a crash.
 import { render } from './quotes.js';
-import { labelOf, anchorOf, budgetsOf } from './labels.js';
+import { labelOf, anchorOf, budgetsOf, LABEL_TEXT } from './labels.js';
 import { shortReason } from './sanitize.js';
 import { nameOf } from './leaf-text.js';
 import { slugOf } from './slug.js';
@@ -84,7 +84,7 @@ class Words {
       const l = this.label(v);
       if (l === 'wins') return `${this.name(v.winner)} wins ${this.fig(v)}`;
       if (l === 'bounded') return `${boundBy(v)} ${this.fig(v)}`;
-      return `${l === 'equal' ? 'equal' : "can't tell"} ${this.fig(v)}`;
+      return `${LABEL_TEXT[l]} ${this.fig(v)}`;
     };
     const order = Object.keys(this.doc.workloads ?? {});
     return [...vs]

@@ -1,8 +1,8 @@
 // The one-page verdict table: rows are workload × metric, columns the strategies asked at one CPU
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
-import { fmt, fmtX, fmtCi, esc, row, topologyOf as topoOf } from './format.js';
-import { labelOf, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
+import { fmt, fmtX, fmtCi, esc, table, topologyOf as topoOf } from './format.js';
+import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
 const UNIT = {
   throughput: (v) => `${fmt(v)} req/s`,
@@ -39,31 +39,35 @@ const metricTitle = (doc, m, vs, cellById) => {
 
 const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Short names of a verdict's sides: "Express cluster of 2" vs "Express 1 process"; one of a kind reads as one. */
-export function sideName(t) {
-  if (!t) return '?';
-  const who = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' }[t.framework] ?? t.framework;
+/** A topology's strategy in words: "cluster of 2", "2 replicas", "1 process"; one of a kind reads as one. */
+export function strategyWords(t) {
   const n = t.processes ?? Math.max(t.workers ?? 1, t.instances ?? 1);
-  const shape =
+  return (
     {
       cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
       replicas: count(t.instances, 'replica'),
       reuseport: count(n, 'reusePort process', 'reusePort processes'),
       pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
-    }[t.strategy] ?? (t.strategy === 'one process' ? '1 process' : t.strategy);
-  return `${who} ${shape}`;
+    }[t.strategy] ?? (t.strategy === 'one process' ? '1 process' : t.strategy)
+  );
+}
+
+/** Short names of a verdict's sides: "Express cluster of 2" vs "Express 1 process". */
+export function sideName(t) {
+  if (!t) return '?';
+  const who = { 'node:http': 'node:http', express: 'Express', aspnet: '.NET' }[t.framework] ?? t.framework;
+  return `${who} ${strategyWords(t)}`;
 }
 
 export function verdictCell(doc, v) {
   if (!v) return '—';
   const label = labelOf(v, doc);
   if (label === null) return 'not measured';
-  const topo = (id) => doc.cells.find((c) => c.topology?.id === id)?.topology;
   const interval = `${fmtX(v.ratio)} (${fmtCi(v.ci95)})`;
   if (v.suspect) return `⚠ suspect ${interval}`;
   if (label === 'bounded') return `bounded (${esc(v.bound?.by ?? '?')}) ${interval}`;
-  if (label === 'wins') return `**${esc(sideName(topo(v.winner)))}** wins ${interval}`;
-  return `${label === 'equal' ? 'equal' : "can't tell"} ${interval}`;
+  if (label === 'wins') return `**${esc(sideName(topoOf(doc, v.winner)))}** wins ${interval}`;
+  return `${LABEL_TEXT[label]} ${interval}`;
 }
 
 /** The scenario the verdict table shows: `verdicts`, else the first one that has verdicts. */
@@ -86,10 +90,7 @@ export function verdictTable(doc, { scenario = mainScenario(doc), budget = budge
   const workloads = [...new Set(verdicts.map((v) => v.workload))];
   const metrics = Object.keys(doc.metrics);
   const cellById = new Map(doc.cells.map((c) => [c.id, c]));
-  const lines = [
-    row(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)]),
-    row(['---', '---', '---', ...columns.map(() => '---')]),
-  ];
+  const rows = [];
   for (const w of workloads) {
     for (const m of metrics) {
       const vs = columns.map(([comparison]) =>
@@ -106,15 +107,13 @@ export function verdictTable(doc, { scenario = mainScenario(doc), budget = budge
         ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}` +
           `${baseline.topology.viaNginx ? ' + nginx' : ''})`
         : 'n/a';
-      lines.push(
-        row([
-          m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '',
-          metricTitle(doc, m, vs, cellById),
-          base,
-          ...vs.map((v) => verdictCell(doc, v)),
-        ]),
-      );
+      rows.push([
+        m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '',
+        metricTitle(doc, m, vs, cellById),
+        base,
+        ...vs.map((v) => verdictCell(doc, v)),
+      ]);
     }
   }
-  return lines;
+  return [table(['workload', 'metric', 'one process (the baseline)', ...columns.map(([, title]) => title)], rows)];
 }

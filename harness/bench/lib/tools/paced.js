@@ -10,21 +10,10 @@
 import { GeneratorError } from './errors.js';
 import { ThreadAgent } from './paced-agent.js';
 import { requestShapes } from './http1-pool.js';
-
-const percentile = (sorted, q) =>
-  (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null);
+import { percentiles } from '../judge/stats.js';
 
 /** Latency percentiles (ms, 0.01 ms resolution) of a list of latencies (an array or a typed array). */
-export function latencySummary(latencies) {
-  const s = Float64Array.from(latencies).sort();
-  const r = (x) => (x === null ? null : Math.round(x * 100) / 100);
-  return {
-    p50: r(percentile(s, 0.5)),
-    p90: r(percentile(s, 0.9)),
-    p99: r(percentile(s, 0.99)),
-    max: r(s.length ? s[s.length - 1] : null),
-  };
-}
+export const latencySummary = (latencies) => percentiles(Float64Array.from(latencies).sort(), 2);
 
 /**
  * Keeps connections open from one run() to the next: pass it as `agent` (and destroy() it after).
