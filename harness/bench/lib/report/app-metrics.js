@@ -1,7 +1,7 @@
 // The report's section on the samples' own /metrics beside the bench's probes (run/app-metrics.js
 // reads them into each cell's `appMetrics`): both answers per cell, and where they disagree.
 import { table } from './format.js';
-import { inline } from './template.js';
+import { fill, inline } from './template.js';
 
 // Beyond these the two readings disagree: spreads more than 20% apart; a busiest loop and the
 // busiest instance's use of its CPU allowance (its quota, at most one CPU: a loop runs on one)
@@ -57,7 +57,7 @@ export function appMetricsSection(doc, where) {
   return [
     TITLE,
     '',
-    inline('report-app-metrics', { spread: SPREAD_GAP * 100, loop: LOOP_GAP }),
+    ...fill('report-app-metrics', { spread: SPREAD_GAP * 100, loop: LOOP_GAP }),
     '',
     table(['cell', 'processes', 'spread (metrics)', 'spread of CPU (cgroups)', 'busiest loop (metrics)',
       'busiest CPU use (cgroups)', 'where they disagree'], rows),

@@ -11,7 +11,7 @@ export { drillVerdict, judgeDrill, aboutCell } from './drill-verdict.js';
 const ms = (x) => (Number.isFinite(x) ? `${num(x)} ms` : 'n/a');
 const failedOf = (part) => `${num(part.failed)} of ${num(part.requests)}`;
 
-const ENGINE_NAME = {
+export const ENGINE_NAME = {
   processes: 'the process engine (processes on 127.0.0.1, the local runner)',
   docker: "Docker (the samples' own compose files)",
   swarm: "Docker Swarm (`docker stack deploy` of the samples' own files, compose.swarm.yaml on top)",
@@ -50,10 +50,20 @@ function strategyRows(cells, doc) {
   );
 }
 
+// What an event cost the clients: the requests that failed, then the latency of those sent while it
+// ran (p50 / p99 / max), or why that is not published.
 function kindCell(c) {
   if (!c) return '—';
   if (!measured(c)) return `not measured (${c.status})`;
-  return `GET ${failedOf(c.drill.get)}, POST ${failedOf(c.drill.post)}`;
+  return `GET ${failedOf(c.drill.get)}, POST ${failedOf(c.drill.post)}; ${eventLatency(c.drill)[0]}`;
+}
+
+// How late the generator sent, the worst of the row's drills (p99 / max): each is under the bound.
+function rowLateness(r) {
+  const lags = Object.values(r.cells).filter(measured).map((c) => (c.drill.duringEvents ?? c.drill).sendLagMs)
+    .filter(Boolean);
+  if (!lags.length) return 'not recorded';
+  return `${lat(Math.max(...lags.map((l) => l.p99)))} / ${lat(Math.max(...lags.map((l) => l.max)))} ms`;
 }
 
 function passLine(r, engine) {
@@ -79,14 +89,14 @@ function rowWrites(r) {
 }
 
 function summaryTable(cells, doc, engine) {
-  const head = ['strategy', 'app', 'processes', 'CPU', 'crash: failed', 'rollout: failed', 'stop: failed'].concat([
-    'scale-down: failed',
-    'writes',
-    'pass line',
-  ]);
+  const head = ['strategy', 'app', 'processes', 'CPU'].concat(
+    DRILL_KINDS.map((k) => `${k === 'fault' ? 'crash' : k}: failed; p50 / p99 / max`),
+    ['writes', 'generator late by (p99 / max)', 'pass line'],
+  );
   return table(head, strategyRows(cells, doc).map((r) => {
     const kinds = DRILL_KINDS.map((k) => kindCell(r.cells[k]));
-    return [r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), passLine(r, engine)];
+    return [r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), rowLateness(r),
+      passLine(r, engine)];
   }));
 }
 

@@ -7,7 +7,7 @@ import { decideSection } from './decide.js';
 import { labelOf, budgetsOf, mainVerdicts, skippedOf, skippedStrategies, anchorOf } from './labels.js';
 import { seedSection } from './seeds.js';
 import { shortReason, cleanText } from './sanitize.js';
-import { renderDrills } from './drills.js';
+import { ENGINE_NAME, renderDrills } from './drills.js';
 import { drillCellsOf } from './drill-verdict.js';
 import { slugOf } from './slug.js';
 import { fill } from './template.js';
@@ -67,12 +67,15 @@ function without(lines, title) {
 
 // The drills' deploy table per engine, the pass line and why requests failed; each drill's own
 // counts, which writes were not counted and how each strategy is drilled stay in the report.
+// The guide keeps the tables of what users deploy (Docker, Swarm); the local runner's is in the report.
 function drills(doc, { reportLink, docsLink }) {
   if (!drillCellsOf(doc).length) return [];
-  const kept = ['How each strategy is drilled:', 'Each drill:', 'Writes not counted:']
-    .reduce(without, renderDrills(doc, { docs: docsLink }));
+  const local = `### On ${ENGINE_NAME.processes}`;
+  const rendered = renderDrills(doc, { docs: docsLink });
+  const kept = ['How each strategy is drilled:', 'Each drill:', 'Writes not counted:', local].reduce(without, rendered);
   const at = `${reportLink}#${slugOf('When something dies / when you deploy')}`;
-  const more = `Each drill's own counts, which writes it counted, what it does to each strategy: [the report](${at}).`;
+  const more = `Each drill's own counts, which writes it counted, what it does to each strategy${
+    rendered.includes(local) ? ', the same drills on the local runner' : ''}: [the report](${at}).`;
   return [...kept, more, ''];
 }
 
