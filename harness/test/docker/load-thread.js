@@ -3,7 +3,8 @@
 // thread for seconds; a load in that thread would send nothing meanwhile and then find its pooled
 // keep-alive sockets closed by nginx under it. Here nothing blocks: `get` loops of GETs (`kind`
 // 'get') or GET and POST loops (`kind` 'mixed'), until told to stop or their bounds, then the
-// counts go back to the test. With `instances`, each replica that answers is posted as it is seen.
+// counts go back to the test. With `instances`, each replica that answers is posted as it is seen;
+// once each kind of request has been answered 2xx, { answered: true }.
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { kind, url, base, get, post, prefix, concurrency, pauseMs, maxSeconds, maxRequests, instances } = workerData;
@@ -16,6 +17,12 @@ let n = 0;
 const TIMEOUT_MS = 40_000;
 const causeOf = (err) => err.cause?.code ?? err.name;
 
+// Posted once every kind of request the load sends (GET; GET and POST) has had a 2xx: the load runs.
+const waiting = new Set(kind === 'get' ? ['get'] : ['get', 'post']);
+const answered = (what) => {
+  if (waiting.delete(what) && !waiting.size) parentPort?.postMessage({ answered: true });
+};
+
 const stats = { ok: 0, failed: 0, statuses: {}, errors: {} };
 const seen = new Map();
 async function getLoop() {
@@ -27,6 +34,7 @@ async function getLoop() {
       stats.statuses[res.status] = (stats.statuses[res.status] ?? 0) + 1;
       if (res.ok) {
         stats.ok++;
+        answered('get');
         if (instances) {
           const who = JSON.parse(body).instance;
           const at = Date.now();
@@ -66,6 +74,7 @@ async function mixedLoop(isPost) {
       m.errors[causeOf(err)] = (m.errors[causeOf(err)] ?? 0) + 1;
     }
     const ok = res?.ok ?? false;
+    if (ok) answered(isPost ? 'post' : 'get');
     if (ok) m.ok++;
     else m.failed++;
     if (isPost) (ok ? mixed.acked : mixed.failedIds).push(id);
