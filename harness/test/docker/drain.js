@@ -138,10 +138,15 @@ const EVENTS = {
   },
 };
 
-/** nginx's error and warning lines since `since` (ISO time), the last 6. @param {Project} project */
+// What nginx logs of an upstream beyond the refusals a drain is made of (a stopping replica
+// refuses; nginx tries the next): a try that timed out, a reset, a connection closed early, none left.
+const UNEXPECTED = /timed out|reset by peer|prematurely closed|no live upstreams/;
+
+/** nginx's unexpected error lines since `since` (ISO time), the last 6. @param {Project} project */
 function nginxErrors(project, since) {
   const res = project.run(['logs', '--no-log-prefix', '--since', since, 'nginx'], { check: false, timeout: 30_000 });
-  return `${res.stdout}\n${res.stderr}`.split('\n').filter((l) => /\[(error|warn|crit)\]/.test(l)).slice(-6);
+  return `${res.stdout}\n${res.stderr}`.split('\n').filter((l) => /\[(error|crit)\]/.test(l) && UNEXPECTED.test(l))
+    .slice(-6);
 }
 
 /** One event under load, its counts, and the 2 replicas back after it. @param {DrainRun} run */
@@ -163,8 +168,8 @@ async function drill(run, kind, n) {
     stats = await load.stop();
   }
   const stored = writes ? account(stats, listStored(project, writes, { prefix, port: s.dbPort })) : null;
-  // A request that failed: what nginx logged meanwhile, for the failure to show its cause.
-  const nginx = stats.get.failed + stats.post.failed ? nginxErrors(project, since) : [];
+  // What nginx logged meanwhile (an upstream that timed out, a reset), printed with the counts.
+  const nginx = nginxErrors(project, since);
   const line = { kind, n, stats, writes: stored, nginx };
   const storeText = line.writes ? `; writes ${JSON.stringify(line.writes)}` : '; no store (x-bench.writes: null)';
   const nginxText = nginx.length ? `; nginx's errors: ${nginx.join(' | ')}` : '';

@@ -12,9 +12,12 @@ const deadline = Date.now() + maxSeconds * 1000;
 let stopped = false;
 let sent = 0;
 let n = 0;
-// Past nginx's own bounds (connect 1 s, retries within 5 s, twice with @again, read 30 s): nginx
-// answers first, so a failure here is one, never a slow answer on a busy machine.
-const TIMEOUT_MS = 40_000;
+// Past nginx's own bounds, so that nginx answers first and a failure here is one, never a slow
+// answer: a pass tries up to 3 instances within 5 s, one try waits up to 1 s to connect and 30 s for
+// the answer, and @again makes a second pass (62 s or so at the most). 40 s was short of it: a GET
+// nginx was still trying at 40 s, with no answer of its own yet, counted as a TimeoutError (drain,
+// dotnet-api's start-first replace, a clean-clone run of 2026-12-04).
+const TIMEOUT_MS = 90_000;
 const causeOf = (err) => err.cause?.code ?? err.name;
 
 // Posted once every kind of request the load sends (GET; GET and POST) has had a 2xx: the load runs.
