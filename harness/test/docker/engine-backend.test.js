@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerFor, availableCpus, PlacementError } from '../../runner/index.js';
-import { engine, docker, dockerOk, waitFor, runFolder, STAND_INS } from './helpers.js';
+import { engine, docker, dockerOk, waitFor, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import { metricsReader } from '../../bench/lib/run/app-metrics.js';
 
@@ -21,8 +21,7 @@ const runner = runnerFor('docker');
 const appRows = async (runDir) => (await runner.ps({ runDir })).filter((r) => r.service === 'app');
 
 describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, () => {
-  const run = runFolder(runner, 'backend');
-  const { runDir } = run;
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-docker-backend-'));
   const cpuset = '0';
   let state;
   const app = () => appRows(runDir);
@@ -31,10 +30,15 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
   before(async () => {
     if (failed) throw new Error(failed);
     const env = { REPLICAS: '2', CPUS: '0.5', HTTP_PORT: '0' };
-    state = await runner.up({ sample: 'node-replicas', runDir, env, cpuset, budget: 1, priority: true, build: false });
+    state = await runner.up({ sample: 'node-replicas', runDir, env, cpuset, budget: 1, priority: true });
   });
 
-  after(() => run.down());
+  after(async () => {
+    const { left, cgroupsLeft } = await runner.down({ runDir });
+    assert.deepEqual(left, [], 'no container, network or volume of the project left');
+    assert.deepEqual(cgroupsLeft, [], 'no cgroup of the run left');
+    fs.rmSync(runDir, { recursive: true, force: true });
+  });
 
   test(`up: the sample's compose.yaml on Docker, nginx on a loopback port, pinned and under one budget ` +
     `${STAND_INS}`, async () => {
