@@ -125,6 +125,8 @@ const ORCHESTRATORS = {
   compose: {
     up: () => project.run(['up', '-d', '--build', '--wait', '--quiet-pull',
       ...(opts.services ? ['--no-deps', ...opts.services] : [])], { timeout: 900_000 }),
+    // Compose gives each container its service's stop_grace_period: `docker stop` waits that long.
+    stopWait: () => [],
     restart: (id) => dockerOk(['start', id]),
     scale: scaleCompose,
     async replace() {
@@ -148,6 +150,10 @@ const ORCHESTRATORS = {
         swarm(['service', 'update', '--detach=true', ...lift, `${name}_${app.app}`]);
       }
     },
+    // A Swarm task's container carries no stop timeout: `docker stop` alone waits Docker's 10 s, not
+    // the service's stop_grace_period, and kills the replica mid-drain (proxy/README.md). As that
+    // README tells users: -t with the service's own grace period.
+    stopWait: () => ['--time', String(swarmGraceSeconds())],
     restart: () => {}, // Swarm starts a new task itself (restart_policy: any)
     scale: (n) => swarm(['service', 'scale', '--detach=false', `${name}_${app.app}=${n}`]),
     replace: () => swarm(['service', 'update', '--force', '--detach=false', `${name}_${app.app}`]),
@@ -156,11 +162,18 @@ const ORCHESTRATORS = {
 };
 const orch = ORCHESTRATORS[opts.orchestrator];
 
+/** The app service's stop_grace_period on Swarm, in whole seconds (unset: Docker's 10). */
+function swarmGraceSeconds() {
+  const format = '{{.Spec.TaskTemplate.ContainerSpec.StopGracePeriod}}';
+  const ns = Number(dockerOk(['service', 'inspect', '--format', format, `${name}_${app.app}`]).trim());
+  return ns > 0 ? Math.ceil(ns / 1e9) : 10;
+}
+
 // An event; what puts the replicas back after it.
 const EVENTS = {
   stop() {
     const [victim] = containers(app.app);
-    dockerOk(['stop', victim], { timeout: 120_000 });
+    dockerOk(['stop', ...orch.stopWait(), victim], { timeout: 120_000 });
     return () => orch.restart(victim);
   },
   'scale-down'() {
