@@ -1,14 +1,16 @@
 // Shared by the Docker tests: the engine (the suite's daemon, or one of this file's own when run
 // alone), a Compose v2 project that names the service, step and last log line when a step fails,
-// and polling. Every test name says "(stand-in images)": the base images are built here, not pulled.
+// and polling. Every test name says "(stand-in images)": the base images are built here, not pulled;
+// the samples' own images are built once with them (test-engine/stand-ins.js), so a test `up`s them
+// without --build.
 import { after } from 'node:test';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from '../../lib/processes.js';
-import { prepareEngine, stopEngine } from '../../test-engine/stand-ins.js';
+import { prepareEngine, stopEngine, secretsReady } from '../../test-engine/stand-ins.js';
 import { docker, DOCKER_HOST } from '../../docker-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort } from '../../lib/ports.js';
@@ -16,7 +18,7 @@ import { waitFor as poll } from '../../lib/poll.js';
 import { LEFTOVER_QUERIES } from '../../runner/index.js';
 
 export const STAND_INS = '(stand-in images)';
-export { docker };
+export { docker, secretsReady };
 
 /**
  * The engine for this file: { skip } when none can run here, else {} (throws, for the tests to
@@ -49,8 +51,9 @@ export function dockerOk(args, opts) {
 export { freePort };
 
 /**
- * The Docker files run side by side (harness/bin/test-all.js); the two Swarm files take turns: both
- * build under the projects `lab-build-*` and turn an engine into a Swarm. A lock directory beside
+ * The Docker files run side by side (harness/bin/test-all.js); the two Swarm files take turns: each
+ * turns an engine into a Swarm (the suite's own, or three inside it) and runs a stack under load.
+ * test-all.js starts them apart, so neither waits on the other for long. A lock directory beside
  * the engine's, held by this process, taken over from a holder that died; returns its release.
  * @param {string} name @param {{ waitMs?: number }} [options]
  */
@@ -72,6 +75,24 @@ export async function takeTurns(name, { waitMs = 20 * 60_000 } = {}) {
     else if (Date.now() > deadline) throw new Error(`waited ${waitMs / 60_000} min for ${dir} (held by pid ${holder})`);
     else await sleep(1000);
   }
+}
+
+/**
+ * A run folder of its own for the runner's docker backend, `down()` after: nothing of the project
+ * (container, network, volume) and no cgroup of the run left, then the folder goes.
+ * @param {import('../../runner/index.js').Runner} runner @param {string} label
+ */
+export function runFolder(runner, label) {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `lab-docker-${label}-`));
+  return {
+    runDir,
+    async down() {
+      const { left, cgroupsLeft } = await runner.down({ runDir });
+      assert.deepEqual(left, [], 'no container, network or volume of the project left');
+      assert.deepEqual(cgroupsLeft, [], 'no cgroup of the run left');
+      fs.rmSync(runDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -139,11 +160,4 @@ export class Project {
       .filter(Boolean);
     return left;
   }
-}
-
-export function secretsReady(sample) {
-  // `make setup` writes them; compose refuses to start without the files.
-  const dir = path.join(REPO_ROOT, sample, 'secrets');
-  if (fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.endsWith('.txt'))) return;
-  spawnSync(path.join(REPO_ROOT, 'harness', 'setup', 'secrets.sh'), { stdio: 'ignore' });
 }

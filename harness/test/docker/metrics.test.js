@@ -89,8 +89,8 @@ function upWithMetrics({ sample, name, files = [], env = {}, services = [], time
     ctx.project = new Project({ sample, name, files, env: { HTTP_PORT: String(port), ...PROFILE, ...env } });
     ctx.project.down();
     const only = services.length ? ['--no-deps', ...services] : [];
-    await ctx.project.step('prometheus', `docker compose --profile metrics up --build --wait ${only.join(' ')}`, () =>
-      ctx.project.run(['up', '--build', '--wait', '--quiet-pull', ...only], { timeout }));
+    await ctx.project.step('prometheus', `docker compose --profile metrics up --wait ${only.join(' ')}`, () =>
+      ctx.project.run(['up', '--wait', '--quiet-pull', ...only], { timeout }));
   });
   after(() => {
     if (!ctx.project) return;

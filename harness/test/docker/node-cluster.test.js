@@ -25,8 +25,8 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
     });
     project.down();
     // --no-deps: app and nginx without the mongo service they depend on.
-    await project.step('app', 'docker compose up --build --wait --no-deps app nginx', () =>
-      project.run(['up', '--build', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }),
+    await project.step('app', 'docker compose up --wait --no-deps app nginx', () =>
+      project.run(['up', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }),
     );
   });
 

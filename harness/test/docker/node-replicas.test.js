@@ -1,4 +1,4 @@
-// node-replicas under Compose v2 with its own compose.yaml: up --build --wait, routing through
+// node-replicas under Compose v2 with its own compose.yaml: up --wait, routing through
 // nginx, replicas scaled down and up under load with no failed GET, kill against crash under each
 // restart policy, drain on `docker compose stop`, and a clean `down`. A replica stopped under
 // GET + POST load is drain.test.js's (2 replicas, no request failed).
@@ -27,8 +27,8 @@ async function upProject() {
     env: { HTTP_PORT: String(port), REPLICAS: '4' },
   });
   ctx.project.down();
-  await ctx.project.step('app', 'docker compose up --build --wait', () =>
-    ctx.project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 600_000 }),
+  await ctx.project.step('app', 'docker compose up --wait', () =>
+    ctx.project.run(['up', '--wait', '--quiet-pull'], { timeout: 600_000 }),
   );
 }
 
@@ -64,7 +64,7 @@ async function scaleTo(n) {
 async function scaleUnderLoad() {
   const load = startLoad(`${ctx.base}/`, { concurrency: 8, maxSeconds: 120, instances: true });
   try {
-    await sleep(1000);
+    await load.answered();
     const two = await scaleTo(2);
     const after2 = Date.now() + 4000;
     await waitFor(
