@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, dockerOk, Project, STAND_INS } from './helpers.js';
+import { engine, freePort, waitFor, nginxRoutes, dockerOk, Project, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import { hardeningProblems } from './hardened.js';
 import { nginxErrorProblems, checkAll } from './nginx-errors.js';
@@ -30,6 +30,7 @@ async function upProject() {
   await ctx.project.step('app', 'docker compose up --wait', () =>
     ctx.project.run(['up', '--wait', '--quiet-pull'], { timeout: 600_000 }),
   );
+  await ctx.project.step('nginx', 'routing to the app', () => nginxRoutes(ctx.base, '/'));
 }
 
 async function reachesEveryReplica() {
