@@ -106,8 +106,9 @@ export const waitFor = (check, options = {}) =>
 /**
  * Until a GET of `path` through the sample's nginx answers 2xx (bounded). nginx resolves the app's
  * name itself once it has started (its upstream's `resolve`), and `up --wait` waits for nginx's own
- * health check, not for that: the first request after it can find no server yet, a 502 (node-cluster
- * test, make test 2026-12-04).
+ * health check, not for that: the first request after it (or after nginx restarted) can find no
+ * server yet, a 502 (node-cluster's and node-replicas' tests, make test 2026-12-04). The runner's
+ * up() on Docker returns at the same point.
  * @param {string} base @param {string} path
  */
 export const nginxRoutes = (base, path) =>
