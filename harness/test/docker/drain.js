@@ -9,7 +9,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, waitFor, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
+import { freePort, waitFor, nginxRoutes, dockerOk, Project, secretsReady, STAND_INS } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
 import { writesOf, bodyTemplate, listStored, account } from './writes.js';
 
@@ -55,6 +55,7 @@ async function startProject(run) {
   await run.project.step('app', 'docker compose up --wait', () =>
     run.project.run(['up', '--wait', '--quiet-pull'], { timeout: 900_000 }),
   );
+  await run.project.step('nginx', 'routing to the app', () => nginxRoutes(run.base, s.get));
 }
 
 /** @param {DrainRun} run */

@@ -13,7 +13,7 @@ import { runnerFor } from '../../runner/index.js';
 import { faultDrill } from '../../bench/lib/drills/fault.js';
 import { drillCells, runDrillCell } from '../../bench/lib/drills/index.js';
 import { describeSample } from '../../bench/lib/topologies/app-descriptions.js';
-import { engine, runFolder, STAND_INS } from './helpers.js';
+import { engine, nginxRoutes, runFolder, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
 const runner = runnerFor('docker');
@@ -29,6 +29,7 @@ describe(`the fault drill on Docker: node-replicas ${STAND_INS}`, { skip }, () =
     state = await runner.up({
       sample: 'node-replicas', runDir: r.runDir, env: { REPLICAS: '2', HTTP_PORT: '0' }, build: false,
     });
+    await nginxRoutes(state.url, '/');
   });
   after(() => r.down());
 
@@ -98,6 +99,7 @@ describe(
             env: { WORKERS: '2', CPUS: '1', PROCESS_MANAGER: manager, HTTP_PORT: '0' },
             build: false,
           });
+          await nginxRoutes(state.url, '/health');
           for (const cell of drillCells(app, manager, 2, 1, SMALL)) {
             const d = await runDrillCell({
               cell, runner, runDir: r.runDir, url: state.url, app, name: 'node-cluster', sendLagBoundMs: Infinity,

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { runnerFor } from '../../runner/index.js';
 import { drillCells, runDrillCell } from '../../bench/lib/drills/index.js';
 import { describeSample } from '../../bench/lib/topologies/app-descriptions.js';
-import { engine, runFolder, STAND_INS } from './helpers.js';
+import { engine, nginxRoutes, runFolder, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
 const runner = runnerFor('docker');
@@ -72,6 +72,7 @@ describe(
         build: false,
       });
       state.url = up.url;
+      await nginxRoutes(state.url, '/health/ready');
     });
     after(() => r.down());
 

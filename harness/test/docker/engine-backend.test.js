@@ -31,7 +31,9 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
   before(async () => {
     if (failed) throw new Error(failed);
     const env = { REPLICAS: '2', CPUS: '0.5', HTTP_PORT: '0' };
-    state = await runner.up({ sample: 'node-replicas', runDir, env, cpuset, budget: 1, priority: true, build: false });
+    // Built by the run, as `make up ENGINE=docker` does (cached): its image then carries the run's
+    // project label, which psListsItsOwn needs.
+    state = await runner.up({ sample: 'node-replicas', runDir, env, cpuset, budget: 1, priority: true });
   });
 
   after(() => run.down());
@@ -102,7 +104,8 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
 async function psListsItsOwn(runDir, appId) {
   const mine = JSON.parse(docker(['inspect', appId]).stdout)[0];
   const outsider = `lab-outsider-${process.pid}`;
-  dockerOk(['create', '--name', outsider, mine.Config.Image]);
+  // By the image's id, not its tag: a file beside this one may tag a build of its own meanwhile.
+  dockerOk(['create', '--name', outsider, mine.Image]);
   try {
     const { Labels } = JSON.parse(docker(['inspect', outsider]).stdout)[0].Config;
     const project = 'com.docker.compose.project';

@@ -104,6 +104,17 @@ export const waitFor = (check, options = {}) =>
   poll(check, { timeoutMs: 30_000, everyMs: 250, retryErrors: true, ...options });
 
 /**
+ * Until a GET of `path` through the sample's nginx answers 2xx (bounded). nginx resolves the app's
+ * name itself once it has started (its upstream's `resolve`), and `up --wait` waits for nginx's own
+ * health check, not for that: the first request after it (or after nginx restarted) can find no
+ * server yet, a 502 (node-cluster's and node-replicas' tests, make test 2026-12-04). The runner's
+ * up() on Docker returns at the same point.
+ * @param {string} base @param {string} path
+ */
+export const nginxRoutes = (base, path) =>
+  waitFor(async () => (await fetch(`${base}${path}`)).ok, { what: `GET ${path} through nginx answering 2xx` });
+
+/**
  * A Compose v2 project of one sample, on its own name and loopback port. No files: Compose's own
  * choice, as `docker compose up` in the sample's folder (compose.yaml + compose.override.yaml).
  */

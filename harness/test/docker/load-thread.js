@@ -2,8 +2,9 @@
 // blocking calls (spawnSync of `docker stop`, `docker compose up --wait`) that stop their own
 // thread for seconds; a load in that thread would send nothing meanwhile and then find its pooled
 // keep-alive sockets closed by nginx under it. Here nothing blocks: `get` loops of GETs (`kind`
-// 'get') or GET and POST loops (`kind` 'mixed'), until told to stop or their bounds, then the
-// counts go back to the test. With `instances`, each replica that answers is posted as it is seen;
+// 'get') or GET and POST loops (`kind` 'mixed'), each pausing `pauseMs` between requests, until
+// told to stop or their bounds, then the counts go back to the test. With `instances`, each replica
+// that answers is posted as it is seen;
 // once each kind of request has been answered 2xx, { answered: true }.
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -54,6 +55,7 @@ async function getLoop() {
       stats.failed++;
       stats.errors[causeOf(err)] = (stats.errors[causeOf(err)] ?? 0) + 1;
     }
+    if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
   }
 }
 

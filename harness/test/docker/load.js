@@ -46,14 +46,18 @@ function inThread(data, onSeen = () => {}) {
 }
 
 /**
- * A bounded GET load: `concurrency` loops of fetch against one URL until stop(), maxSeconds or
- * maxRequests, counting answers by status, failures by cause and, when `instances` is set, which
- * replica answered (the body's `instance`). stop() resolves with { ok, failed, statuses, errors }.
+ * A bounded GET load: `concurrency` loops of fetch against one URL, each pausing `pauseMs` between
+ * requests, until stop(), maxSeconds or maxRequests, counting answers by status, failures by cause
+ * and, when `instances` is set, which replica answered (the body's `instance`). stop() resolves with
+ * { ok, failed, statuses, errors }. The pause keeps requests in flight all along without saturating
+ * the machine the other tests share (unpaced: about 3,000 requests a second, most of a core).
  */
-export function startLoad(url, { concurrency = 8, maxSeconds = 120, maxRequests = 2_000_000, instances = false } = {}) {
+export function startLoad(url, {
+  concurrency = 8, pauseMs = 5, maxSeconds = 120, maxRequests = 2_000_000, instances = false,
+} = {}) {
   const seen = new Map();
   const load = inThread(
-    { kind: 'get', url, concurrency, maxSeconds, maxRequests, instances },
+    { kind: 'get', url, concurrency, pauseMs, maxSeconds, maxRequests, instances },
     ({ who, at }) => seen.set(who, at),
   );
   return {

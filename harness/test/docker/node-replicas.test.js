@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, dockerOk, Project, STAND_INS } from './helpers.js';
+import { engine, freePort, waitFor, nginxRoutes, dockerOk, Project, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import { hardeningProblems } from './hardened.js';
 import { nginxErrorProblems, checkAll } from './nginx-errors.js';
@@ -30,6 +30,7 @@ async function upProject() {
   await ctx.project.step('app', 'docker compose up --wait', () =>
     ctx.project.run(['up', '--wait', '--quiet-pull'], { timeout: 600_000 }),
   );
+  await ctx.project.step('nginx', 'routing to the app', () => nginxRoutes(ctx.base, '/'));
 }
 
 async function reachesEveryReplica() {
@@ -144,7 +145,8 @@ async function killAndCrash() {
     );
   }
   await project.step('app', 'healthy again', () => project.run(['up', '-d', '--wait', '--no-recreate']));
-  assert.equal((await fetch(`${base}/`)).status, 200);
+  // nginx restarted (its crash above) resolves the app's name anew: it serves again once it has.
+  await project.step('nginx', 'serving again', () => nginxRoutes(base, '/'));
 }
 
 describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {
