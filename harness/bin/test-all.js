@@ -3,10 +3,11 @@
 // checks; each sample's tests; the .NET tests; the samples on a real Docker engine) and closes with
 // one line summing them all: "N passed, N failed". Names of suites as arguments run only those.
 //
-// Suites run in two lanes side by side: the Docker suite (mostly waiting on containers) beside all
-// the others one after the other (mostly waiting on processes) — on two cores that overlap is what
-// shortens a run. The first lane streams its output; the Docker lane's goes to a log file, printed
-// whole when it ends. TEST_LANES=1 runs everything in one lane, streamed.
+// Suites run in two lanes side by side: the Docker suite (mostly waiting on containers) beside the
+// lint and the harness suite (mostly waiting on processes) — on two cores that overlap is what
+// shortens a run; the samples' own suites go to whichever lane is free first. The first lane streams
+// its output; the Docker lane's goes to a log file, printed whole as each suite ends. TEST_LANES=1
+// runs everything in one lane, streamed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -23,20 +24,45 @@ const tapCount = (name) => () => {
 };
 
 /**
- * A suite: how to run it, and how to count its results once it has run. `lane: 'docker'` runs it
- * beside the others.
+ * A suite: how to run it, and how to count its results once it has run. `lane`: 'main' (the first
+ * lane's), 'docker' (the second's), 'any' (whichever is free first).
  * @typedef {{ name: string, cwd: string, command: string, args: string[], lane?: string,
  *   count: () => { passed: number, failed: number, skipped: number } }} Suite
  */
 
+// The files that take longest, each suite's, start first (harness/bin/test-files.js keeps this
+// order; `node --test` would sort them by name), so that none starts last and ends its suite alone:
+// by the durations in a clean-clone run's TAP (.run/test-results-*/<suite>.tap), longest first. The
+// others follow by name.
+const SLOWEST_FIRST = {
+  harness: ['test/bench-cli.test.js', 'test/drills-dotnet.test.js', 'test/drills.test.js',
+    'test/bench-extra-records.test.js', 'test/lint.test.js', 'test/bench-app-frameworks.test.js',
+    'test/cli.test.js', 'test/orchestrators-bad-input.test.js', 'test/orchestrators-live.test.js',
+    'test/bench-app-interrupt.test.js'],
+  // The three-node Swarm first: the other Swarm file (taking turns with it) then starts late.
+  docker: ['test/docker/swarm-nodes.test.js', 'test/docker/drills.test.js', 'test/docker/dotnet-api.test.js',
+    'test/docker/engine-backend.test.js', 'test/docker/metrics.test.js', 'test/docker/drills-node.test.js',
+    'test/docker/drain.test.js', 'test/docker/bench-app.test.js', 'test/docker/swarm.test.js',
+    'test/docker/node-replicas.test.js'],
+};
+
+/** A suite's files: its globs expanded, the slowest first, then by name. */
+function orderedFiles(name, dir, globs) {
+  const all = globs.flatMap((g) => fs.globSync(g, { cwd: path.join(REPO_ROOT, dir) })).sort();
+  const first = (SLOWEST_FIRST[name] ?? []).filter((f) => all.includes(f));
+  return [...first, ...all.filter((f) => !first.includes(f))];
+}
+
 /** @returns {Suite} */
-const nodeSuite = (name, dir, { files = ['test/**/*.test.js'], extra = [], concurrency = 1 } = {}) => ({
+const nodeSuite = (name, dir, {
+  files = ['test/**/*.test.js'], setup = '', timeoutMs = 300_000, concurrency = 1,
+} = {}) => ({
   name,
   cwd: path.join(REPO_ROOT, dir),
   command: process.execPath,
-  args: ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...extra,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${path.join(results, `${name}.tap`)}`, ...files],
+  args: [path.join(REPO_ROOT, 'harness', 'bin', 'test-files.js'), `--concurrency=${concurrency}`,
+    `--timeout=${timeoutMs}`, ...(setup ? [`--setup=${setup}`] : []), `--tap=${path.join(results, `${name}.tap`)}`,
+    ...orderedFiles(name, dir, files)],
   count: tapCount(name),
 });
 
@@ -66,34 +92,40 @@ const staticSuite = () => ({
 });
 
 function allSuites() {
-  // The harness suite includes the runner's own unit tests (harness/runner/test/). Its files run two
-  // at a time: most of their time is spent waiting on the processes they start, each under a marker
-  // and a run folder of its own.
+  // The harness suite includes the runner's own unit tests (harness/runner/test/). Its files run
+  // LANE_WIDTH at a time: most of their time is spent waiting on the processes they start, each under
+  // a marker and a run folder of its own.
   const harness = nodeSuite('harness', 'harness', {
     files: ['test/*.test.js', 'runner/test/*.test.js'], concurrency: LANE_WIDTH,
   });
-  const suites = [staticSuite(), harness];
-  for (const sample of ['node-replicas', 'node-cluster']) {
-    if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push(nodeSuite(sample, sample));
+  /** @type {Suite[]} */
+  const suites = [{ ...staticSuite(), lane: 'main' }, { ...harness, lane: 'main' }];
+  // The samples' own suites: whichever lane is free first, the longest first.
+  for (const sample of ['node-cluster', 'node-replicas']) {
+    if (fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) suites.push({ ...nodeSuite(sample, sample), lane: 'any' });
   }
-  if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) suites.push(dotnetSuite());
-  // The samples on a real Docker engine (harness/test/docker/): one private daemon and one build of
-  // the stand-in images for the whole suite (harness/test-engine/global-setup.js); its files three at
-  // a time, each on Compose projects and ports of its own (the two Swarm files take turns).
-  const setup = '--test-global-setup=test-engine/global-setup.js';
+  if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) {
+    suites.splice(3, 0, { ...dotnetSuite(), lane: 'any' });
+  }
+  // The samples on a real Docker engine (harness/test/docker/): one private daemon, one build of the
+  // stand-in images and of the samples' images for the whole suite (harness/test-engine/global-setup.js);
+  // its files DOCKER_WIDTH at a time, each on Compose projects and ports of its own (the two Swarm
+  // files take turns).
   const docker = nodeSuite('docker', 'harness', {
-    files: ['test/docker/*.test.js'], extra: [setup, '--test-timeout=900000'], concurrency: DOCKER_WIDTH,
+    files: ['test/docker/*.test.js'], setup: 'test-engine/global-setup.js', timeoutMs: 900_000,
+    concurrency: DOCKER_WIDTH,
   });
-  suites.push({
-    ...docker,
-    lane: 'docker',
-  });
+  suites.push({ ...docker, lane: 'docker' });
   return suites;
 }
 
 // Files side by side within a suite (TEST_LANES=1: one at a time, as in a debugging run).
-const LANE_WIDTH = process.env.TEST_LANES === '1' ? 1 : 2;
-const DOCKER_WIDTH = process.env.TEST_LANES === '1' ? 1 : 3;
+// The harness suite three at a time: at two it was the longest lane (11 min 26 s of a clean-clone
+// run, 2026-12-04), its files mostly waiting on what they measure.
+const LANE_WIDTH = process.env.TEST_LANES === '1' ? 1 : 3;
+// The Docker files four at a time: the longest lane at three (10 min 44 s of a clean-clone run, the
+// harness lane 8 min 40 s), its files mostly waiting on containers' health checks and drains.
+const DOCKER_WIDTH = process.env.TEST_LANES === '1' ? 1 : 4;
 
 const seconds = (ms) => `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 
@@ -117,10 +149,11 @@ async function runSuite(suite, log) {
   return { name: suite.name, ...counts, tookMs: Date.now() - began };
 }
 
-// One lane: its suites one after the other.
-async function runLane(suites, { buffered }) {
+// One lane: its own suites one after the other, then those of `shared` while some are left (the
+// lanes take from it in turn, each when it is free).
+async function runLane(own, shared, { buffered }) {
   const done = [];
-  for (const suite of suites) {
+  for (let suite = own.shift() ?? shared.shift(); suite; suite = own.shift() ?? shared.shift()) {
     const log = buffered ? path.join(results, `${suite.name}.log`) : undefined;
     const where = log ? ` (beside the others; its output, printed when it ends: ${log})` : '';
     console.log(`\n=== ${suite.name} ===${where}`);
@@ -134,15 +167,19 @@ async function runLane(suites, { buffered }) {
 const only = process.argv.slice(2);
 const chosen = allSuites().filter((s) => !only.length || only.includes(s.name));
 const oneLane = process.env.TEST_LANES === '1';
-const side = oneLane ? [] : chosen.filter((s) => s.lane === 'docker');
-const main = chosen.filter((s) => !side.includes(s));
+// Two lanes (TEST_LANES=1: one, streamed): the first streams its output, the Docker lane's goes to a
+// log printed when each suite ends.
+const lanes = oneLane
+  ? [{ own: chosen, buffered: false }]
+  : [
+    { own: chosen.filter((s) => s.lane === 'main'), buffered: false },
+    { own: chosen.filter((s) => s.lane === 'docker'), buffered: chosen.some((s) => s.lane === 'main') },
+  ];
+const shared = oneLane ? [] : chosen.filter((s) => s.lane === 'any');
 const began = Date.now();
-const [first, second] = await Promise.all([
-  runLane(main, { buffered: false }),
-  runLane(side, { buffered: main.length > 0 }),
-]);
+const ran = (await Promise.all(lanes.map((l) => runLane([...l.own], shared, l)))).flat();
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const lines = [...first, ...second].map((r) => {
+const lines = ran.map((r) => {
   for (const k of Object.keys(totals)) totals[k] += r[k];
   return `${r.name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped (${seconds(r.tookMs)})`;
 });

@@ -1,101 +1,20 @@
-// The bench's drills on the real engine, through the docker backend's runner as `make bench
-// ENGINE=docker` runs them:
-//   - node-replicas, 2 replicas behind its nginx: each replica killed under GETs (its restart
-//     policy brings it back), and a kill with the load sent straight to one container, which must
-//     come back on the loopback port the load goes to;
-//   - dotnet-api on PostgreSQL (compose.postgres.yaml), 2 replicas and 1 process: every drill of
-//     the strategy with its writes counted in the database (x-bench.docker.writes: the postgres
-//     service, through `docker compose exec`) against the 2xx answers the client received;
-//   - node-cluster's cluster, PM2 and reusePort: a worker crashed and the manager's own rolling
-//     restart, without MongoDB (no image here), which the record says.
-// Counts are asserted, never times.
+// The bench's drills on the real engine for dotnet-api on PostgreSQL (compose.postgres.yaml), through
+// the docker backend's runner as `make bench ENGINE=docker` runs them: every drill of each strategy
+// with its writes counted in the database (x-bench.docker.writes: the postgres service, through
+// `docker compose exec`) against the 2xx answers the client received. One deployment for both
+// strategies: 2 replicas for replicas' drills, then scaled to 1 for one-process's (runner.scale, as
+// `make scale` does: the same containers, one fewer). Counts are asserted, never times. node-replicas'
+// and node-cluster's drills on Docker: drills-node.test.js.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { runnerFor } from '../../runner/index.js';
-import { faultDrill } from '../../bench/lib/drills/fault.js';
 import { drillCells, runDrillCell } from '../../bench/lib/drills/index.js';
 import { describeSample } from '../../bench/lib/topologies/app-descriptions.js';
-import { engine, STAND_INS } from './helpers.js';
+import { engine, nginxRoutes, runFolder, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
 const runner = runnerFor('docker');
-const GETS = { get: '/', postShare: 0 };
 const SMALL = { kills: 2, events: 1, rate: 60 };
-
-// A run folder of its own, taken down after the tests of its block.
-function run(label) {
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `lab-docker-drills-${label}-`));
-  return {
-    runDir,
-    async down() {
-      const { left, cgroupsLeft } = await runner.down({ runDir });
-      assert.deepEqual(left, [], 'no container, network or volume of the project left');
-      assert.deepEqual(cgroupsLeft, [], 'no cgroup of the run left');
-      fs.rmSync(runDir, { recursive: true, force: true });
-    },
-  };
-}
-
-describe(`the fault drill on Docker: node-replicas ${STAND_INS}`, { skip }, () => {
-  const r = run('replicas');
-  let state;
-
-  before(async () => {
-    if (failed) throw new Error(failed);
-    state = await runner.up({ sample: 'node-replicas', runDir: r.runDir, env: { REPLICAS: '2', HTTP_PORT: '0' } });
-  });
-  after(() => r.down());
-
-  test(`through nginx: each replica killed once, no GET fails, each back in rotation ${STAND_INS}`, async () => {
-    const d = await faultDrill({
-      runner,
-      runDir: r.runDir,
-      url: state.url,
-      how: 'instance',
-      kills: 2,
-      rate: 50,
-      mix: GETS,
-      settleMs: 500,
-      gapMs: 200,
-    });
-    assert.deepEqual(
-      d.kills.map((k) => k.target),
-      state.services.app.instances.map((i) => i.name),
-    );
-    for (const k of d.kills) assert.ok(k.backAfterMs > 0 && k.inRotationAfterMs >= k.backAfterMs, JSON.stringify(k));
-    assert.ok(d.get.requests > 50, `load ran (${d.get.requests} GETs)`);
-    assert.equal(d.get.failed, 0, `no GET failed: ${JSON.stringify(d.get.errors)}`);
-    assert.equal(d.engine, 'docker');
-    assert.equal(d.writes.counted, false, 'node-replicas keeps nothing');
-  });
-
-  test(`straight at one container: it comes back on the port the load goes to ${STAND_INS}`, async () => {
-    const [first] = (await runner.ps({ runDir: r.runDir })).filter((row) => row.service === 'app');
-    const d = await faultDrill({
-      runner,
-      runDir: r.runDir,
-      url: first.url,
-      how: 'instance',
-      kills: 1,
-      rate: 50,
-      mix: GETS,
-      settleMs: 500,
-    });
-    assert.equal(d.kills[0].target, first.name);
-    const now = (await runner.ps({ runDir: r.runDir })).find(
-      (row) => row.service === 'app' && row.index === first.index,
-    );
-    assert.notEqual(now.pid, first.pid, 'a new first process');
-    assert.equal(now.url, first.url, 'the same loopback port');
-    // Nothing fails over here: GETs fail while it is down, and are answered again once it is back.
-    assert.ok(d.get.requests > d.get.failed, JSON.stringify(d.get));
-    assert.equal((await fetch(`${first.url}/`)).status, 200);
-  });
-});
-
 const DOTNET = describeSample('dotnet-api');
 
 // Every POST sent is acknowledged or failed; every acknowledged one stored or lost; no stray id.
@@ -110,118 +29,68 @@ function assertAddsUp(d) {
   assert.ok(w.acknowledged > 10, `writes were made (${w.acknowledged})`);
 }
 
-for (const [strategy, processes] of /** @type {[string, number][]} */ ([
-  ['replicas', 2],
-  ['one-process', 1],
-])) {
-  describe(
-    `dotnet-api on PostgreSQL on Docker, ${strategy}: every drill counts its writes in the database ${STAND_INS}`,
-    { skip: skip || (DOTNET.writes ? false : 'dotnet-api has no x-bench.writes') },
-    () => {
-      const r = run(`dotnet-${processes}`);
-      let state;
-
-      before(async () => {
-        if (failed) throw new Error(failed);
-        state = await runner.up({
-          sample: 'dotnet-api',
-          runDir: r.runDir,
-          env: { REPLICAS: String(processes), CPUS: '1', HTTP_PORT: '0', COMPOSE_FILE: DOTNET.docker.compose_file },
-        });
-      });
-      after(() => r.down());
-
-      for (const cell of drillCells(DOTNET, strategy, processes, 1, SMALL)) {
-        test(
-          `${cell.kind} of ${strategy}: ${processes > 1 ? 'writes stored once' : 'its losses counted'} ${STAND_INS}`,
-          { timeout: 600_000 },
-          async (t) => {
-            const d = await runDrillCell({
-              cell,
-              runner,
-              runDir: r.runDir,
-              url: state.url,
-              app: DOTNET,
-              name: 'dotnet-api',
-              // What is asserted is counts, not latency: a busy machine's late generator changes none.
-              sendLagBoundMs: Infinity,
-            });
-            t.diagnostic(
-              JSON.stringify({
-                get: d.get,
-                post: d.post,
-                writes: d.writes,
-                back: d.backMs,
-                outage: d.outageMs,
-                latency: d.latencyMs,
-              }),
-            );
-            assert.deepEqual([d.strategy, d.engine, d.processes], [strategy, 'docker', processes]);
-            assertAddsUp(d);
-            assert.equal(d.writes.lost, 0, `lost: ${d.writes.lostIds}`);
-            assert.equal(d.writes.duplicated, 0, `duplicated: ${d.writes.duplicatedIds}`);
-            // Nothing to fail over to: its clients fail, or wait for it (nginx retries a refused
-            // connection to the same address) — counted either way.
-            if (processes === 1)
-              assert.ok(
-                d.get.failed + d.post.failed > 0 || d.latencyMs.max > 1000,
-                `requests failed or waited: ${JSON.stringify(d.latencyMs)}`,
-              );
-          },
-        );
-      }
-    },
-  );
+/** One drill cell on the deployment, its record checked. @param {any} state */
+async function drillAddsUp(t, state, strategy, processes, cell) {
+  const d = await runDrillCell({
+    cell,
+    runner,
+    runDir: state.runDir,
+    url: state.url,
+    app: DOTNET,
+    name: 'dotnet-api',
+    // What is asserted is counts, not latency: a busy machine's late generator changes none.
+    sendLagBoundMs: Infinity,
+  });
+  const { get, post, writes, backMs, outageMs, latencyMs } = d;
+  t.diagnostic(JSON.stringify({ get, post, writes, back: backMs, outage: outageMs, latency: latencyMs }));
+  assert.deepEqual([d.strategy, d.engine, d.processes], [strategy, 'docker', processes]);
+  assertAddsUp(d);
+  assert.equal(d.writes.lost, 0, `lost: ${d.writes.lostIds}`);
+  assert.equal(d.writes.duplicated, 0, `duplicated: ${d.writes.duplicatedIds}`);
+  // Nothing to fail over to: its clients fail, or wait for it (nginx retries a refused
+  // connection to the same address) — counted either way.
+  if (processes === 1)
+    assert.ok(
+      d.get.failed + d.post.failed > 0 || d.latencyMs.max > 1000,
+      `requests failed or waited: ${JSON.stringify(d.latencyMs)}`,
+    );
 }
 
 describe(
-  `node-cluster's process managers on Docker: a worker crashed, the manager's rolling restart ${STAND_INS}`,
-  { skip },
+  `dotnet-api on PostgreSQL on Docker: every drill counts its writes in the database ${STAND_INS}`,
+  { skip: skip || (DOTNET.writes ? false : 'dotnet-api has no x-bench.writes') },
   () => {
-    const app = describeSample('node-cluster');
-    for (const manager of ['cluster', 'pm2', 'reuseport']) {
-      test(`${manager} of 2 behind nginx ${STAND_INS}`, { timeout: 600_000 }, async (t) => {
-        if (failed) throw new Error(failed);
-        const r = run(manager);
-        try {
-          // No MongoDB image here: the app and nginx alone (the bench's x-bench.without_database).
-          const state = await runner.up({
-            sample: 'node-cluster',
-            runDir: r.runDir,
-            services: ['app', 'nginx'],
-            noDeps: true,
-            env: { WORKERS: '2', CPUS: '1', PROCESS_MANAGER: manager, HTTP_PORT: '0' },
-          });
-          for (const cell of drillCells(app, manager, 2, 1, SMALL)) {
-            const d = await runDrillCell({
-              cell, runner, runDir: r.runDir, url: state.url, app, name: 'node-cluster', sendLagBoundMs: Infinity,
-            });
-            t.diagnostic(`${cell.kind}: ${JSON.stringify({ get: d.get, post: d.post, back: d.backMs })}`);
-            assert.deepEqual([d.strategy, d.engine], [manager, 'docker']);
-            assert.equal(d.writes.counted, false);
-            assert.match(d.writes.why, /^node-cluster('s store \(service mongo\) does not run here| has no store)/);
-            assert.ok(d.get.requests > 50, JSON.stringify(d.get));
-            if (cell.kind === 'rollout') {
-              assert.equal(d.rolledBy, 'signal');
-              assert.equal(
-                d.get.failed + d.post.failed,
-                0,
-                `the rolling restart failed nothing: ${JSON.stringify([d.get.errors, d.post.errors])}`,
-              );
-            } else {
-              assert.equal(d.kills.length, 2);
-              // A connection the primary handed to the worker that died times out (cluster, PM2):
-              // counted, at most one per kill; nothing else fails a GET behind nginx.
-              assert.deepEqual(
-                Object.keys(d.get.errors).filter((e) => e !== 'ETIMEDOUT'),
-                [],
-                JSON.stringify(d.get.errors),
-              );
-              assert.ok(d.get.failed <= d.kills.length);
-            }
+    const r = runFolder(runner, 'drills-dotnet');
+    const state = { runDir: r.runDir, url: '' };
+
+    before(async () => {
+      if (failed) throw new Error(failed);
+      const up = await runner.up({
+        sample: 'dotnet-api',
+        runDir: r.runDir,
+        env: { REPLICAS: '2', CPUS: '1', HTTP_PORT: '0', COMPOSE_FILE: DOTNET.docker.compose_file },
+        build: false,
+      });
+      state.url = up.url;
+      await nginxRoutes(state.url, '/health/ready');
+    });
+    after(() => r.down());
+
+    for (const [strategy, processes] of /** @type {[string, number][]} */ ([['replicas', 2], ['one-process', 1]])) {
+      describe(`${strategy}: ${processes} container(s) ${STAND_INS}`, () => {
+        before(async () => {
+          const apps = async () => (await runner.ps({ runDir: r.runDir })).filter((row) => row.service === 'app');
+          if ((await apps()).length !== processes) {
+            await runner.scale({ runDir: r.runDir, service: 'app', replicas: processes });
           }
-        } finally {
-          await r.down();
+          assert.equal((await apps()).length, processes, `${processes} app container(s)`);
+        });
+        for (const cell of drillCells(DOTNET, strategy, processes, 1, SMALL)) {
+          test(
+            `${cell.kind} of ${strategy}: ${processes > 1 ? 'writes stored once' : 'its losses counted'} ${STAND_INS}`,
+            { timeout: 600_000 },
+            (t) => drillAddsUp(t, state, strategy, processes, cell),
+          );
         }
       });
     }

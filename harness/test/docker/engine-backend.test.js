@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerFor, availableCpus, PlacementError } from '../../runner/index.js';
-import { engine, docker, dockerOk, waitFor, STAND_INS } from './helpers.js';
+import { engine, docker, dockerOk, waitFor, runFolder, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import { metricsReader } from '../../bench/lib/run/app-metrics.js';
 
@@ -21,7 +21,8 @@ const runner = runnerFor('docker');
 const appRows = async (runDir) => (await runner.ps({ runDir })).filter((r) => r.service === 'app');
 
 describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, () => {
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lab-docker-backend-'));
+  const run = runFolder(runner, 'backend');
+  const { runDir } = run;
   const cpuset = '0';
   let state;
   const app = () => appRows(runDir);
@@ -30,15 +31,12 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
   before(async () => {
     if (failed) throw new Error(failed);
     const env = { REPLICAS: '2', CPUS: '0.5', HTTP_PORT: '0' };
+    // Built by the run, as `make up ENGINE=docker` does (cached): its image then carries the run's
+    // project label, which psListsItsOwn needs.
     state = await runner.up({ sample: 'node-replicas', runDir, env, cpuset, budget: 1, priority: true });
   });
 
-  after(async () => {
-    const { left, cgroupsLeft } = await runner.down({ runDir });
-    assert.deepEqual(left, [], 'no container, network or volume of the project left');
-    assert.deepEqual(cgroupsLeft, [], 'no cgroup of the run left');
-    fs.rmSync(runDir, { recursive: true, force: true });
-  });
+  after(() => run.down());
 
   test(`up: the sample's compose.yaml on Docker, nginx on a loopback port, pinned and under one budget ` +
     `${STAND_INS}`, async () => {
@@ -106,7 +104,8 @@ describe(`the runner's docker backend: node-replicas ${STAND_INS}`, { skip }, ()
 async function psListsItsOwn(runDir, appId) {
   const mine = JSON.parse(docker(['inspect', appId]).stdout)[0];
   const outsider = `lab-outsider-${process.pid}`;
-  dockerOk(['create', '--name', outsider, mine.Config.Image]);
+  // By the image's id, not its tag: a file beside this one may tag a build of its own meanwhile.
+  dockerOk(['create', '--name', outsider, mine.Image]);
   try {
     const { Labels } = JSON.parse(docker(['inspect', outsider]).stdout)[0].Config;
     const project = 'com.docker.compose.project';

@@ -1,14 +1,16 @@
 // Shared by the Docker tests: the engine (the suite's daemon, or one of this file's own when run
 // alone), a Compose v2 project that names the service, step and last log line when a step fails,
-// and polling. Every test name says "(stand-in images)": the base images are built here, not pulled.
+// and polling. Every test name says "(stand-in images)": the base images are built here, not pulled;
+// the samples' own images are built once with them (test-engine/stand-ins.js), so a test `up`s them
+// without --build.
 import { after } from 'node:test';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
-import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from '../../lib/processes.js';
-import { prepareEngine, stopEngine } from '../../test-engine/stand-ins.js';
+import { prepareEngine, stopEngine, secretsReady } from '../../test-engine/stand-ins.js';
 import { docker, DOCKER_HOST } from '../../docker-engine/daemon.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 import { freePort } from '../../lib/ports.js';
@@ -16,7 +18,7 @@ import { waitFor as poll } from '../../lib/poll.js';
 import { LEFTOVER_QUERIES } from '../../runner/index.js';
 
 export const STAND_INS = '(stand-in images)';
-export { docker };
+export { docker, secretsReady };
 
 /**
  * The engine for this file: { skip } when none can run here, else {} (throws, for the tests to
@@ -49,8 +51,9 @@ export function dockerOk(args, opts) {
 export { freePort };
 
 /**
- * The Docker files run side by side (harness/bin/test-all.js); the two Swarm files take turns: both
- * build under the projects `lab-build-*` and turn an engine into a Swarm. A lock directory beside
+ * The Docker files run side by side (harness/bin/test-all.js); the two Swarm files take turns: each
+ * turns an engine into a Swarm (the suite's own, or three inside it) and runs a stack under load.
+ * test-all.js starts them apart, so neither waits on the other for long. A lock directory beside
  * the engine's, held by this process, taken over from a holder that died; returns its release.
  * @param {string} name @param {{ waitMs?: number }} [options]
  */
@@ -75,12 +78,41 @@ export async function takeTurns(name, { waitMs = 20 * 60_000 } = {}) {
 }
 
 /**
+ * A run folder of its own for the runner's docker backend, `down()` after: nothing of the project
+ * (container, network, volume) and no cgroup of the run left, then the folder goes.
+ * @param {import('../../runner/index.js').Runner} runner @param {string} label
+ */
+export function runFolder(runner, label) {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `lab-docker-${label}-`));
+  return {
+    runDir,
+    async down() {
+      const { left, cgroupsLeft } = await runner.down({ runDir });
+      assert.deepEqual(left, [], 'no container, network or volume of the project left');
+      assert.deepEqual(cgroupsLeft, [], 'no cgroup of the run left');
+      fs.rmSync(runDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
  * The shared poll (harness/lib/poll.js) at the Docker tests' pace: up to 30 s, every 250 ms, and a
  * check that throws (a refused connection while a container starts) is tried again.
  * @type {typeof poll}
  */
 export const waitFor = (check, options = {}) =>
   poll(check, { timeoutMs: 30_000, everyMs: 250, retryErrors: true, ...options });
+
+/**
+ * Until a GET of `path` through the sample's nginx answers 2xx (bounded). nginx resolves the app's
+ * name itself once it has started (its upstream's `resolve`), and `up --wait` waits for nginx's own
+ * health check, not for that: the first request after it (or after nginx restarted) can find no
+ * server yet, a 502 (node-cluster's and node-replicas' tests, make test 2026-12-04). The runner's
+ * up() on Docker returns at the same point.
+ * @param {string} base @param {string} path
+ */
+export const nginxRoutes = (base, path) =>
+  waitFor(async () => (await fetch(`${base}${path}`)).ok, { what: `GET ${path} through nginx answering 2xx` });
 
 /**
  * A Compose v2 project of one sample, on its own name and loopback port. No files: Compose's own
@@ -139,11 +171,4 @@ export class Project {
       .filter(Boolean);
     return left;
   }
-}
-
-export function secretsReady(sample) {
-  // `make setup` writes them; compose refuses to start without the files.
-  const dir = path.join(REPO_ROOT, sample, 'secrets');
-  if (fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.endsWith('.txt'))) return;
-  spawnSync(path.join(REPO_ROOT, 'harness', 'setup', 'secrets.sh'), { stdio: 'ignore' });
 }

@@ -2,8 +2,10 @@
 // blocking calls (spawnSync of `docker stop`, `docker compose up --wait`) that stop their own
 // thread for seconds; a load in that thread would send nothing meanwhile and then find its pooled
 // keep-alive sockets closed by nginx under it. Here nothing blocks: `get` loops of GETs (`kind`
-// 'get') or GET and POST loops (`kind` 'mixed'), until told to stop or their bounds, then the
-// counts go back to the test. With `instances`, each replica that answers is posted as it is seen.
+// 'get') or GET and POST loops (`kind` 'mixed'), each pausing `pauseMs` between requests, until
+// told to stop or their bounds, then the counts go back to the test. With `instances`, each replica
+// that answers is posted as it is seen;
+// once each kind of request has been answered 2xx, { answered: true }.
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { kind, url, base, get, post, prefix, concurrency, pauseMs, maxSeconds, maxRequests, instances } = workerData;
@@ -11,10 +13,19 @@ const deadline = Date.now() + maxSeconds * 1000;
 let stopped = false;
 let sent = 0;
 let n = 0;
-// Past nginx's own bounds (connect 1 s, retries within 5 s, twice with @again, read 30 s): nginx
-// answers first, so a failure here is one, never a slow answer on a busy machine.
-const TIMEOUT_MS = 40_000;
+// Past nginx's own bounds, so that nginx answers first and a failure here is one, never a slow
+// answer: a pass tries up to 3 instances within 5 s, one try waits up to 1 s to connect and 30 s for
+// the answer, and @again makes a second pass (62 s or so at the most). 40 s was short of it: a GET
+// nginx was still trying at 40 s, with no answer of its own yet, counted as a TimeoutError (drain,
+// dotnet-api's start-first replace, a clean-clone run of 2026-12-04).
+const TIMEOUT_MS = 90_000;
 const causeOf = (err) => err.cause?.code ?? err.name;
+
+// Posted once every kind of request the load sends (GET; GET and POST) has had a 2xx: the load runs.
+const waiting = new Set(kind === 'get' ? ['get'] : ['get', 'post']);
+const answered = (what) => {
+  if (waiting.delete(what) && !waiting.size) parentPort?.postMessage({ answered: true });
+};
 
 const stats = { ok: 0, failed: 0, statuses: {}, errors: {} };
 const seen = new Map();
@@ -27,6 +38,7 @@ async function getLoop() {
       stats.statuses[res.status] = (stats.statuses[res.status] ?? 0) + 1;
       if (res.ok) {
         stats.ok++;
+        answered('get');
         if (instances) {
           const who = JSON.parse(body).instance;
           const at = Date.now();
@@ -43,6 +55,7 @@ async function getLoop() {
       stats.failed++;
       stats.errors[causeOf(err)] = (stats.errors[causeOf(err)] ?? 0) + 1;
     }
+    if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
   }
 }
 
@@ -66,6 +79,7 @@ async function mixedLoop(isPost) {
       m.errors[causeOf(err)] = (m.errors[causeOf(err)] ?? 0) + 1;
     }
     const ok = res?.ok ?? false;
+    if (ok) answered(isPost ? 'post' : 'get');
     if (ok) m.ok++;
     else m.failed++;
     if (isPost) (ok ? mixed.acked : mixed.failedIds).push(id);

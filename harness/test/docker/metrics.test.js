@@ -6,7 +6,7 @@
 // nothing of it; /metrics is not reachable through nginx's port.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engine, docker, freePort, waitFor, Project, secretsReady, STAND_INS } from './helpers.js';
+import { engine, docker, freePort, waitFor, nginxRoutes, Project, secretsReady, STAND_INS } from './helpers.js';
 
 const { skip, failed } = await engine();
 // Every compose command of a project here runs with the profile (down too, or it leaves the
@@ -77,9 +77,10 @@ function notThroughNginx(base) {
 
 /**
  * The project a describe block tests, up with the metrics profile before its tests and down after
- * them: { project, base } once up. `services`: only these (with --no-deps), else every one.
+ * them: { project, base } once up, and nginx routing GET `path` to the app (a probe's path: none the
+ * tests count). `services`: only these (with --no-deps), else every one.
  */
-function upWithMetrics({ sample, name, files = [], env = {}, services = [], timeout = 600_000 }) {
+function upWithMetrics({ sample, name, path, files = [], env = {}, services = [], timeout = 600_000 }) {
   const ctx = { project: /** @type {any} */ (null), base: '' };
   before(async () => {
     if (failed) throw new Error(failed);
@@ -89,8 +90,9 @@ function upWithMetrics({ sample, name, files = [], env = {}, services = [], time
     ctx.project = new Project({ sample, name, files, env: { HTTP_PORT: String(port), ...PROFILE, ...env } });
     ctx.project.down();
     const only = services.length ? ['--no-deps', ...services] : [];
-    await ctx.project.step('prometheus', `docker compose --profile metrics up --build --wait ${only.join(' ')}`, () =>
-      ctx.project.run(['up', '--build', '--wait', '--quiet-pull', ...only], { timeout }));
+    await ctx.project.step('prometheus', `docker compose --profile metrics up --wait ${only.join(' ')}`, () =>
+      ctx.project.run(['up', '--wait', '--quiet-pull', ...only], { timeout }));
+    await ctx.project.step('nginx', 'routing to the app', () => nginxRoutes(ctx.base, path));
   });
   after(() => {
     if (!ctx.project) return;
@@ -100,7 +102,9 @@ function upWithMetrics({ sample, name, files = [], env = {}, services = [], time
 }
 
 describe(`node-replicas with the metrics profile ${STAND_INS}`, { skip }, () => {
-  const ctx = upWithMetrics({ sample: 'node-replicas', name: 'lab-metrics-replicas', env: { REPLICAS: '3' } });
+  const ctx = upWithMetrics({
+    sample: 'node-replicas', name: 'lab-metrics-replicas', path: '/ready', env: { REPLICAS: '3' },
+  });
 
   test(`3 replicas, 3 targets; 300 GETs through nginx are what their counters add up to ${STAND_INS}`, async () => {
     await targetsUp(ctx.project, 3);
@@ -170,7 +174,7 @@ describe(`node-replicas with the metrics profile ${STAND_INS}`, { skip }, () => 
 describe(`node-cluster, a cluster of 3 workers, with the metrics profile ${STAND_INS}`, { skip }, () => {
   // Only the app, nginx and the profile: no MongoDB image here, and the routes measured need none.
   const ctx = upWithMetrics({
-    sample: 'node-cluster', name: 'lab-metrics-cluster', env: { WORKERS: '3', CPUS: '1' },
+    sample: 'node-cluster', name: 'lab-metrics-cluster', path: '/health', env: { WORKERS: '3', CPUS: '1' },
     services: ['app', 'nginx', 'nginx-exporter', 'prometheus'],
   });
   const workers = () => query(ctx.project, 'count by (worker) '
@@ -205,7 +209,7 @@ describe(`node-cluster, a cluster of 3 workers, with the metrics profile ${STAND
 describe(`dotnet-api, 2 replicas on PostgreSQL, with the metrics profile ${STAND_INS}`, { skip }, () => {
   const ctx = upWithMetrics({
     sample: 'dotnet-api', name: 'lab-metrics-dotnet', files: ['compose.yaml', 'compose.postgres.yaml'],
-    env: { REPLICAS: '2', CPUS: '0.5' }, timeout: 900_000,
+    env: { REPLICAS: '2', CPUS: '0.5' }, path: '/health/ready', timeout: 900_000,
   });
 
   test(`2 targets; 200 GETs are what their counters add up to; the thread pool scraped ${STAND_INS}`, async () => {

@@ -3,7 +3,7 @@
 // and the app's log says why in one line.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engine, freePort, waitFor, Project, secretsReady, STAND_INS } from './helpers.js';
+import { engine, freePort, waitFor, nginxRoutes, Project, secretsReady, STAND_INS } from './helpers.js';
 import { hardeningProblems } from './hardened.js';
 import { nginxErrorProblems } from './nginx-errors.js';
 
@@ -25,9 +25,10 @@ describe(`node-cluster on Docker Compose v2 without MongoDB ${STAND_INS}`, { ski
     });
     project.down();
     // --no-deps: app and nginx without the mongo service they depend on.
-    await project.step('app', 'docker compose up --build --wait --no-deps app nginx', () =>
-      project.run(['up', '--build', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }),
+    await project.step('app', 'docker compose up --wait --no-deps app nginx', () =>
+      project.run(['up', '--wait', '--quiet-pull', '--no-deps', 'app', 'nginx'], { timeout: 600_000 }),
     );
+    await project.step('nginx', 'routing to the app', () => nginxRoutes(base, '/health'));
   });
 
   after(() => {

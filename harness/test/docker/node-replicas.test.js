@@ -1,11 +1,11 @@
-// node-replicas under Compose v2 with its own compose.yaml: up --build --wait, routing through
+// node-replicas under Compose v2 with its own compose.yaml: up --wait, routing through
 // nginx, replicas scaled down and up under load with no failed GET, kill against crash under each
 // restart policy, drain on `docker compose stop`, and a clean `down`. A replica stopped under
 // GET + POST load is drain.test.js's (2 replicas, no request failed).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, dockerOk, Project, STAND_INS } from './helpers.js';
+import { engine, freePort, waitFor, nginxRoutes, dockerOk, Project, STAND_INS } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import { hardeningProblems } from './hardened.js';
 import { nginxErrorProblems, checkAll } from './nginx-errors.js';
@@ -27,9 +27,10 @@ async function upProject() {
     env: { HTTP_PORT: String(port), REPLICAS: '4' },
   });
   ctx.project.down();
-  await ctx.project.step('app', 'docker compose up --build --wait', () =>
-    ctx.project.run(['up', '--build', '--wait', '--quiet-pull'], { timeout: 600_000 }),
+  await ctx.project.step('app', 'docker compose up --wait', () =>
+    ctx.project.run(['up', '--wait', '--quiet-pull'], { timeout: 600_000 }),
   );
+  await ctx.project.step('nginx', 'routing to the app', () => nginxRoutes(ctx.base, '/'));
 }
 
 async function reachesEveryReplica() {
@@ -64,7 +65,7 @@ async function scaleTo(n) {
 async function scaleUnderLoad() {
   const load = startLoad(`${ctx.base}/`, { concurrency: 8, maxSeconds: 120, instances: true });
   try {
-    await sleep(1000);
+    await load.answered();
     const two = await scaleTo(2);
     const after2 = Date.now() + 4000;
     await waitFor(
@@ -144,7 +145,8 @@ async function killAndCrash() {
     );
   }
   await project.step('app', 'healthy again', () => project.run(['up', '-d', '--wait', '--no-recreate']));
-  assert.equal((await fetch(`${base}/`)).status, 200);
+  // nginx restarted (its crash above) resolves the app's name anew: it serves again once it has.
+  await project.step('nginx', 'serving again', () => nginxRoutes(base, '/'));
 }
 
 describe(`node-replicas on Docker Compose v2 ${STAND_INS}`, { skip }, () => {

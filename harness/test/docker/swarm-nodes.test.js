@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS, takeTurns } from './helpers.js';
+import { engine, freePort, waitFor, docker, dockerOk, secretsReady, STAND_INS, takeTurns } from './helpers.js';
 import { startMixedLoad, describeMixed } from './load.js';
 import { writesOf, bodyTemplate, account } from './writes.js';
 import { buildStandIns } from '../../docker-engine/build-stand-ins.js';
@@ -94,9 +94,8 @@ function copySample() {
 async function setUp() {
   if (failed) throw new Error(failed);
   buildStandIns(['dind']);
+  // The API's image is the Compose build's (test-engine/stand-ins.js).
   secretsReady('dotnet-api');
-  const build = new Project({ sample: 'dotnet-api', name: 'lab-build-dotnet-api' });
-  build.run(['build', '--quiet', 'app'], { timeout: 900_000 });
   removeNodes();
   const port = await freePort();
   await startNodes(port);
@@ -176,7 +175,7 @@ async function nodeKilledUnderLoad(port) {
   const prefix = `nodes-${Date.now().toString(36)}`;
   const post = { path: writes.post, body: bodyTemplate(writes) };
   const load = startMixedLoad(base, { get: '/products?pageSize=1', post, prefix, concurrency: 4, pauseMs: 50 });
-  await sleep(3000);
+  await load.answered();
   dockerOk(['kill', NODES[1]]);
   const killed = Date.now();
   await waitFor(

@@ -5,7 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { engine, freePort, waitFor, docker, dockerOk, Project, secretsReady, STAND_INS, takeTurns } from './helpers.js';
+import { engine, freePort, waitFor, docker, dockerOk, secretsReady, STAND_INS, takeTurns } from './helpers.js';
 import { startLoad, describeStats } from './load.js';
 import YAML from 'yaml';
 import { REPO_ROOT } from '../../lib/repo-root.js';
@@ -65,11 +65,8 @@ const tasksOf = (service, { healthy = false } = {}) =>
 
 async function setUp() {
   if (failed) throw new Error(failed);
-  for (const sample of SAMPLES) {
-    secretsReady(sample);
-    // Swarm ignores build:, so the images come from the Compose build (cached after the Compose tests).
-    new Project({ sample, name: `lab-build-${sample}` }).run(['build', '--quiet'], { timeout: 900_000 });
-  }
+  // Swarm ignores build:, so the images are the Compose build's (test-engine/stand-ins.js).
+  for (const sample of SAMPLES) secretsReady(sample);
   docker(['swarm', 'leave', '--force']);
   dockerOk(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
 }
@@ -107,7 +104,7 @@ async function rollingUpdate() {
     });
     const load = startLoad(`${base}/`, { concurrency: 8, maxSeconds: 240, instances: true });
     const before = new Set(tasksOf('lab-nr_app'));
-    await sleep(1000);
+    await load.answered();
     const update = docker(['service', 'update', '--force', '--detach=false', 'lab-nr_app'], { timeout: 240_000 });
     await sleep(2000);
     const stats = await load.stop();
