@@ -164,9 +164,12 @@ const orch = ORCHESTRATORS[opts.orchestrator];
 
 /** The app service's stop_grace_period on Swarm, in whole seconds (unset: Docker's 10). */
 function swarmGraceSeconds() {
-  const format = '{{.Spec.TaskTemplate.ContainerSpec.StopGracePeriod}}';
-  const ns = Number(dockerOk(['service', 'inspect', '--format', format, `${name}_${app.app}`]).trim());
-  return ns > 0 ? Math.ceil(ns / 1e9) : 10;
+  // json: nanoseconds (a plain template prints the Go duration, "24s"); unset: null.
+  const format = '{{json .Spec.TaskTemplate.ContainerSpec.StopGracePeriod}}';
+  const out = dockerOk(['service', 'inspect', '--format', format, `${name}_${app.app}`]).trim();
+  if (out === 'null') return 10;
+  if (!(Number(out) > 0)) throw new Error(`${name}_${app.app}: a stop grace period not understood: ${out}`);
+  return Math.ceil(Number(out) / 1e9);
 }
 
 // An event; what puts the replicas back after it.
