@@ -147,7 +147,10 @@ const ORCHESTRATORS = {
       if (cap) {
         console.log(`${cap}: lifted to ${replicas + 1} (docker service update --replicas-max-per-node)`);
         const lift = ['--replicas-max-per-node', String(replicas + 1)];
-        swarm(['service', 'update', '--detach=true', ...lift, `${name}_${app.app}`]);
+        // Waited for: the lift is a rolling update of every task (a placement change), and events must
+        // not overlap it (a run that went on at once, 2026-12-05: the put-back after its first scale-down
+        // never converged).
+        swarm(['service', 'update', '--detach=false', ...lift, `${name}_${app.app}`]);
       }
     },
     // A Swarm task's container carries no stop timeout: `docker stop` alone waits Docker's 10 s, not
