@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { engineUnavailable, startDaemon, stopDaemon, DOCKER_HOST } from '../docker-engine/daemon.js';
+import { engineUnavailable, startDaemon, stopDaemon, docker, DOCKER_HOST } from '../docker-engine/daemon.js';
 import { buildStandIns } from '../docker-engine/build-stand-ins.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 
@@ -22,6 +22,7 @@ export async function prepareEngine() {
   if (reason) return reason;
   await startDaemon();
   started = true;
+  leaveSwarm();
   process.env.DOCKER_HOST = DOCKER_HOST;
   const onSignal = async (signal) => {
     await stopEngine();
@@ -37,7 +38,17 @@ export async function prepareEngine() {
 export async function stopEngine() {
   if (!started) return;
   started = false;
+  leaveSwarm();
   await stopDaemon();
+}
+
+// `docker swarm leave` takes name resolution from the containers on bridge networks (moby/moby#45144):
+// a Compose project's nginx then finds no upstream ("no live upstreams", make test 2026-12-05, while
+// swarm.test.js left). So the daemon leaves a Swarm only here, before the first test file and after
+// the last, never while a project runs; swarm.test.js only joins one.
+function leaveSwarm() {
+  const state = docker(['info', '--format', '{{.Swarm.LocalNodeState}}'], { timeout: 60_000 }).stdout.trim();
+  if (state !== 'inactive') docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
 }
 
 /** The sample's secret files: `make setup` writes them; compose refuses to start (or build) without them. */

@@ -79,6 +79,11 @@ public sealed class ProcessTests
             {
                 refusedWhileUp = !api.HasExited;
             }
+            catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
+            {
+                // Queued in the listener's backlog at the moment it closed: reset, neither served nor
+                // refused (make test on a fresh clone, 2026-12-05). The next one finds it closed.
+            }
         }
         Assert.True(refusedWhileUp, "a connection refused while the process was still up");
         Assert.Equal(0, await api.WaitForExitAsync(TimeSpan.FromSeconds(30)));
