@@ -47,8 +47,12 @@ export async function stopEngine() {
 // swarm.test.js left). So the daemon leaves a Swarm only here, before the first test file and after
 // the last, never while a project runs; swarm.test.js only joins one.
 function leaveSwarm() {
-  const state = docker(['info', '--format', '{{.Swarm.LocalNodeState}}'], { timeout: 60_000 }).stdout.trim();
-  if (state !== 'inactive') docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
+  if (swarmState() !== 'inactive') docker(['swarm', 'leave', '--force'], { timeout: 60_000 });
+}
+
+/** The daemon's Swarm state: inactive, active, pending, error or locked. */
+export function swarmState() {
+  return docker(['info', '--format', '{{.Swarm.LocalNodeState}}'], { timeout: 60_000 }).stdout.trim();
 }
 
 /** The sample's secret files: `make setup` writes them; compose refuses to start (or build) without them. */

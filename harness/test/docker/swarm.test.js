@@ -10,6 +10,7 @@ import { startLoad, describeStats } from './load.js';
 import YAML from 'yaml';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 import { hardeningOf } from './hardened.js';
+import { swarmState } from '../../test-engine/stand-ins.js';
 
 const { skip, failed } = await engine();
 const SAMPLES = ['node-replicas', 'node-cluster', 'dotnet-api'];
@@ -69,8 +70,7 @@ async function setUp() {
   for (const sample of SAMPLES) secretsReady(sample);
   // A Swarm of the suite's daemon, left by it at the end (test-engine/stand-ins.js), not here: a leave
   // breaks the other files' projects' name resolution.
-  const state = dockerOk(['info', '--format', '{{.Swarm.LocalNodeState}}']).trim();
-  if (state !== 'active') dockerOk(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+  if (swarmState() !== 'active') dockerOk(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
 }
 
 // Swarm drops a service's tmpfs: list, so compose.swarm.yaml mounts nginx's writable folders itself.
