@@ -97,7 +97,6 @@ export function build({ mode, budget, params, apps }) {
       compare(`${NAME}.products-quota`, '/products: 1 replica vs 4 with the same total quota', cells.db1, cells.db4q),
       compare(`${NAME}.api-cpu`, '/api, CPU per request: 1 replica vs 4', cells.api1, cells.api4, 'cpu'),
     ],
-    checks: [],
     deviations: deviations(mode, budget, windowS, rounds),
   };
 }

@@ -145,7 +145,7 @@ export function buildResults({
     })),
     cells: all,
     questions: plan.scenarios.flatMap((sc) => sc.comparisons),
-    checks: plan.scenarios.flatMap((sc) => sc.checks),
+    checks: [], // no scenario plans a physical-limit check now; a kept file's are judged again (runChecks)
     scaling: plan.scenarios.flatMap((sc) => sc.scaling ?? []),
   });
   // How the run was made: the engines (docker | processes, how chosen), the budgets' choice, the generator's flags.

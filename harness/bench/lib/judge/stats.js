@@ -60,10 +60,7 @@ export const tQuantile = (df) => (df < 1 ? Infinity : df <= 30 ? T975[df - 1] : 
  * machine's drift between rounds. Returns { ratio, ci95: [lo, hi] | null, n }.
  */
 export function pairedRatio(a, b) {
-  const d = [];
-  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
-    if (a[i] > 0 && b[i] > 0) d.push(Math.log(a[i] / b[i]));
-  }
+  const d = a.flatMap((x, i) => (x > 0 && b[i] > 0 ? [Math.log(x / b[i])] : []));
   const n = d.length;
   if (n === 0) return { ratio: null, ci95: null, n };
   const mean = d.reduce((s, x) => s + x, 0) / n;
@@ -135,22 +132,16 @@ export const BOOTSTRAP_REPLICATES = 2000;
  * of the pooled blocks, like a p99 over every slice's requests, which paired rounds can't give.
  * stat(blocks) -> number. Fewer than 4 pairs: no interval.
  */
-export function blockBootstrapRatio(blocksA, blocksB, stat, { replicates = BOOTSTRAP_REPLICATES, seed = 1 } = {}) {
+export function blockBootstrapRatio(blocksA, blocksB, stat) {
   const n = Math.min(blocksA.length, blocksB.length);
   const ratioOf = (a, b) => { const x = stat(a) / stat(b); return Number.isFinite(x) && x > 0 ? x : null; };
   const ratio = n ? ratioOf(blocksA.slice(0, n), blocksB.slice(0, n)) : null;
   if (ratio === null || n < 4) return { ratio, ci95: null, n };
-  const random = mulberry32(seed);
+  const random = mulberry32(1);
   const ratios = [];
-  for (let r = 0; r < replicates; r += 1) {
-    const a = [];
-    const b = [];
-    for (let i = 0; i < n; i += 1) {
-      const j = Math.floor(random() * n);
-      a.push(blocksA[j]);
-      b.push(blocksB[j]);
-    }
-    const x = ratioOf(a, b);
+  for (let r = 0; r < BOOTSTRAP_REPLICATES; r += 1) {
+    const picks = Array.from({ length: n }, () => Math.floor(random() * n));
+    const x = ratioOf(picks.map((j) => blocksA[j]), picks.map((j) => blocksB[j]));
     if (x !== null) ratios.push(x);
   }
   ratios.sort((x, y) => x - y);
