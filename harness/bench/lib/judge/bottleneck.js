@@ -117,14 +117,11 @@ export function withBounds(cells, { workloads = {}, ceilings = {}, generatorShar
  * @param {any} a @param {any} b @param {string | null} winnerId a topology id or null
  */
 export function comparisonBound(a, b, winnerId, { metric = 'throughput' } = {}) {
-  const boundOfCell = (c) => (metric === 'capacity' ? c?.capacityBound ?? c?.bound : c?.bound);
-  [a, b] = [a, b].map((c) => (c ? { ...c, bound: boundOfCell(c) } : c));
-  const bounds = [a, b].map((c) => c?.bound).filter(Boolean);
-  if (bounds.length < 2 || bounds.every((x) => x.by === 'strategy')) return null;
-  const loser = winnerId ? [a, b].find((c) => c.topology.id !== winnerId) : null;
-  const winner = winnerId ? [a, b].find((c) => c.topology.id === winnerId) : null;
-  if (loser?.bound?.by === 'strategy' && winner?.bound?.by !== 'strategy') return null;
-  const other = [a, b].filter((c) => c.bound.by !== 'strategy');
-  const by = other[0].bound.by;
-  return { by, why: other.map((c) => `${c.topology.label}: ${c.bound.why}`).join('; ') };
+  const cells = [a, b].map((c) => ({ ...c, bound: metric === 'capacity' ? c.capacityBound ?? c.bound : c.bound }));
+  if (cells.some((c) => !c.bound) || cells.every((c) => c.bound.by === 'strategy')) return null;
+  const winner = cells.find((c) => winnerId && c.topology.id === winnerId);
+  const loser = winnerId ? cells.find((c) => c.topology.id !== winnerId) : null;
+  if (loser?.bound.by === 'strategy' && winner?.bound.by !== 'strategy') return null;
+  const other = cells.filter((c) => c.bound.by !== 'strategy');
+  return { by: other[0].bound.by, why: other.map((c) => `${c.topology.label}: ${c.bound.why}`).join('; ') };
 }

@@ -209,8 +209,7 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
     for (const s of strategiesFor(app)) {
       const processes = s.multiProcess ? Math.max(2, n) : 1;
       // The lone process, never a deploy answer, is the counter-example on the run's own engine only.
-      const elsewhere = s.multiProcess;
-      for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || elsewhere))) {
+      for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || s.multiProcess))) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
         // restarts take three times as long.
         const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
