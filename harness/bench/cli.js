@@ -100,12 +100,8 @@ appOptions(program); // --app, --paths, --health, --start, --service, --reuse-po
 function listPlan({ plan, apps, budgetChoice: choice, measuring: m, folder }, estimateSeconds) {
   const p = plan.params;
   const iso = m.isolation;
-  const budgets = iso.budgets
-    .map(
-      (b) =>
-        `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`,
-    )
-    .join(', ');
+  const where = (b) => (b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`);
+  const budgets = iso.budgets.map((b) => `${b.budget} CPU${where(b)}`).join(', ');
   console.log(
     `engine ${m.engineChoice.engine} (${m.engineChoice.why}); mode ${plan.mode}: ` +
       `${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); ` +

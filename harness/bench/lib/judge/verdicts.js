@@ -7,7 +7,7 @@ import {
 } from './stats.js';
 import { quantileOf } from './latency-histogram.js';
 import { heldOf } from './held-rate.js';
-import { comparisonBound } from './bottleneck.js';
+import { comparisonBound, GENERATOR_SHARE_LIMIT } from './bottleneck.js';
 
 const FIELD = {
   rps: (r) => r.rps,
@@ -144,11 +144,6 @@ export function flagOpenLoop(cells) {
     return { ...rest, suspect: why };
   });
 }
-
-// The load generator's share of the whole machine above which a question that shares its CPUs is
-// flagged generator-bound: past it, the generator takes more than one core in seven from a 2-core
-// topology and competes with it; CPU-heavy requests keep it far below (generator.js).
-export const GENERATOR_SHARE_LIMIT = 0.15;
 
 /**
  * The generator's share of the machine during two cells' saturated windows (the larger), and

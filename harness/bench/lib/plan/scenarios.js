@@ -213,12 +213,10 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
         // restarts take three times as long.
         const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
-        for (const c of drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents })) {
-          // The run's own engine (the first) carries none; another one is named on the cell and in its id.
-          cells.push(
-            engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine },
-          );
-        }
+        // The run's own engine (the first) carries none; another one is named on the cell and in its id.
+        const named = (c) => ({ ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine });
+        const drilled = drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents });
+        cells.push(...(engine === engines[0] ? drilled : drilled.map(named)));
       }
       // And the replicas' rolling update on Swarm, where Docker is drilled and the stack fits one node:
       // Swarm takes a task out of its DNS before stopping it, which Compose does not (drills/swarm.js
