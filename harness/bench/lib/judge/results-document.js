@@ -25,15 +25,14 @@ function cellRecord(c, isolation) {
 const workloadRecord = (w) => ({
   title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu,
   ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}),
+  ...(w.custom ? { custom: true } : {}),
 });
 
 // The workloads the plan's cells ran (the bench's own, and an app's own requests), as results keep them.
 function workloadsOf(plan) {
   const out = {};
   for (const c of plan.scenarios.flatMap((sc) => sc.cells)) {
-    if (out[c.workload]) continue;
-    const w = WORKLOADS[c.workload] ?? workloadSpec(describeSample(c.topology.sample), c.workload);
-    out[c.workload] = { ...workloadRecord(w), ...(w.custom ? { custom: true } : {}) };
+    out[c.workload] ??= workloadRecord(workloadSpec(describeSample(c.topology.sample), c.workload));
   }
   // Every built-in one, measured or not, so a renderer knows their titles and order.
   for (const [k, w] of Object.entries(WORKLOADS)) out[k] ??= workloadRecord(w);
