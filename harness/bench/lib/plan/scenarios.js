@@ -325,8 +325,7 @@ export function plan({
         apps,
         engines,
       });
-      let cells = built.cells;
-      if (sample) cells = cells.filter((c) => c.topology.sample === sample);
+      const cells = built.cells.filter((c) => !sample || c.topology.sample === sample);
       const ids = new Set(cells.map((c) => c.id));
       const known = new Set([...ids, ...(built.derivedIds ?? [])]);
       return {
