@@ -6,7 +6,7 @@
 // The command line is checked first, on light modules only (commander, the plan's names, the
 // budgets, the sample, the results file of --from); the modules that measure and render (d3, the
 // HDR histograms, the tools, the runners) load only after that: a misuse costs one short start.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SCENARIOS } from './lib/plan/scenarios.js';
@@ -18,18 +18,11 @@ import { parsePrices } from './lib/report/cost.js';
 import { GeneratorError } from './lib/tools/errors.js';
 import { resolveSample, missingSecretFiles } from '../runner/index.js';
 import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js';
+import { positive } from '../lib/option-parsers.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
 if (!process.noDeprecation) process.noDeprecation = true;
 
-const positive =
-  (name, { integer = false } = {}) =>
-  (v) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`${name} must be a positive ${integer ? 'whole ' : ''}number, got '${v}'`);
-    return n;
-  };
 const zeroOrPositive = (name) => (v) => (Number(v) === 0 && String(v).trim() !== '' ? 0 : positive(name)(v));
 
 const program = new Command()
@@ -107,12 +100,8 @@ appOptions(program); // --app, --paths, --health, --start, --service, --reuse-po
 function listPlan({ plan, apps, budgetChoice: choice, measuring: m, folder }, estimateSeconds) {
   const p = plan.params;
   const iso = m.isolation;
-  const budgets = iso.budgets
-    .map(
-      (b) =>
-        `${b.budget} CPU${b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`}`,
-    )
-    .join(', ');
+  const where = (b) => (b.cpuset === 'all' ? ' (every CPU, shared with the generator)' : ` (CPU ${iso.sutCpus})`);
+  const budgets = iso.budgets.map((b) => `${b.budget} CPU${where(b)}`).join(', ');
   console.log(
     `engine ${m.engineChoice.engine} (${m.engineChoice.why}); mode ${plan.mode}: ` +
       `${p.rounds} rounds × ${p.windowS} s windows (warm-up ${p.warmupS} s); ` +

@@ -1452,7 +1452,7 @@ function round2(x) {
 test(
   'at a budget the generator shares: its share of the machine beside the verdict, flagged above the limit',
   async () => {
-    const { GENERATOR_SHARE_LIMIT } = await import('../bench/lib/judge/verdicts.js');
+    const { GENERATOR_SHARE_LIMIT } = await import('../bench/lib/judge/bottleneck.js');
     const shared = (id, share) =>
       cell(id, [100, 101, 99, 100, 100], {
         generatorShare: share,

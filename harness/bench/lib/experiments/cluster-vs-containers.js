@@ -86,7 +86,6 @@ export function build({ mode, params, apps }) {
       compare(`${NAME}.scale-out`, '4 containers × 0.1 CPU vs 1 container × 0.1 CPU', x4, x1),
       compare(`${NAME}.one-worker-vs-four-p99`, 'p99: 1 process vs 4 workers in 0.4 CPU', w1, w4, 'p99'),
     ],
-    checks: [],
     deviations: deviations(mode, windowS, rounds),
   };
 }

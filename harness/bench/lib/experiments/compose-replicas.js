@@ -131,7 +131,6 @@ export function build({ budget, params, apps }) {
       compare(`${NAME}.fixed-10`, 'the article\'s remark, 10 ms everywhere: 10 replicas vs 1 instance', ten10, one10),
     ],
     derive: (records) => deriveExpected(records, singles, expected),
-    checks: [],
     derivedIds: [expected.id],
     deviations: deviations(budget, rounds),
   };

@@ -6,19 +6,13 @@ import * as piLoadBalancing from './pi-loadbalancing.js';
 import * as nodeScale from './node-scale.js';
 import * as aspnetNginx from './aspnet-nginx.js';
 
-const scenario = (m) => ({
-  title: `Published experiment: "${m.experiment.title}"`,
-  description: m.experiment.claim,
-  interleaved: true,
-  fullOnly: true,
-  experiment: m.experiment,
-  build: m.build,
-});
-
-export const EXPERIMENTS = {
-  'exp-compose-replicas': scenario(composeReplicas),
-  'exp-cluster-vs-containers': scenario(clusterVsContainers),
-  'exp-pi-loadbalancing': scenario(piLoadBalancing),
-  'exp-node-scale': scenario(nodeScale),
-  'exp-aspnet-nginx': scenario(aspnetNginx),
-};
+export const EXPERIMENTS = Object.fromEntries(
+  [composeReplicas, clusterVsContainers, piLoadBalancing, nodeScale, aspnetNginx].map((m) => [m.experiment.id, {
+    title: `Published experiment: "${m.experiment.title}"`,
+    description: m.experiment.claim,
+    interleaved: true,
+    fullOnly: true,
+    experiment: m.experiment,
+    build: m.build,
+  }]),
+);

@@ -84,7 +84,6 @@ export function build({ mode, budget, n, apps }) {
       cell(NAME, 'cluster-keepalive', t('cluster', true), { ...common, keepAlive: true }),
     ],
     comparisons: [],
-    checks: [],
     deviations: deviations(requests, budget, n),
   };
 }

@@ -117,7 +117,6 @@ export function build({ budget, params, apps }) {
         'slowest response: 3 servers on one CPU vs 1 server (the control: no cores to spread over)',
         threeOne, one, 'max'),
     ],
-    checks: [],
     deviations: deviations(all),
   };
 }

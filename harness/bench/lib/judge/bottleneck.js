@@ -18,6 +18,10 @@ import { median, round } from './stats.js';
 export const SPENT = 0.9;
 // A cell above this share of its load generator's ceiling (ceilings in results.json) measured the generator.
 export const GENERATOR_BOUND = 0.7;
+// The load generator's share of the whole machine above which a question that shares its CPUs is
+// flagged generator-bound: past it, the generator takes more than one core in seven from a 2-core
+// topology and competes with it; CPU-heavy requests keep it far below (generator.js).
+export const GENERATOR_SHARE_LIMIT = 0.15;
 
 const perWall = (rounds, field) => median(rounds
   .map((r) => (Number.isFinite(r[field]) && r.wallMs > 0 ? r[field] / r.wallMs : null))
@@ -30,7 +34,7 @@ const perWall = (rounds, field) => median(rounds
  * @param {{ minLatencyMs?: number, ceilings?: Record<string, { rps: number }>,
  *   generatorShareLimit?: number }} [context]
  */
-export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit = 0.15 } = {}) {
+export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit = GENERATOR_SHARE_LIMIT } = {}) {
   if (cell?.status !== 'ok' || !cell.rounds?.length) return null;
   const rounds = cell.rounds.filter((r) => r.wallMs > 0);
   const used = perWall(rounds, 'cpuMs');
@@ -117,14 +121,11 @@ export function withBounds(cells, { workloads = {}, ceilings = {}, generatorShar
  * @param {any} a @param {any} b @param {string | null} winnerId a topology id or null
  */
 export function comparisonBound(a, b, winnerId, { metric = 'throughput' } = {}) {
-  const boundOfCell = (c) => (metric === 'capacity' ? c?.capacityBound ?? c?.bound : c?.bound);
-  [a, b] = [a, b].map((c) => (c ? { ...c, bound: boundOfCell(c) } : c));
-  const bounds = [a, b].map((c) => c?.bound).filter(Boolean);
-  if (bounds.length < 2 || bounds.every((x) => x.by === 'strategy')) return null;
-  const loser = winnerId ? [a, b].find((c) => c.topology.id !== winnerId) : null;
-  const winner = winnerId ? [a, b].find((c) => c.topology.id === winnerId) : null;
-  if (loser?.bound?.by === 'strategy' && winner?.bound?.by !== 'strategy') return null;
-  const other = [a, b].filter((c) => c.bound.by !== 'strategy');
-  const by = other[0].bound.by;
-  return { by, why: other.map((c) => `${c.topology.label}: ${c.bound.why}`).join('; ') };
+  const cells = [a, b].map((c) => ({ ...c, bound: metric === 'capacity' ? c.capacityBound ?? c.bound : c.bound }));
+  if (cells.some((c) => !c.bound) || cells.every((c) => c.bound.by === 'strategy')) return null;
+  const winner = cells.find((c) => winnerId && c.topology.id === winnerId);
+  const loser = winnerId ? cells.find((c) => c.topology.id !== winnerId) : null;
+  if (loser?.bound.by === 'strategy' && winner?.bound.by !== 'strategy') return null;
+  const other = cells.filter((c) => c.bound.by !== 'strategy');
+  return { by: other[0].bound.by, why: other.map((c) => `${c.topology.label}: ${c.bound.why}`).join('; ') };
 }

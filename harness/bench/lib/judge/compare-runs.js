@@ -67,9 +67,7 @@ export function inconsistencies(va, vb) {
 }
 
 export function compareRuns(a, b) {
-  const byId = (doc) => new Map(doc.verdicts.map((v) => [v.id, v]));
-  const A = byId(a);
-  const B = byId(b);
+  const [A, B] = [a, b].map((doc) => new Map(doc.verdicts.map((v) => [v.id, v])));
   const questions = [];
   for (const id of [...new Set([...A.keys(), ...B.keys()])].sort()) {
     const va = A.get(id);

@@ -11,18 +11,12 @@ export const SCHEMA = 4;
 // A schema-2 file kept its questions only inside its verdicts.
 const questionsOf = (doc) => doc.questions ?? doc.verdicts.map((v) => ({ ...v, a: v.cells[0], b: v.cells[1] }));
 
-// Strategies this machine could not run (a process manager it lacks): said once each.
+// Strategies this machine could not run (a process manager it lacks): said once each. Only a start
+// that failed (run.js: '<strategy> skipped: …'), not a cell skipped for want of a database.
 function skippedOf(cells) {
-  const out = new Map();
-  for (const c of cells) {
-    // Only a start that failed (run.js: '<strategy> skipped: …'), not a cell skipped for want of a
-    // database.
-    const failedStart = c.status === 'skipped' && String(c.error).startsWith(`${c.topology?.strategy} skipped:`);
-    if (failedStart && !out.has(c.topology.strategy)) {
-      out.set(c.topology.strategy, { strategy: c.topology.strategy, why: c.error });
-    }
-  }
-  return [...out.values()];
+  const failedStart = (c) => c.status === 'skipped' && String(c.error).startsWith(`${c.topology?.strategy} skipped:`);
+  const failed = cells.filter(failedStart);
+  return [...Map.groupBy(failed, (c) => c.topology.strategy)].map(([strategy, [c]]) => ({ strategy, why: c.error }));
 }
 
 /** doc with its judgement made again by today's rule; floors: the between-run spreads by question id. */

@@ -8,9 +8,8 @@ import { CONFIDENCE, MIN_DIFFERENCE } from './stats.js';
 import { METRICS } from './compared-metrics.js';
 import { WORKLOADS, workloadSpec } from '../workloads/index.js';
 import { describeSample } from '../topologies/app-descriptions.js';
-import { SPENT, GENERATOR_BOUND } from './bottleneck.js';
+import { SPENT, GENERATOR_BOUND, GENERATOR_SHARE_LIMIT } from './bottleneck.js';
 import { STRATEGIES } from '../strategies/index.js';
-import { GENERATOR_SHARE_LIMIT } from './verdicts.js';
 import { judge, SCHEMA } from './index.js';
 import { describeSpread, loadSpread } from './run-to-run-spread.js';
 import { baselineOf } from '../plan/questions.js';
@@ -26,15 +25,14 @@ function cellRecord(c, isolation) {
 const workloadRecord = (w) => ({
   title: w.title, params: w.params, connections: w.connections, latencyRatePerCpu: w.latencyRatePerCpu,
   ...(w.minLatencyMs ? { minLatencyMs: w.minLatencyMs } : {}),
+  ...(w.custom ? { custom: true } : {}),
 });
 
 // The workloads the plan's cells ran (the bench's own, and an app's own requests), as results keep them.
 function workloadsOf(plan) {
   const out = {};
   for (const c of plan.scenarios.flatMap((sc) => sc.cells)) {
-    if (out[c.workload]) continue;
-    const w = WORKLOADS[c.workload] ?? workloadSpec(describeSample(c.topology.sample), c.workload);
-    out[c.workload] = { ...workloadRecord(w), ...(w.custom ? { custom: true } : {}) };
+    out[c.workload] ??= workloadRecord(workloadSpec(describeSample(c.topology.sample), c.workload));
   }
   // Every built-in one, measured or not, so a renderer knows their titles and order.
   for (const [k, w] of Object.entries(WORKLOADS)) out[k] ??= workloadRecord(w);
@@ -145,7 +143,7 @@ export function buildResults({
     })),
     cells: all,
     questions: plan.scenarios.flatMap((sc) => sc.comparisons),
-    checks: plan.scenarios.flatMap((sc) => sc.checks),
+    checks: [], // no scenario plans a physical-limit check now; a kept file's are judged again (runChecks)
     scaling: plan.scenarios.flatMap((sc) => sc.scaling ?? []),
   });
   // How the run was made: the engines (docker | processes, how chosen), the budgets' choice, the generator's flags.

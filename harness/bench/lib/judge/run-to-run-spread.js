@@ -28,10 +28,8 @@ export function spreadOverRuns(docs, earlier = null) {
     throw new Error(`runs of different modes (${[...modes].join(', ')}): their spreads are not the same thing`);
   }
   const ratios = new Map(Object.entries(earlier?.questions ?? {}).map(([id, q]) => [id, [...q.ratios]]));
-  for (const d of docs) {
-    for (const v of d.verdicts ?? []) {
-      if (measuredRatio(v)) ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
-    }
+  for (const v of docs.flatMap((d) => d.verdicts ?? []).filter(measuredRatio)) {
+    ratios.set(v.id, [...(ratios.get(v.id) ?? []), v.ratio]);
   }
   const questions = {};
   for (const [id, xs] of [...ratios].sort(([x], [y]) => x.localeCompare(y))) {

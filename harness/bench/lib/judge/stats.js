@@ -60,10 +60,7 @@ export const tQuantile = (df) => (df < 1 ? Infinity : df <= 30 ? T975[df - 1] : 
  * machine's drift between rounds. Returns { ratio, ci95: [lo, hi] | null, n }.
  */
 export function pairedRatio(a, b) {
-  const d = [];
-  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
-    if (a[i] > 0 && b[i] > 0) d.push(Math.log(a[i] / b[i]));
-  }
+  const d = a.flatMap((x, i) => (x > 0 && b[i] > 0 ? [Math.log(x / b[i])] : []));
   const n = d.length;
   if (n === 0) return { ratio: null, ci95: null, n };
   const mean = d.reduce((s, x) => s + x, 0) / n;

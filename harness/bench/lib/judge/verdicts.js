@@ -7,7 +7,7 @@ import {
 } from './stats.js';
 import { quantileOf } from './latency-histogram.js';
 import { heldOf } from './held-rate.js';
-import { comparisonBound } from './bottleneck.js';
+import { comparisonBound, GENERATOR_SHARE_LIMIT } from './bottleneck.js';
 
 const FIELD = {
   rps: (r) => r.rps,
@@ -46,18 +46,16 @@ const REPEATABILITY_FLOOR = { memory: 0.05 };
 // b's i-th slices were taken seconds apart). On a shared VM the seconds the hypervisor stalls every
 // cell alike (30–90 ms p99s in all four cells of one round, 2026-11-22) decide a pooled p99 and swung
 // its ratio ×0.3–×3; the median second is the topology's own tail. Results without slices: paired
-// rounds.
-const histogramsOf = (cell) =>
-  new Map(cell.rounds.flatMap((r) => (r.paced?.sliceHistograms ?? []).map((h, i) => [`${r.round}:${i}`, h])));
-
-// CPU per request at a fixed rate the same way: over the paired slices, each side's CPU time by its
-// requests, its interval from resampling the pairs (25 slices where 5 rounds gave ±20%).
-const costsOf = (cell) =>
-  new Map(cell.rounds.flatMap((r) => (r.paced?.sliceCpu ?? []).map((x, i) => [`${r.round}:${i}`, x])));
+// rounds. CPU per request at a fixed rate the same way: over the paired slices, each side's CPU time
+// by its requests, its interval from resampling the pairs (25 slices where 5 rounds gave ±20%).
 const perRequest = (xs) => xs.reduce((s, x) => s + x[0], 0) / xs.reduce((s, x) => s + x[1], 0);
-function overSlices(a, b, of, stat) {
-  const sa = of(a);
-  const sb = of(b);
+const SLICED = {
+  p99: (a, b) => overSlices(a, b, 'sliceHistograms', (hs) => median(hs.map((h) => quantileOf([h], 0.99)))),
+  cpu: (a, b) => overSlices(a, b, 'sliceCpu', perRequest),
+};
+function overSlices(a, b, field, stat) {
+  const [sa, sb] = [a, b].map((cell) =>
+    new Map(cell.rounds.flatMap((r) => (r.paced?.[field] ?? []).map((x, i) => [`${r.round}:${i}`, x]))));
   const keys = [...sa.keys()].filter((k) => sb.has(k));
   if (keys.length < 4) return null; // too few to resample: per round, as results without slices
   const r = blockBootstrapRatio(keys.map((k) => sa.get(k)), keys.map((k) => sb.get(k)), stat);
@@ -69,8 +67,7 @@ function overSlices(a, b, of, stat) {
 function capacityRatio(a, b) {
   const [ca, cb] = [a.capacity, b.capacity];
   if (!ca?.fraction || !cb?.fraction) return null;
-  const v = paired(a, b, 'rps');
-  const r = pairedRatio(v.a, v.b);
+  const r = pairedRatio(...Object.values(paired(a, b, 'rps')));
   if (r.ratio === null) return r;
   const [fa, fb] = [ca.bracket, cb.bracket];
   return {
@@ -88,11 +85,6 @@ const capacityProblems = (cell) => {
 
 // Throughput and capacity say something about a strategy only where it bounded the cells (judge/bottleneck.js).
 const BOUND_METRICS = new Set(['throughput', 'capacity']);
-
-const SLICED = {
-  p99: (a, b) => overSlices(a, b, histogramsOf, (hs) => median(hs.map((h) => quantileOf([h], 0.99)))),
-  cpu: (a, b) => overSlices(a, b, costsOf, perRequest),
-};
 
 /** Per-round values of a cell, keyed by round number. */
 const byRound = (cell, field) => new Map(cell.rounds.map((r) => [r.round, FIELD[field](r)]));
@@ -152,11 +144,6 @@ export function flagOpenLoop(cells) {
     return { ...rest, suspect: why };
   });
 }
-
-// The load generator's share of the whole machine above which a question that shares its CPUs is
-// flagged generator-bound: past it, the generator takes more than one core in seven from a 2-core
-// topology and competes with it; CPU-heavy requests keep it far below (generator.js).
-export const GENERATOR_SHARE_LIMIT = 0.15;
 
 /**
  * The generator's share of the machine during two cells' saturated windows (the larger), and
@@ -235,9 +222,8 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
     if (q.limit && breaksLimit(r, q.limit.ratio)) {
       reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
     }
-    for (const ch of failedChecks) {
-      if (ch.a === q.a || ch.a === q.b) reasons.push(`check failed: ${ch.what} ×${ch.ratio}`);
-    }
+    const failed = failedChecks.filter((ch) => ch.a === q.a || ch.a === q.b);
+    reasons.push(...failed.map((ch) => `check failed: ${ch.what} ×${ch.ratio}`));
     if (!r.ci95) reasons.push(pooled ? `${r.n} paired slice(s): no interval` : `${r.n} paired round(s): no interval`);
     const side = decide(r, q.better);
     const won = side === 'a' ? base.a : side === 'b' ? base.b : null;

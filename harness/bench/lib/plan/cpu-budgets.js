@@ -114,15 +114,12 @@ export function pinGenerator(iso, { pin = pinProcess } = {}) {
     generatorThreads: iso.generatorThreads, generatorNice: raisePriority(),
     topologyPriority: 'highest CPU weight (cgroup)',
   };
-  if (iso.shared) {
-    const reason = 'fewer than 2 CPUs: the generator and the system under test share them';
-    return { record: { ...base, pinned: false, reason }, release: () => {} };
-  }
+  const unpinned = (reason) => ({ record: { ...base, pinned: false, reason }, release: () => {} });
+  if (iso.shared) return unpinned('fewer than 2 CPUs: the generator and the system under test share them');
   try {
     const handle = pin(`bench-generator-${process.pid}`, process.pid, iso.generatorCpus);
     return { record: { ...base, pinned: true, mechanism: 'cgroup cpuset' }, release: handle.release };
   } catch (e) {
-    const reason = `cpusets not writable (${e.code ?? e.message}): unpinned`;
-    return { record: { ...base, pinned: false, reason }, release: () => {} };
+    return unpinned(`cpusets not writable (${e.code ?? e.message}): unpinned`);
   }
 }

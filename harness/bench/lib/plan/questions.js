@@ -75,34 +75,26 @@ const nameOf = (x) => `${x.app.name} ${x.strategy.label(x.t.processes)}`;
  */
 export function pairsAt(entries, base) {
   const pairs = [];
+  const pair = (key, a, b) => pairs.push({ key, a, b, what: `${nameOf(a)} vs ${nameOf(b)}` });
   const one = (app) => entries.find((e) => e.app === app && !e.strategy.multiProcess);
   const multi = (app) => entries.filter((e) => e.app === app && e.strategy.multiProcess);
   const apps = [...new Set(entries.map((e) => e.app))];
   for (const app of apps) {
     const o = one(app);
     if (!o) continue;
-    for (const m of multi(app)) pairs.push({ key: keyOf(m, base), a: m, b: o, what: `${nameOf(m)} vs ${nameOf(o)}` });
-    if (app !== base && one(base))
-      pairs.push({ key: keyOf(o, base), a: o, b: one(base), what: `${nameOf(o)} vs ${nameOf(one(base))}` });
+    for (const m of multi(app)) pair(keyOf(m, base), m, o);
+    if (app !== base && one(base)) pair(keyOf(o, base), o, one(base));
   }
   for (const app of apps) {
     const ms = multi(app);
-    for (let i = 0; i < ms.length; i += 1) {
-      for (let j = i + 1; j < ms.length; j += 1) {
-        pairs.push({
-          key: `${keyOf(ms[i], base)}-vs-${keyOf(ms[j], base).replace(`${app === base ? '' : `${app.key}-`}`, '')}`,
-          a: ms[i],
-          b: ms[j],
-          what: `${nameOf(ms[i])} vs ${nameOf(ms[j])}`,
-        });
-      }
+    const prefix = app === base ? '' : `${app.key}-`;
+    for (const [i, a] of ms.entries()) {
+      for (const b of ms.slice(i + 1)) pair(`${keyOf(a, base)}-vs-${keyOf(b, base).replace(prefix, '')}`, a, b);
     }
   }
   for (const app of apps.filter((a) => a !== base && a.runtime !== base.runtime)) {
     const o = one(app);
-    if (!o) continue;
-    for (const m of multi(base))
-      pairs.push({ key: `${app.key}-vs-${m.strategy.slug}`, a: o, b: m, what: `${nameOf(o)} vs ${nameOf(m)}` });
+    if (o) for (const m of multi(base)) pair(`${app.key}-vs-${m.strategy.slug}`, o, m);
   }
   return pairs;
 }

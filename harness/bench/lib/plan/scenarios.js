@@ -69,8 +69,6 @@ export const MODES = {
   },
 };
 
-const cellId = (workload, t) => `${workload}:${t.id}`;
-
 function closedCell(scenario, workload, t, extra = {}) {
   const app = describeSample(t.sample);
   const spec = workloadSpec(app, workload);
@@ -78,7 +76,7 @@ function closedCell(scenario, workload, t, extra = {}) {
   if (!path) return null;
   const request = requestOf(app, workload);
   return {
-    id: cellId(workload, t),
+    id: `${workload}:${t.id}`,
     scenario,
     kind: 'closed',
     workload,
@@ -134,9 +132,9 @@ function verdicts({ mode, budgets, params, apps }) {
         for (const [metric, m] of Object.entries(METRICS)) {
           // p99 and CPU per request are asked where they are measured at a fixed rate (at saturation
           // the CPU per request is the inverse of the throughput, asked already).
-          if (FIXED_RATE_METRICS.has(metric) && !latencyRounds) continue;
+          const atFixedRate = FIXED_RATE_METRICS.has(metric);
+          if (atFixedRate && !latencyRounds) continue;
           if (metric === 'capacity' && !(params.capacitySteps > 0)) continue;
-          const atFixedRate = latencyRounds > 0 && FIXED_RATE_METRICS.has(metric);
           const rate = atFixedRate ? " at a fixed rate below both sides' capacity" : '';
           questions.push({
             id: `${workload}.b${budget}.${pair.key}.${metric}`,
@@ -157,39 +155,9 @@ function verdicts({ mode, budgets, params, apps }) {
       }
     }
   }
-  const checks = proxyChecks(cells);
-  // Workload by workload, each comparison's two cells side by side (the baseline between its
-  // scaled versions): a pair is measured seconds apart in every round, so the machine's drift
-  // lands on both.
   // Kept in plan order: by budget, then strategy, each workload's cells beside the baseline they
-  // are compared with (a pair is measured seconds apart in every round).
-  return { cells: [...cells.values()], comparisons: questions, checks, scaling: scalingOf(questions, cells) };
-}
-
-// A proxied path can't beat the same app direct: checked wherever a scenario has both.
-function proxyChecks(cells) {
-  const checks = [];
-  for (const c of cells.values()) {
-    if (!c.topology.viaNginx) continue;
-    const direct = [...cells.values()].find(
-      (d) =>
-        d.workload === c.workload &&
-        d.topology.sample === c.topology.sample &&
-        !d.topology.viaNginx &&
-        d.topology.strategy === c.topology.strategy &&
-        d.topology.processes === c.topology.processes,
-    );
-    if (direct)
-      checks.push({
-        id: `proxy.${c.id}`,
-        what: `${c.topology.label} vs the same app direct (${c.workload})`,
-        a: c.id,
-        b: direct.id,
-        field: 'rps',
-        limit: 1,
-      });
-  }
-  return checks;
+  // are compared with (a pair is measured seconds apart in every round, so the machine's drift lands on both).
+  return { cells: [...cells.values()], comparisons: questions, scaling: scalingOf(questions, cells) };
 }
 
 function openloop({ budgets, apps, mode }) {
@@ -199,41 +167,31 @@ function openloop({ budgets, apps, mode }) {
     .map((e) => closedCell('openloop', 'pi', e.t))
     .filter(Boolean)
     .map((c) => ({ ...c, kind: 'openloop', id: `openloop.${c.id}` }));
-  return { cells, comparisons: [], checks: [] };
+  return { cells, comparisons: [] };
 }
 
 // Each strategy's throughput at budget B against B × the same app's one process at budget 1, per
 // workload, from cells of the same scenario (so their rounds pair up): its scaling efficiency.
 function scalingOf(questions, cells) {
-  const all = [...cells.values()];
-  const baseOf = (c) =>
-    all.find(
-      (x) =>
-        x.workload === c.workload &&
-        x.topology.sample === c.topology.sample &&
-        x.topology.strategy === 'one process' &&
-        x.budget === 1,
-    );
-  const out = new Map();
-  for (const q of questions.filter((x) => x.metric === 'throughput')) {
-    for (const id of [q.a, q.b]) {
-      const c = cells.get(id);
-      const base = baseOf(c);
-      if (!base || base.id === c.id || out.has(c.id)) continue;
-      out.set(c.id, {
-        id: `${c.workload}.${c.topology.id}.scaling`,
-        workload: c.workload,
-        cell: c.id,
-        base: base.id,
-        budget: c.budget,
-        sample: c.topology.sample,
-        strategy: c.topology.strategy,
-        topology: c.topology.id,
-        processes: c.topology.processes,
-      });
-    }
-  }
-  return [...out.values()];
+  const throughput = new Set(questions.filter((q) => q.metric === 'throughput').flatMap((q) => [q.a, q.b]));
+  return [...throughput].flatMap((id) => {
+    const c = cells.get(id);
+    const t = c.topology;
+    const base = [...cells.values()].find((x) => x.workload === c.workload && x.topology.sample === t.sample
+      && x.topology.strategy === 'one process' && x.budget === 1);
+    if (!base || base.id === c.id) return [];
+    return [{
+      id: `${c.workload}.${t.id}.scaling`,
+      workload: c.workload,
+      cell: c.id,
+      base: base.id,
+      budget: c.budget,
+      sample: t.sample,
+      strategy: t.strategy,
+      topology: t.id,
+      processes: t.processes,
+    }];
+  });
 }
 
 // The drills: for every strategy of every app with a POST to mix in, a crash drill and a rolling
@@ -251,17 +209,14 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
     for (const s of strategiesFor(app)) {
       const processes = s.multiProcess ? Math.max(2, n) : 1;
       // The lone process, never a deploy answer, is the counter-example on the run's own engine only.
-      const elsewhere = s.multiProcess;
-      for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || elsewhere))) {
+      for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || s.multiProcess))) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its
         // restarts take three times as long.
         const kills = engine === engines[0] ? params.kills : MODES.quick.kills;
-        for (const c of drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents })) {
-          // The run's own engine (the first) carries none; another one is named on the cell and in its id.
-          cells.push(
-            engine === engines[0] ? c : { ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine },
-          );
-        }
+        // The run's own engine (the first) carries none; another one is named on the cell and in its id.
+        const named = (c) => ({ ...c, id: `${c.kind}:${engine}:${c.topology.id}@${budget}`, engine });
+        const drilled = drillCells(app, s.slug, processes, budget, { kills, events: params.drillEvents });
+        cells.push(...(engine === engines[0] ? drilled : drilled.map(named)));
       }
       // And the replicas' rolling update on Swarm, where Docker is drilled and the stack fits one node:
       // Swarm takes a task out of its DNS before stopping it, which Compose does not (drills/swarm.js
@@ -275,7 +230,7 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
       }
     }
   }
-  return { cells: [...cells, ...swarm], comparisons: [], checks: [] };
+  return { cells: [...cells, ...swarm], comparisons: [] };
 }
 
 export const SCENARIOS = {
@@ -370,8 +325,7 @@ export function plan({
         apps,
         engines,
       });
-      let cells = built.cells;
-      if (sample) cells = cells.filter((c) => c.topology.sample === sample);
+      const cells = built.cells.filter((c) => !sample || c.topology.sample === sample);
       const ids = new Set(cells.map((c) => c.id));
       const known = new Set([...ids, ...(built.derivedIds ?? [])]);
       return {
@@ -383,7 +337,6 @@ export function plan({
         derive: built.derive,
         cells,
         comparisons: built.comparisons.filter((q) => known.has(q.a) && known.has(q.b)),
-        checks: built.checks.filter((q) => ids.has(q.a) && ids.has(q.b)),
         scaling: (built.scaling ?? []).filter((x) => ids.has(x.cell) && ids.has(x.base)),
       };
     })
@@ -448,7 +401,6 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
       interleaved: s.interleaved ?? true,
       cells,
       comparisons,
-      checks: [],
     };
   });
   return { mode: spec.mode ?? 'custom', params, scenarios };
