@@ -69,13 +69,13 @@ function scriptFor(request) {
 }
 
 // threads: one per CPU the generator is pinned to (more would only fight each other).
-export function run({ url, connections, durationS, timeoutS = 10, signal, threads: cpus = 1, request = null }) {
+export function run({ url, connections, durationS, timeoutS = 10, threads: cpus = 1, request = null }) {
   const threads = Math.max(1, Math.min(cpus, connections));
   // wrk takes whole seconds only.
   const args = ['-t', String(threads), '-c', String(connections), '-d', `${Math.max(1, Math.round(durationS))}s`,
     '--timeout', `${timeoutS}s`, '--latency', ...(request ? ['-s', scriptFor(request)] : []), url];
   return new Promise((resolve, reject) => {
-    execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL', signal },
+    execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         if (err) {
           const why = err.code === 'ENOENT'
