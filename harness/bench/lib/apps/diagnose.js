@@ -3,7 +3,7 @@
 // health path answered. And the evidence under that line: those sockets, and its last output.
 
 // Addresses a connect to 127.0.0.1 reaches.
-const REACHABLE = new Set(['0.0.0.0', '::', '127.0.0.1', '::ffff:127.0.0.1']);
+export const REACHABLE = new Set(['0.0.0.0', '::', '127.0.0.1', '::ffff:127.0.0.1']);
 
 /** How one listener reads: `127.0.0.1:3000`, `[::1]:3000`, `Unix socket '/tmp/app.sock'`. */
 export function listenerText(l) {

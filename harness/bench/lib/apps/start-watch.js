@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listenersOf, processTree } from '../../wrap/listening.js';
-import { causeOf, listenersBlock } from './diagnose.js';
+import { causeOf, listenersBlock, REACHABLE } from './diagnose.js';
 
 export const SETTLED_S = 20;
 
@@ -42,8 +42,7 @@ export function watchStart({ runDir, service, health, timeoutS, ps, send, giveUp
       if (l.kind !== 'unix' || !l.path || l.path.startsWith('@')) continue;
       sockets.add(path.resolve(cwdOf(l.pid) ?? '/', l.path));
     }
-    const reachable = listeners.some((l) => l.kind === 'tcp' && l.port === port
-      && ['0.0.0.0', '::', '127.0.0.1', '::ffff:127.0.0.1'].includes(l.address));
+    const reachable = listeners.some((l) => l.kind === 'tcp' && l.port === port && REACHABLE.has(l.address));
     const res = reachable ? await send(`http://127.0.0.1:${port}`, { path: health }, 2000) : null;
     if (res?.status >= 200 && res.status < 300) return;
     const key = listeners.map((l) => `${l.kind}${l.port ?? l.path}`).sort().join(',');

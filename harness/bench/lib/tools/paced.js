@@ -83,11 +83,10 @@ function options({ url, rate, durationS, connections, threads, method, body, hea
   if (!(rate > 0) || !(durationS > 0)) {
     throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
   }
-  if (!(Number.isInteger(connections) && connections > 0)) {
-    throw new GeneratorError(`paced: connections must be a positive whole number (got ${connections})`);
-  }
-  if (!(Number.isInteger(threads) && threads > 0)) {
-    throw new GeneratorError(`paced: threads must be a positive whole number (got ${threads})`);
+  for (const [name, n] of Object.entries({ connections, threads })) {
+    if (!(Number.isInteger(n) && n > 0)) {
+      throw new GeneratorError(`paced: ${name} must be a positive whole number (got ${n})`);
+    }
   }
   let target;
   try { target = new URL(url); } catch { throw new GeneratorError(`paced: not a URL: ${url}`); }
