@@ -144,17 +144,12 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
     })
     : { stop: () => {}, sockets: new Set() };
   try {
-    let state;
     const what = app.engine === 'docker' ? 'container' : 'process';
     const then = x.requests.map(requestText).join(', ');
     log(`checking ${app.name}: one ${what} behind nginx, GET ${x.health}, then ${then}`);
-    try {
-      state = await runner.up({ sample: app.dir, runDir, env: one, log });
-    } catch (err) {
-      watch.stop();
-      throw await startFailure(err, app, runDir, gaveUp);
-    }
-    watch.stop();
+    // The watch ends once the app is up or failed: from there on the health wait and requests judge it.
+    const state = await runner.up({ sample: app.dir, runDir, env: one, log }).finally(() => watch.stop())
+      .catch(async (err) => { throw await startFailure(err, app, runDir, gaveUp); });
     const appUrl = state.services[x.app]?.instances?.[0]?.url ?? state.url;
     const unhealthy = await waitHealthy(appUrl, x.health, healthTimeoutS);
     if (unhealthy) {
