@@ -73,8 +73,7 @@ function runReusePort(node, count) {
 
 /** @param {import('./entry-probe.js').NodeEntry} node @param {number} count */
 function runPm2(node, count) {
-  const require = createRequire(import.meta.url);
-  const runtime = require.resolve('pm2/bin/pm2-runtime');
+  const runtime = createRequire(import.meta.url).resolve('pm2/bin/pm2-runtime');
   const config = path.join(path.dirname(new URL(import.meta.url).pathname), 'pm2.config.cjs');
   const app = {
     entry: node.entry, args: node.args, node_args: node.execArgv, cwd: node.cwd, env: node.env,
