@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
 import { AppInputError } from './errors.js';
-import { copyProxyConfig, nginxService } from './nginx.js';
+import { nginxService } from './nginx.js';
 import { DEFAULT_REQUESTS, normalizeRequests } from './requests.js';
 
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
@@ -175,8 +175,7 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
     },
     restart: svc.restart ?? 'on-failure',
   };
-  out[proxy] = nginxService({ app, port, healthy: Boolean(svc.healthcheck && !svc.healthcheck.disable) });
-  copyProxyConfig(genDir);
+  out[proxy] = nginxService(genDir, { app, port, healthy: Boolean(svc.healthcheck && !svc.healthcheck.disable) });
   const runtime = runtimeOf(svc, x);
   const said = saidOf(x, svc, file, { health, requests });
   const xbench = {
