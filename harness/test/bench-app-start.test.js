@@ -2,7 +2,7 @@
 // which environment; sh expands the words; node reads its options — the entry the cluster module and
 // PM2 fork is what the entry probe recorded from them, without running it. Every form npm scripts use,
 // on a folder laid out as an installed app (a dependency's bin, a command runner like cross-env);
-// where the app says why it is not reachable (diagnose.js) from what the system shows.
+// where the app says why it is not reachable (start-watch.js) from what the system shows.
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,8 +11,7 @@ import { npmStart, resolveEntry, StartError } from '../bench/wrap/entry-probe.js
 import { shapeOf } from '../bench/wrap/shell-script.js';
 import { appEnv, npmAdditions } from '../bench/wrap/launch-spec.js';
 import { modeOf } from '../bench/wrap/start.js';
-import { causeOf } from '../bench/lib/apps/diagnose.js';
-import { SETTLED_S } from '../bench/lib/apps/start-watch.js';
+import { causeOf, SETTLED_S } from '../bench/lib/apps/start-watch.js';
 import { REPO_ROOT } from '../lib/repo-root.js';
 import { userFolder, removeFolders } from './bench-app-helpers.js';
 

@@ -37,15 +37,9 @@ const withoutProbe = (value) => (value ?? '').split(':').filter((d) => d && d !=
 // The environment a recorded process had, less what the probe put there (its `node` first on PATH,
 // its own variables), as the process would have had it outside the probe.
 function cleanEnv(env, base) {
-  /** @type {Record<string, string>} */
-  const out = {};
-  for (const [k, v] of Object.entries(env)) if (!k.startsWith('BENCH_PROBE_')) out[k] = v;
-  out.PATH = withoutProbe(env.PATH);
-  for (const k of Object.keys(PROBE_NPM)) {
-    if (base[k] === undefined) delete out[k];
-    else out[k] = base[k];
-  }
-  return out;
+  const own = Object.entries(env).filter(([k]) => !k.startsWith('BENCH_PROBE_') && !(k in PROBE_NPM));
+  const npm = Object.keys(PROBE_NPM).filter((k) => base[k] !== undefined).map((k) => [k, base[k]]);
+  return Object.fromEntries([...own, ...npm, ['PATH', withoutProbe(env.PATH)]]);
 }
 
 /** A program word → the file execvp would run: a path as given, else the first on PATH. */
@@ -69,8 +63,8 @@ export function lookUp(word, env, cwd) {
  * path), or 'other'.
  */
 export function kindOfProgram(file) {
-  const base = path.basename(fs.realpathSync(file));
-  if (['node', 'nodejs'].includes(base) || fs.realpathSync(file) === fs.realpathSync(process.execPath)) return 'node';
+  const real = fs.realpathSync(file);
+  if (['node', 'nodejs'].includes(path.basename(real)) || real === fs.realpathSync(process.execPath)) return 'node';
   let head = '';
   try {
     const fd = fs.openSync(file, 'r');
@@ -134,6 +128,10 @@ function expandWord(wordText, env, cwd) {
  *   kind 'node': the program to fork (node); otherwise why there is none (why)
  */
 
+/** @returns {Resolved} A program the probe does not follow: one the cluster module and PM2 can't fork. */
+const notNode = (said, name, kind) => ({ kind: 'program', why: `${said} runs ${name}, ${kind === 'other'
+  ? 'which is not a Node program' : 'a Node program naming node by its own path'}` });
+
 // What one record means: the entry, a command to follow, or why there is no entry.
 function fromRecord(probe, { said, env, depth }) {
   const { record: r } = probe;
@@ -161,10 +159,7 @@ function followCommand({ file, args, env, cwd, said }, depth) {
   const found = lookUp(file, env, cwd);
   if (!found) throw new StartError(`${said} runs ${file}, which is not on PATH nor a file`);
   const kind = kindOfProgram(found);
-  if (kind === 'other' || kind === 'pinned') {
-    return { kind: 'program', why: `${said} runs ${path.basename(found)}, ${kind === 'other'
-      ? 'which is not a Node program' : 'a Node program naming node by its own path'}` };
-  }
+  if (kind === 'other' || kind === 'pinned') return notNode(said, path.basename(found), kind);
   // node itself as the probe's node; a `#!/usr/bin/env node` script reaches it through PATH.
   return probed({ file: kind === 'node' ? path.join(PROBE_DIR, 'node') : found, args, env, cwd, said }, depth);
 }
@@ -207,10 +202,7 @@ export function resolveEntry({ script, env, cwd, said }, depth = 0) {
       + 'nor in node_modules/.bin (is the package installed?), nor a file');
   }
   const kind = kindOfProgram(found);
-  if (kind !== 'node' && kind !== 'shebang') {
-    return { kind: 'program', why: `${said} runs ${word}, ${kind === 'other'
-      ? 'which is not a Node program' : 'a Node program naming node by its own path'}` };
-  }
+  if (kind !== 'node' && kind !== 'shebang') return notNode(said, word, kind);
   return probed({ file: '/bin/sh', args: ['-c', script], env, cwd, said }, depth);
 }
 

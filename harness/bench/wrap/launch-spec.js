@@ -31,9 +31,7 @@ export function readLaunch(file = process.env.BENCH_LAUNCH ?? 'launch.json') {
  * @param {Record<string, string>} scriptEnv @param {Record<string, string | undefined>} base
  */
 export function npmAdditions(scriptEnv, base) {
-  /** @type {Record<string, string>} */
-  const npmEnv = {};
-  for (const [k, v] of Object.entries(scriptEnv)) if (k !== 'PATH' && base[k] !== v) npmEnv[k] = v;
+  const npmEnv = Object.fromEntries(Object.entries(scriptEnv).filter(([k, v]) => k !== 'PATH' && base[k] !== v));
   const dirs = (scriptEnv.PATH ?? '').split(':');
   const rest = (base.PATH ?? '').split(':').filter(Boolean);
   const at = rest.length ? dirs.findIndex((_d, i) => dirs.slice(i).join(':') === rest.join(':')) : dirs.length;
@@ -46,12 +44,9 @@ export function npmAdditions(scriptEnv, base) {
  * @param {Pick<LaunchSpec, 'npmEnv' | 'pathPrefix'>} spec
  */
 export function appEnv(spec, env = process.env) {
-  /** @type {Record<string, string>} */
-  const out = {};
-  for (const [k, v] of Object.entries(env)) if (!k.startsWith('BENCH_') && v !== undefined) out[k] = v;
-  Object.assign(out, spec.npmEnv ?? {});
-  out.PATH = [...(spec.pathPrefix ?? []), env.PATH].filter(Boolean).join(':');
-  return out;
+  const own = Object.entries(env).filter(([k, v]) => !k.startsWith('BENCH_') && v !== undefined);
+  const PATH = [...(spec.pathPrefix ?? []), env.PATH].filter(Boolean).join(':');
+  return /** @type {Record<string, string>} */ ({ ...Object.fromEntries(own), ...spec.npmEnv, PATH });
 }
 
 /** Every launcher's progress line, in the instance's log. */

@@ -21,44 +21,30 @@ function addressOf(hex) {
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
 
+const attempt = (fn, fallback) => { try { return fn(); } catch { return fallback; } };
+const read = (file) => attempt(() => fs.readFileSync(file, 'utf8'), '');
+// A /proc/net table's rows (its first line is the header), each split into its fields.
+const rowsOf = (text) => text.split('\n').slice(1).map((line) => line.trim().split(/\s+/));
+
 /** Listening sockets in /proc/<pid>/net/tcp{,6} text: Map inode -> { address, port }. */
 export function parseListening(text) {
-  const out = new Map();
-  for (const line of text.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 10 || f[3] !== TCP_LISTEN) continue;
+  return new Map(rowsOf(text).filter((f) => f.length >= 10 && f[3] === TCP_LISTEN).map((f) => {
     const [addr, port] = f[1].split(':');
-    out.set(f[9], { address: addressOf(addr), port: parseInt(port, 16) });
-  }
-  return out;
+    return [f[9], { address: addressOf(addr), port: parseInt(port, 16) }];
+  }));
 }
 
 /** Listening Unix sockets in /proc/<pid>/net/unix text: Map inode -> path ('@…' abstract, '' unnamed). */
 export function parseUnixListening(text) {
-  const out = new Map();
-  for (const line of text.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 7 || !(parseInt(f[3], 16) & UNIX_ACCEPTING)) continue;
-    out.set(f[6], f.slice(7).join(' '));
-  }
-  return out;
+  return new Map(rowsOf(text).filter((f) => f.length >= 7 && parseInt(f[3], 16) & UNIX_ACCEPTING)
+    .map((f) => [f[6], f.slice(7).join(' ')]));
 }
 
 function socketInodes(pid) {
-  try {
-    return new Set(fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
-      try {
-        return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-      } catch {
-        return undefined;
-      }
-    }).filter(Boolean));
-  } catch {
-    return new Set();
-  }
+  const links = attempt(() => fs.readdirSync(`/proc/${pid}/fd`), [])
+    .map((fd) => attempt(() => fs.readlinkSync(`/proc/${pid}/fd/${fd}`), ''));
+  return new Set(links.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter(Boolean));
 }
-
-const read = (file) => { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } };
 
 /**
  * A listening socket: TCP (address, port) or Unix (path: '@…' abstract, '' unnamed).
@@ -96,7 +82,7 @@ export function processTree(pid) {
     const p = queue.shift();
     if (all.includes(p) || !fs.existsSync(`/proc/${p}`)) continue;
     all.push(p);
-    const tasks = (() => { try { return fs.readdirSync(`/proc/${p}/task`); } catch { return []; } })();
+    const tasks = attempt(() => fs.readdirSync(`/proc/${p}/task`), []);
     for (const t of tasks) queue.push(...read(`/proc/${p}/task/${t}/children`).trim().split(/\s+/).filter(Boolean).map(Number));
   }
   return all;

@@ -10,11 +10,15 @@
 // instance's environment, PORT included. One line and exit 2 when the strategy can't run this command.
 import os from 'node:os';
 import path from 'node:path';
+import cluster from 'node:cluster';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { childWorker } from '../../../node-cluster/src/child-worker.js';
 import { appEnv, drainMs, fail, log, readLaunch, workerCount } from './launch-spec.js';
 import { resolveEntry, StartError } from './entry-probe.js';
-import { runCluster } from './cluster.js';
-import { runReusePort } from './reuseport.js';
+import { listeningPorts } from './listening.js';
+import { supervise } from './supervise.js';
 
 const MANAGERS = ['cluster', 'pm2', 'reuseport'];
 
@@ -26,10 +30,50 @@ export function modeOf(env) {
   return pm;
 }
 
+// The cluster module around an app that knows nothing of it: this process is the primary and forks
+// `count` workers of the app's own entry, each run as `node <entry>` would be, with the entry's own
+// options, arguments, folder and environment; their server.listen(PORT) goes through the primary,
+// which shares one listening socket among them and serves nothing. The workers are kept by supervise.js.
+/** @param {import('./entry-probe.js').NodeEntry} node @param {number} count */
+function runCluster(node, count) {
+  cluster.setupPrimary({ exec: node.entry, args: node.args, execArgv: node.execArgv, cwd: node.cwd });
+  // cluster.fork() starts a worker with this process's environment: the entry's, exactly (the
+  // launchers' BENCH_* settings never reach the app).
+  const port = Number(process.env.PORT);
+  for (const k of Object.keys(process.env)) delete process.env[k];
+  Object.assign(process.env, node.env);
+  log(`cluster primary: ${count} worker(s) of ${node.entry}`);
+  // An app may listen on more than one port (metrics, admin): the one that counts is PORT.
+  supervise({ workers: count, drainMs: drainMs(), name: 'cluster', port });
+}
+
+// reusePort: `count` independent processes of the app's entry, all given the same PORT; an app that
+// opted in listens with server.listen({ port, reusePort: true }) (Node >= 22.12 on Linux) and the
+// kernel spreads connections over them, with no primary in between. They are kept by supervise.js;
+// a process counts as listening once /proc shows it on PORT.
+/** @param {import('./entry-probe.js').NodeEntry} node @param {number} count */
+function runReusePort(node, count) {
+  const port = Number(process.env.PORT);
+  if (!port) fail('reusePort needs a fixed PORT: with none each process gets a port of its own');
+  const args = [...node.execArgv, node.entry, ...node.args];
+  log(`reusePort: ${count} process(es) of ${node.entry} on port ${port}`);
+  const fork = () => {
+    const worker = childWorker(spawn(node.execPath, args, { env: node.env, cwd: node.cwd, stdio: 'inherit' }));
+    (async () => {
+      while (!listeningPorts(worker.process.pid).includes(port)) {
+        if (worker.isDead()) return;
+        await sleep(100);
+      }
+      worker.emit('listening');
+    })();
+    return worker;
+  };
+  supervise({ workers: count, drainMs: drainMs(), name: 'reusePort', fork });
+}
+
 /** @param {import('./entry-probe.js').NodeEntry} node @param {number} count */
 function runPm2(node, count) {
-  const require = createRequire(import.meta.url);
-  const runtime = require.resolve('pm2/bin/pm2-runtime');
+  const runtime = createRequire(import.meta.url).resolve('pm2/bin/pm2-runtime');
   const config = path.join(path.dirname(new URL(import.meta.url).pathname), 'pm2.config.cjs');
   const app = {
     entry: node.entry, args: node.args, node_args: node.execArgv, cwd: node.cwd, env: node.env,
@@ -68,10 +112,7 @@ function main() {
   }
   const node = entryOf(spec, mode);
   const count = workerCount(process.env, os.availableParallelism());
-  if (mode === 'cluster') return runCluster(node, count, drainMs());
-  if (mode === 'pm2') return runPm2(node, count);
-  if (!Number(process.env.PORT)) fail('reusePort needs a fixed PORT: with none each process gets a port of its own');
-  return runReusePort(node, count, drainMs());
+  return { cluster: runCluster, pm2: runPm2, reuseport: runReusePort }[mode](node, count);
 }
 
 if (process.argv[1] === new URL(import.meta.url).pathname) main();

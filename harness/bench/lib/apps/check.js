@@ -37,7 +37,6 @@ export async function send(base, r, timeoutMs = REQUEST_TIMEOUT_MS) {
   }
 }
 
-const healthy = (res) => res.status >= 200 && res.status < 300;
 const outcome = (res) => (res.status ? `answered ${res.status}` : `failed (${res.error})`);
 
 // The evidence under a failed check's line: where it listens (from the watch), its last output.
@@ -86,7 +85,7 @@ async function waitHealthy(url, health, timeoutS) {
   let last;
   do {
     last = await send(url, { path: health }, 5000);
-    if (healthy(last)) return null;
+    if (last.status >= 200 && last.status < 300) return null;
     await sleep(500);
   } while (Date.now() < deadline);
   return outcome(last);
@@ -144,19 +143,13 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
       },
     })
     : { stop: () => {}, sockets: new Set() };
-  const stopWatch = watch.stop;
   try {
-    let state;
     const what = app.engine === 'docker' ? 'container' : 'process';
     const then = x.requests.map(requestText).join(', ');
     log(`checking ${app.name}: one ${what} behind nginx, GET ${x.health}, then ${then}`);
-    try {
-      state = await runner.up({ sample: app.dir, runDir, env: one, log });
-    } catch (err) {
-      stopWatch();
-      throw await startFailure(err, app, runDir, gaveUp);
-    }
-    stopWatch();
+    // The watch ends once the app is up or failed: from there on the health wait and requests judge it.
+    const state = await runner.up({ sample: app.dir, runDir, env: one, log }).finally(() => watch.stop())
+      .catch(async (err) => { throw await startFailure(err, app, runDir, gaveUp); });
     const appUrl = state.services[x.app]?.instances?.[0]?.url ?? state.url;
     const unhealthy = await waitHealthy(appUrl, x.health, healthTimeoutS);
     if (unhealthy) {
@@ -178,7 +171,7 @@ export async function checkApp(app, { log = () => {}, healthTimeoutS = 60 } = {}
     if (x.process_managers?.includes('reuseport')) await checkReusePort(app, runner, log);
     log(`${app.name}: healthy, and every request answered below 400`);
   } finally {
-    stopWatch();
+    watch.stop();
     await runner.down({ runDir }).catch(() => {});
     removeLeftSockets(watch.sockets);
     untrack();

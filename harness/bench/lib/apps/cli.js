@@ -58,14 +58,12 @@ export async function checkAppOnEngine(app, engineChoice, { log = (line) => cons
     process.stderr.write(`\nbench: ${sig}: stopping the check of ${app.name}…\n`);
     stopAll().finally(() => process.exit(130));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, onSignal);
   const engine = await openEngine(engineChoice, { log });
   try {
     await checkApp(app, { log });
   } finally {
     await engine.release();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const sig of ['SIGINT', 'SIGTERM']) process.off(sig, onSignal);
   }
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
 import { AppInputError } from './errors.js';
-import { copyProxyConfig, nginxService } from './nginx.js';
+import { nginxService } from './nginx.js';
 import { DEFAULT_REQUESTS, normalizeRequests } from './requests.js';
 
 export const COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
@@ -59,8 +59,7 @@ function portOf(svc) {
   const candidates = [
     svc.ports?.[0]?.target, svc.expose?.[0], svc.environment?.PORT, /(?:127\.0\.0\.1|localhost):(\d+)/.exec(test)?.[1],
   ];
-  const port = candidates.map(Number).find((p) => Number.isInteger(p) && p > 0);
-  return port ?? null;
+  return candidates.map(Number).find((p) => Number.isInteger(p) && p > 0) ?? null;
 }
 
 function runtimeOf(svc, x) {
@@ -104,15 +103,19 @@ export function ownDescription(dir) {
   } catch (e) {
     throw new AppInputError(`${path.join(dir, file)} is not valid YAML (${e.message.split('\n')[0]}): fix it`);
   }
-  const x = doc['x-bench'] ?? {};
   const services = doc.services ?? {};
   const names = Object.keys(services);
-  const app = x.app ?? (names.length === 1 ? names[0] : names.find((n) => services[n]?.build));
-  return {
-    ...(x.health ?? healthFromCheck(services[app]) ? { health: x.health ?? healthFromCheck(services[app]) } : {}),
-    ...(x.requests ? { requests: normalizeRequests(x.requests, `x-bench.requests of ${file}`) } : {}),
-  };
+  const x = doc['x-bench'] ?? {};
+  return saidOf(x, services[x.app ?? (names.length === 1 ? names[0] : names.find((n) => services[n]?.build))], file);
 }
+
+// The health path and requests of app service `svc`: those `given`, else what the compose file says
+// (x-bench's, else its healthcheck's path; x-bench's requests, checked), else undefined.
+/** @param {{ health?: string, requests?: object[] }} [given] */
+const saidOf = (x, svc, file, given = {}) => ({
+  health: given.health ?? x.health ?? healthFromCheck(svc) ?? undefined,
+  requests: given.requests ?? (x.requests ? normalizeRequests(x.requests, `x-bench.requests of ${file}`) : undefined),
+});
 
 // The generated compose file: the services, the user's networks and volumes under names of this
 // run's own, their secrets and configs, and the x-bench description.
@@ -172,9 +175,9 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
     },
     restart: svc.restart ?? 'on-failure',
   };
-  out[proxy] = nginxService({ app, port, healthy: Boolean(svc.healthcheck && !svc.healthcheck.disable) });
-  copyProxyConfig(genDir);
+  out[proxy] = nginxService(genDir, { app, port, healthy: Boolean(svc.healthcheck && !svc.healthcheck.disable) });
   const runtime = runtimeOf(svc, x);
+  const said = saidOf(x, svc, file, { health, requests });
   const xbench = {
     app,
     proxy,
@@ -182,15 +185,14 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
     runtime,
     framework: String(x.framework ?? (runtime === 'container' ? (svc.image ?? app) : runtime)),
     name: String(x.name ?? name),
-    health: health ?? x.health ?? healthFromCheck(svc) ?? '/',
+    health: said.health ?? '/',
     knobs: { instances: 'REPLICAS', cpus: 'CPUS', lb: 'LB' },
     strategies: ['one-process', 'replicas'],
     baseline: true,
     defaults: { LB: 'least_conn', REPLICAS: '1' },
     ...(x.warmup_min_s ? { warmup_min_s: x.warmup_min_s } : {}),
     workloads: {},
-    requests: requests
-      ?? (x.requests ? normalizeRequests(x.requests, `x-bench.requests of ${file}`) : DEFAULT_REQUESTS),
+    requests: said.requests ?? DEFAULT_REQUESTS,
     post: null,
     writes: null,
     engines: ['docker'],

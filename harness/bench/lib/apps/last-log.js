@@ -6,6 +6,9 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { runnerFor } from '../../../runner/index.js';
 
+const PROGRESS = /^\[bench-wrap \d+\] /;
+const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
+
 /**
  * The line that says most of what happened last: the last error line (`Error: listen EADDRINUSE …`)
  * where there is one, else the last line; null when only the launchers ([bench-wrap …]) spoke. Node's
@@ -15,7 +18,7 @@ export function lastMeaningfulLine(text) {
   const noise = (l) => /^(at\s|\^+$|Node\.js v\d|[{}[\]]+$|\w+: ('.*'|-?\d+|true|false|null|undefined),?$|Emitted '\w+' event|\[bench-wrap \d+\])/.test(l);
   const lines = String(text).split('\n').map((l) => l.trim()).filter(Boolean);
   const said = lines.filter((l) => !noise(l));
-  const error = said.filter((l) => /^(\w+)?(Error|Exception)\b[^:]*:/.test(l)).at(-1);
+  const error = said.filter((l) => ERROR_LINE.test(l)).at(-1);
   return (error ?? said.at(-1))?.slice(0, 400) ?? null;
 }
 
@@ -62,9 +65,6 @@ function fromContainers(record, service) {
     env: { ...process.env, ...record.env, ...(record.host ? { DOCKER_HOST: record.host } : {}) } });
   return res.status === 0 ? lastMeaningfulLine(`${res.stdout}\n${res.stderr}`) : null;
 }
-
-const PROGRESS = /^\[bench-wrap \d+\] /;
-const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
 
 /**
  * What a processes-run service wrote last on its stdout and stderr, the launchers' progress lines

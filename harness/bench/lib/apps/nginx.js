@@ -9,17 +9,13 @@ const PROXY = path.join(REPO_ROOT, 'proxy');
 const FILES = ['nginx.conf', 'templates', 'lb', 'docker-entrypoint.d'];
 const TEMPLATE = new URL('./nginx.compose.yaml', import.meta.url);
 
-/** Copies the reference config into `<dir>/nginx/`. */
-export function copyProxyConfig(dir) {
-  for (const f of FILES) fs.cpSync(path.join(PROXY, f), path.join(dir, 'nginx', f), { recursive: true });
-}
-
 /**
  * The nginx service in front of `app` listening on `port`, started once the app is healthy (or
- * started, where it has no healthcheck).
- * @param {{ app: string, port: number, healthy: boolean }} what
+ * started, where it has no healthcheck); the reference config it mounts is copied into `<genDir>/nginx/`.
+ * @param {string} genDir @param {{ app: string, port: number, healthy: boolean }} what
  */
-export function nginxService({ app, port, healthy }) {
+export function nginxService(genDir, { app, port, healthy }) {
+  for (const f of FILES) fs.cpSync(path.join(PROXY, f), path.join(genDir, 'nginx', f), { recursive: true });
   const svc = YAML.parse(fs.readFileSync(TEMPLATE, 'utf8')).services.nginx;
   svc.environment.NGINX_UPSTREAM = `${app}:${port}`;
   svc.depends_on = { [app]: { condition: healthy ? 'service_healthy' : 'service_started' } };

@@ -9,7 +9,7 @@ import YAML from 'yaml';
 import { REPO_ROOT } from '../../../lib/repo-root.js';
 import { AppInputError } from './errors.js';
 import { startOf } from './start-command.js';
-import { copyProxyConfig, nginxService } from './nginx.js';
+import { nginxService } from './nginx.js';
 
 const START_JS = path.join(REPO_ROOT, 'harness', 'bench', 'wrap', 'start.js');
 // The port the app is told in compose (PORT); locally the runner gives each process a free one.
@@ -93,7 +93,6 @@ export function nodeFolderApp({ dir, genDir, name, start, health, requests, reus
 
   fs.mkdirSync(genDir, { recursive: true });
   fs.writeFileSync(path.join(genDir, 'launch.json'), `${JSON.stringify(launch, null, 2)}\n`);
-  copyProxyConfig(genDir);
   const framework = FRAMEWORKS.find(([dep]) => deps[dep])?.[1] ?? 'node';
   const xbench = {
     app: 'app',
@@ -125,7 +124,7 @@ export function nodeFolderApp({ dir, genDir, name, start, health, requests, reus
   const compose = {
     services: {
       app: appService({ genDir, health, healthTimeoutS, clustering: xbench.defaults.CLUSTERING_ENABLED }),
-      nginx: nginxService({ app: 'app', port: PORT, healthy: true }),
+      nginx: nginxService(genDir, { app: 'app', port: PORT, healthy: true }),
     },
     'x-bench': xbench,
   };

@@ -25,27 +25,23 @@ function nameOf(dir) {
 }
 
 function kindOf(dir, { engine, start }) {
+  if (engine && !['docker', 'processes'].includes(engine)) {
+    throw new AppInputError(`ENGINE=${engine} is not an engine: use docker or processes`);
+  }
   const compose = composeFileOf(dir);
   const node = isNodeFolder(dir, start);
-  const none = `${dir} has no start command, no compose file and no package.json: give START='node server.js', `
-    + 'add a package.json with a "start" script, or a compose.yaml whose service has build: or image:';
-  if (engine === 'docker') {
-    if (compose) return 'container';
-    throw new AppInputError(node
-      ? `${dir} is a Node folder without a compose.yaml: run it with ENGINE=processes, `
-        + 'or add a compose.yaml with build: to run it on Docker'
-      : none);
+  if (node && engine !== 'docker') return 'node';
+  if (compose && engine !== 'processes') return 'container';
+  if (node) {
+    throw new AppInputError(`${dir} is a Node folder without a compose.yaml: run it with ENGINE=processes, `
+      + 'or add a compose.yaml with build: to run it on Docker');
   }
-  if (engine === 'processes') {
-    if (node) return 'node';
-    throw new AppInputError(compose
-      ? `${dir} is a container app (${compose}, no package.json): run it with ENGINE=docker`
-      : none);
+  if (compose) {
+    throw new AppInputError(`${dir} is a container app (${compose}, no package.json): run it with ENGINE=docker`);
   }
-  if (engine) throw new AppInputError(`ENGINE=${engine} is not an engine: use docker or processes`);
-  if (node) return 'node';
-  if (compose) return 'container';
-  throw new AppInputError(none);
+  throw new AppInputError(`${dir} has no start command, no compose file and no package.json: `
+    + 'give START=\'node server.js\', add a package.json with a "start" script, '
+    + 'or a compose.yaml whose service has build: or image:');
 }
 
 const GIVE_FOLDER = 'give the folder of your service (the one with its package.json or compose.yaml)';
@@ -122,14 +118,12 @@ export async function prepareApp({
   } catch (err) {
     // Bad input leaves nothing behind but the log of a check that started the app (its message
     // names it); what else this call wrote goes (its check run is down by now).
-    const keep = path.join(outDir, 'check', 'logs');
-    const logs = fs.existsSync(keep) && fs.readdirSync(keep).length ? keep : null;
+    const checkDir = path.join(outDir, 'check');
+    const logs = fs.existsSync(path.join(checkDir, 'logs')) && fs.readdirSync(path.join(checkDir, 'logs')).length;
+    const besideLogs = logs ? fs.readdirSync(checkDir).filter((f) => f !== 'logs') : [];
     const written = fresh && !logs ? [outDir] : [genDir, path.join(outDir, 'check-reuseport')];
-    for (const d of written) fs.rmSync(d, { recursive: true, force: true });
-    if (logs) {
-      for (const f of fs.readdirSync(path.dirname(logs))) {
-        if (f !== 'logs') fs.rmSync(path.join(path.dirname(logs), f), { recursive: true, force: true });
-      }
+    for (const d of [...written, ...besideLogs.map((f) => path.join(checkDir, f))]) {
+      fs.rmSync(d, { recursive: true, force: true });
     }
     throw err;
   }

@@ -10,10 +10,6 @@ import { npmStart, resolveEntry, StartError } from '../../wrap/entry-probe.js';
 import { shapeOf } from '../../wrap/shell-script.js';
 import { npmAdditions } from '../../wrap/launch-spec.js';
 
-const asInputError = (err) => (err instanceof StartError
-  ? new AppInputError(err.message, { evidence: outputBlock('it printed:', err.output) })
-  : err);
-
 // The command as given, before npm: there is one, and it says something.
 function checkGiven({ dir, start, pkg }) {
   if (start !== undefined) {
@@ -54,6 +50,7 @@ export function startOf({ dir, start, pkg, port }) {
       entry: found.kind === 'node' ? found.node.entry : null,
     };
   } catch (err) {
-    throw asInputError(err);
+    if (!(err instanceof StartError)) throw err;
+    throw new AppInputError(err.message, { evidence: outputBlock('it printed:', err.output) });
   }
 }

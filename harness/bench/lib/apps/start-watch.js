@@ -2,13 +2,73 @@
 // system every half second, and what its health path answers on its PORT. It gives up — and says
 // why, with the evidence — once the app has listened somewhere else than its PORT for
 // SETTLED_S seconds (a Unix socket, another port, an address 127.0.0.1 doesn't reach), or has not
-// answered 2xx on its PORT within the check's time. The runner stops it then.
+// answered 2xx on its PORT within the check's time. The runner stops it then. Why, in one line, is
+// read from what the system shows (wrap/listening.js): the sockets its processes listen on, the PORT
+// it was given, what its health path answered; the evidence under that line is those sockets.
 import fs from 'node:fs';
 import path from 'node:path';
 import { listenersOf, processTree } from '../../wrap/listening.js';
-import { causeOf, listenersBlock } from './diagnose.js';
 
 export const SETTLED_S = 20;
+
+// Addresses a connect to 127.0.0.1 reaches.
+const REACHABLE = new Set(['0.0.0.0', '::', '127.0.0.1', '::ffff:127.0.0.1']);
+
+/** How one listener reads: `127.0.0.1:3000`, `[::1]:3000`, `Unix socket '/tmp/app.sock'`. */
+function listenerText(l) {
+  if (l.kind === 'unix') return `Unix socket '${l.path}'`;
+  return l.address.includes(':') ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`;
+}
+
+const addressWhy = (address) => {
+  if (address === '::1') return 'the IPv6 loopback (the host name "localhost" resolved to ::1)';
+  if (address.startsWith('127.')) return `loopback ${address}, not 127.0.0.1`;
+  return `the interface ${address} only`;
+};
+
+/**
+ * The cause, in one line, of an app not answering its health path on its PORT.
+ * @param {{ port: number, listeners: import('../../wrap/listening.js').Listener[], health: string,
+ *   answered?: string | null, seconds: number, cwd?: string }} what
+ *   answered: what GET <health> on PORT did, where the app listens there ('answered 404', 'failed (…)')
+ */
+export function causeOf({ port, listeners, health, answered, seconds, cwd }) {
+  const tcp = listeners.filter((l) => l.kind === 'tcp');
+  const onPort = tcp.filter((l) => l.port === port);
+  if (onPort.some((l) => REACHABLE.has(l.address))) {
+    return `never became healthy: GET ${health} on its PORT ${port} ${answered ?? 'got no answer'} for ${seconds} s. `
+      + 'Make it answer 2xx there once it is up, or give HEALTH=/your/health/path';
+  }
+  if (onPort.length) {
+    const where = onPort.map((l) => addressWhy(l.address)).join(', ');
+    return `listens on its PORT ${port} on ${where}, and the bench connects to 127.0.0.1: listen on `
+      + '0.0.0.0 or :: (or give no host), or on 127.0.0.1';
+  }
+  const unix = listeners.filter((l) => l.kind === 'unix' && l.path && !l.path.startsWith('@'));
+  if (unix.length) {
+    const name = unix[0].path;
+    const inFolder = cwd && !name.startsWith('/') ? ` in ${cwd}` : '';
+    const why = /[$`{}]/.test(name)
+      ? 'the port word was not expanded (no shell expanded it: in single quotes, or read from a file)'
+      : 'it was given a path where a port number goes';
+    return `listens on a Unix socket named '${name}'${inFolder}, not on TCP port ${port}: ${why}`;
+  }
+  if (tcp.length) {
+    const others = [...new Set(tcp.map(listenerText))].join(', ');
+    return `listens on ${others}, not on its PORT ${port}: make it listen on process.env.PORT `
+      + '(the bench gives every process a free port of its own)';
+  }
+  return `runs, but listened on no port in ${seconds} s (its PORT was ${port})`;
+}
+
+/** The evidence block's lines on where the processes listen. */
+function listenersBlock(listeners, commandOf) {
+  if (!listeners.length) return '  where it listens (read from /proc): nowhere';
+  return ['  where it listens (read from /proc):', ...listeners.map((l) => {
+    const cmd = commandOf(l.pid);
+    return `    ${listenerText(l)} (pid ${l.pid}${cmd ? `: ${cmd}` : ''})`;
+  })].join('\n');
+}
 
 const commandOf = (pid) => {
   try {
@@ -42,8 +102,7 @@ export function watchStart({ runDir, service, health, timeoutS, ps, send, giveUp
       if (l.kind !== 'unix' || !l.path || l.path.startsWith('@')) continue;
       sockets.add(path.resolve(cwdOf(l.pid) ?? '/', l.path));
     }
-    const reachable = listeners.some((l) => l.kind === 'tcp' && l.port === port
-      && ['0.0.0.0', '::', '127.0.0.1', '::ffff:127.0.0.1'].includes(l.address));
+    const reachable = listeners.some((l) => l.kind === 'tcp' && l.port === port && REACHABLE.has(l.address));
     const res = reachable ? await send(`http://127.0.0.1:${port}`, { path: health }, 2000) : null;
     if (res?.status >= 200 && res.status < 300) return;
     const key = listeners.map((l) => `${l.kind}${l.port ?? l.path}`).sort().join(',');

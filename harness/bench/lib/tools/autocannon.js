@@ -20,8 +20,7 @@ export function normalise(r) {
 // and amount are then per worker.
 // onResponse(statusCode, ms) is called for each answer, in the order they arrive (one worker only).
 export async function run({
-  url, connections, durationS, amount, rate, timeoutS = 10, signal, threads = 1, keepAlive = true, onResponse,
-  request = null,
+  url, connections, durationS, amount, rate, timeoutS = 10, threads = 1, keepAlive = true, onResponse, request = null,
 }) {
   const workers = Math.max(1, Math.min(threads, connections));
   const opts = { url, connections, timeout: timeoutS, pipelining: 1 };
@@ -37,16 +36,10 @@ export async function run({
   if (onResponse && workers === 1) {
     instance.on('response', (client, statusCode, bytes, ms) => onResponse(statusCode, ms));
   }
-  const onAbort = () => instance.stop();
-  signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const result = await instance;
-    if (signal?.aborted) throw new GeneratorError('autocannon aborted');
-    return { tool: 'autocannon', ...normalise(result) };
+    return { tool: 'autocannon', ...normalise(await instance) };
   } catch (e) {
     throw new GeneratorError(`autocannon failed: ${e.message}`);
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
   }
 }
 

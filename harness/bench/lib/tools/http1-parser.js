@@ -93,11 +93,13 @@ export class ResponseParser {
       switch (this.state) {
         case IDLE: throw new ParseError('data from the server while no request was waiting for it');
         case HEAD: pos = this.readHead(buf, pos, end); break;
-        case BODY: {
+        case BODY:
+        case CHUNK_DATA: {
           const n = Math.min(this.remaining, end - pos);
           this.remaining -= n;
           pos += n;
-          if (this.remaining === 0) this.complete();
+          if (this.remaining > 0) break;
+          if (this.state === BODY) this.complete(); else this.state = CHUNK_END;
           break;
         }
         case CHUNK_SIZE: pos = this.readLine(buf, pos, end, (line) => {
@@ -106,20 +108,12 @@ export class ResponseParser {
           this.remaining = parseInt(hex, 16);
           this.state = this.remaining === 0 ? TRAILERS : CHUNK_DATA;
         }); break;
-        case CHUNK_DATA: {
-          const n = Math.min(this.remaining, end - pos);
-          this.remaining -= n;
-          pos += n;
-          if (this.remaining === 0) this.state = CHUNK_END;
-          break;
-        }
         case CHUNK_END: pos = this.readLine(buf, pos, end, (line) => {
           if (line !== '') throw new ParseError('chunk not followed by CRLF');
           this.state = CHUNK_SIZE;
         }); break;
         case TRAILERS: pos = this.readLine(buf, pos, end, (line) => { if (line === '') this.complete(); }); break;
-        case UNTIL_CLOSE: pos = end; break;
-        default: throw new ParseError(`parser state ${this.state}`);
+        default: pos = end; // UNTIL_CLOSE: the body runs to the connection's close
       }
     }
   }

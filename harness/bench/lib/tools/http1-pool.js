@@ -68,6 +68,7 @@ class Connection {
     this.status = 0; // set by the parser when the response is complete
     this.keepAlive = true;
     this.closed = false;
+    pool.open.add(this);
     this.parser = new ResponseParser((status, keepAlive) => { this.status = status; this.keepAlive = keepAlive; });
     this.socket = net.connect({
       host: pool.host,
@@ -159,15 +160,9 @@ export class Http1Pool {
   /** Sends now on an idle connection, a new one, or once one is free. onDone(intended, status, error). */
   send(shape, intended, onDone, retry = false) {
     if (this.destroyed) return onDone(intended, 0, 'destroyed');
-    const conn = this.takeIdle() ?? (this.open.size < this.max ? this.connect() : null);
+    const conn = this.takeIdle() ?? (this.open.size < this.max ? new Connection(this) : null);
     if (conn) conn.send(shape, intended, onDone, retry);
     else this.queue.push(shape, intended, onDone, retry);
-  }
-
-  connect() {
-    const conn = new Connection(this);
-    this.open.add(conn);
-    return conn;
   }
 
   takeIdle() {
@@ -189,7 +184,7 @@ export class Http1Pool {
     if (this.destroyed) return;
     const q = this.queue;
     const waiting = this.queueHead < q.length;
-    const next = !waiting ? null : conn.closed ? (this.open.size < this.max ? this.connect() : null) : conn;
+    const next = !waiting ? null : conn.closed ? (this.open.size < this.max ? new Connection(this) : null) : conn;
     if (next) {
       const h = this.queueHead;
       this.queueHead += 4;

@@ -1,6 +1,6 @@
-// The three load generators behind one interface:
+// The four load generators behind one interface:
 // run({url, connections, durationS, amount?, rate?, threads?})
-//   -> {tool, requests, durationS, rps, latencyMs:{p50,p99,max}, non2xx, socketErrors}
+//   -> {tool, requests, durationS, rps, latencyMs:{p50,p90,p99,max}, non2xx, socketErrors, socketErrorDetail}
 import * as wrk from './wrk.js';
 import * as autocannon from './autocannon.js';
 import * as loadtest from './loadtest.js';

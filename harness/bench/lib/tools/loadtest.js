@@ -9,19 +9,16 @@ const pick = (v) => (v === false || v === undefined ? null : v);
 export function normalise(r) {
   const codes = r.errorCodes || {};
   // errorCodes holds HTTP statuses (>= 400) and error names (e.g. ECONNREFUSED, -1 for timeout).
-  let non2xx = 0;
-  let socketErrors = 0;
-  for (const [code, n] of Object.entries(codes)) {
-    if (/^\d{3}$/.test(code)) non2xx += n; else socketErrors += n;
-  }
+  const count = (statuses) => Object.entries(codes)
+    .reduce((sum, [code, n]) => sum + (/^\d{3}$/.test(code) === statuses ? n : 0), 0);
   const p = r.percentiles || {};
   return {
     requests: r.totalRequests,
     durationS: r.elapsedSeconds,
     rps: r.elapsedSeconds > 0 ? r.totalRequests / r.elapsedSeconds : 0,
     latencyMs: { p50: pick(p[50]), p90: pick(p[90]), p95: pick(p[95]), p99: pick(p[99]), max: r.maxLatencyMs },
-    non2xx,
-    socketErrors,
+    non2xx: count(true),
+    socketErrors: count(false),
     socketErrorDetail: codes,
   };
 }

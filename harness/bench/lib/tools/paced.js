@@ -7,31 +7,86 @@
 // undici: it costs a fraction of their CPU per request (harness/bench/README.md, "The paced generator").
 // It sends from threads of its own (paced-worker.js), never from the caller's, and records how late
 // each request left (its send lag): a window whose generator was late measured the generator.
+import { performance } from 'node:perf_hooks';
 import { GeneratorError } from './errors.js';
-import { ThreadAgent } from './paced-agent.js';
 import { requestShapes } from './http1-pool.js';
+import { generatorThread } from './generator-heap.js';
 import { percentiles } from '../judge/stats.js';
 
 /** Latency percentiles (ms, 0.01 ms resolution) of a list of latencies (an array or a typed array). */
 export const latencySummary = (latencies) => percentiles(Float64Array.from(latencies).sort(), 2);
 
+// A window starts this long after it is asked for, so that every thread has its message by then.
+const START_MARGIN_MS = 5;
+
 /**
  * Keeps connections open from one run() to the next: pass it as `agent` (and destroy() it after).
- * Its generator threads (`threads`, one by default) send and time every request, each with its share
- * of the connections; the thread that calls run() sends nothing, so whatever else it does — a
- * blocking call, a long loop — can't make a request leave late.
+ * Its generator threads (paced-worker.js, `threads` of them) send and time every request, each with
+ * its share of the connections; the thread that calls run() sends nothing, so whatever else it does
+ * — a blocking call, a long loop — can't make a request leave late.
  */
+class ThreadAgent {
+  constructor(connections, threads) {
+    this.calls = new Map();
+    this.nextId = 0;
+    this.failed = null;
+    const script = new URL('./paced-worker.js', import.meta.url);
+    const workerData = { connections: Math.max(1, Math.ceil(connections / threads)) };
+    this.workers = Array.from({ length: threads }, () => generatorThread(script, { workerData }));
+    this.ready = Promise.all(this.workers.map((w) => new Promise((resolve, reject) => {
+      w.on('message', (m) => {
+        if (m.ready) return resolve(undefined);
+        const call = this.calls.get(m.id);
+        this.calls.delete(m.id);
+        if (m.error) call?.reject(new GeneratorError(`paced: a generator thread failed: ${m.error}`));
+        else call?.resolve(m.result);
+      });
+      w.on('error', (err) => {
+        const why = err instanceof Error ? err.message : String(err);
+        this.fail(new GeneratorError(`paced: a generator thread crashed: ${why}`), reject);
+      });
+      w.on('exit', (code) => {
+        if (!this.destroyed) this.fail(new GeneratorError(`paced: a generator thread exited (${code})`), reject);
+      });
+    })));
+    this.ready.catch(() => {}); // awaited by the first window; an early failure must not go unhandled meanwhile
+  }
+
+  fail(err, reject) {
+    this.failed ??= err;
+    reject(err);
+    for (const call of this.calls.values()) call.reject(err);
+    this.calls.clear();
+  }
+
+  /** One window: thread k sends requests k, k + threads, …; resolves with each thread's result. */
+  async window(message) {
+    await this.ready;
+    if (this.failed) throw this.failed;
+    const startEpochMs = performance.timeOrigin + performance.now() + START_MARGIN_MS;
+    return Promise.all(this.workers.map((w, k) => new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.calls.set(id, { resolve, reject });
+      w.postMessage({ ...message, startEpochMs, id, first: k, stride: this.workers.length });
+    })));
+  }
+
+  destroy() {
+    this.destroyed = true;
+    return Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
 export const keepAliveAgent = (connections = 64, { threads = 1 } = {}) => new ThreadAgent(connections, threads);
 
 function options({ url, rate, durationS, connections, threads, method, body, headers, requests }) {
   if (!(rate > 0) || !(durationS > 0)) {
     throw new GeneratorError(`paced: rate and duration must be positive (rate ${rate}, ${durationS} s)`);
   }
-  if (!(Number.isInteger(connections) && connections > 0)) {
-    throw new GeneratorError(`paced: connections must be a positive whole number (got ${connections})`);
-  }
-  if (!(Number.isInteger(threads) && threads > 0)) {
-    throw new GeneratorError(`paced: threads must be a positive whole number (got ${threads})`);
+  for (const [name, n] of Object.entries({ connections, threads })) {
+    if (!(Number.isInteger(n) && n > 0)) {
+      throw new GeneratorError(`paced: ${name} must be a positive whole number (got ${n})`);
+    }
   }
   let target;
   try { target = new URL(url); } catch { throw new GeneratorError(`paced: not a URL: ${url}`); }
@@ -76,14 +131,8 @@ export async function run({
 /** One result from each thread's part of the window. */
 function merge(parts, raw) {
   const sum = (k) => parts.reduce((s, p) => s + p[k], 0);
-  const joined = (k) => {
-    const out = new Float64Array(parts.reduce((n, p) => n + p[k].length, 0));
-    let at = 0;
-    for (const p of parts) { out.set(p[k], at); at += p[k].length; }
-    return out;
-  };
-  const latencies = joined('latencies');
-  const lags = joined('lags');
+  const latencies = parts.flatMap((p) => Array.from(p.latencies));
+  const lags = parts.flatMap((p) => Array.from(p.lags));
   const requests = sum('requests');
   const socketErrors = sum('socketErrors');
   /** @type {Record<string, number>} */
@@ -103,7 +152,7 @@ function merge(parts, raw) {
     sent: sum('sent'),
     retried: sum('retried'),
     threads: parts.length,
-    ...(raw ? { latencies: Array.from(latencies), lags: Array.from(lags) } : {}),
+    ...(raw ? { latencies, lags } : {}),
   };
 }
 

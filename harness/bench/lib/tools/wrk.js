@@ -29,9 +29,9 @@ export function parseWrk(text) {
   // max is the value before the percentage, and where that is not one duration it is not known.
   const lat = /^\s+Latency\s+(.+)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
   const maxText = lat.length >= 2 && lat.at(-1).endsWith('%') ? lat.at(-2) : null;
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text)?.slice(1).map(Number);
+  const [connect, read, write, timeout] = sock ?? [0, 0, 0, 0];
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(text);
-  const socketErrors = sock ? sock.slice(1).reduce((s, n) => s + Number(n), 0) : 0;
   return {
     requests: Number(reqs[1]),
     durationS: toMs(reqs[2]) / 1000,
@@ -41,10 +41,8 @@ export function parseWrk(text) {
     },
     // wrk counts status >= 400 here (its "Non-2xx or 3xx"); responses were verified as 2xx beforehand.
     non2xx: bad ? Number(bad[1]) : 0,
-    socketErrors,
-    socketErrorDetail: sock
-      ? { connect: +sock[1], read: +sock[2], write: +sock[3], timeout: +sock[4] }
-      : { connect: 0, read: 0, write: 0, timeout: 0 },
+    socketErrors: connect + read + write + timeout,
+    socketErrorDetail: { connect, read, write, timeout },
   };
 }
 
@@ -71,13 +69,13 @@ function scriptFor(request) {
 }
 
 // threads: one per CPU the generator is pinned to (more would only fight each other).
-export function run({ url, connections, durationS, timeoutS = 10, signal, threads: cpus = 1, request = null }) {
+export function run({ url, connections, durationS, timeoutS = 10, threads: cpus = 1, request = null }) {
   const threads = Math.max(1, Math.min(cpus, connections));
   // wrk takes whole seconds only.
   const args = ['-t', String(threads), '-c', String(connections), '-d', `${Math.max(1, Math.round(durationS))}s`,
     '--timeout', `${timeoutS}s`, '--latency', ...(request ? ['-s', scriptFor(request)] : []), url];
   return new Promise((resolve, reject) => {
-    execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL', signal },
+    execFile(bin(), args, { timeout: (durationS + timeoutS + 15) * 1000, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         if (err) {
           const why = err.code === 'ENOENT'

@@ -48,14 +48,9 @@ function namesACommand(word) {
     .some((d) => fs.existsSync(path.join(d, word)));
 }
 
-function envOf(pairs) {
-  const env = {};
-  for (const pair of pairs ?? []) {
-    const at = pair.indexOf('=');
-    if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return env;
-}
+// child_process's envPairs ('NAME=value' strings) as an environment object.
+const envOf = (pairs) => Object.fromEntries(pairs.filter((p) => p.indexOf('=') > 0)
+  .map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
 
 // A command runner's command: recorded with what it would have started it with, then this process ends.
 function recordSpawn(file, args, options = {}) {
