@@ -12,18 +12,13 @@ import { summary, round } from '../judge/stats.js';
 const REQUESTS = new Set(['http_request_duration_seconds_count', 'http_server_request_duration_seconds_count']);
 const LOOP = 'nodejs_eventloop_time_seconds_total';
 
-/** { name, labels, value } of every sample line of a Prometheus text. */
-export function parseSamples(text) {
-  const out = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
-    if (!m) continue;
-    const pairs = [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)];
-    const labels = Object.fromEntries(pairs.map((l) => [l[1], l[2]]));
-    out.push({ name: m[1], labels, value: Number(m[3]) });
-  }
-  return out;
+/** { name, labels, value } of every sample line of a Prometheus text (a comment or a blank line is none). */
+function parseSamples(text) {
+  return [...text.matchAll(/^([A-Za-z_:][\w:]*)(?:\{(.*)\})?[^\S\n]+(\S+)/gm)].map((m) => ({
+    name: m[1],
+    labels: Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]])),
+    value: Number(m[3]),
+  }));
 }
 
 /** Per serving process (`<url>|<worker label>`): requests answered, loop time active and idle, in s. */

@@ -13,22 +13,30 @@ const MACHINE_CPUS = availableCpus().length;
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
+const meanOf = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const SWITCHES = ['voluntary', 'involuntary'];
+const THROTTLING = ['periods', 'throttled', 'throttledMs'];
+
 // The CPU a window cost each role of the topology (its app, nginx, its store): what bounded it.
 const ROLES = ['appCpuMs', 'proxyCpuMs', 'databaseCpuMs'];
-export function cpuByRole(before, after) {
+function cpuByRole(before, after) {
   if (!before?.cpuNsBy || !after?.cpuNsBy) return {};
-  const out = {};
-  for (const [role, ns] of Object.entries(after.cpuNsBy)) {
-    out[`${role}CpuMs`] = round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1);
-  }
-  return out;
+  return Object.fromEntries(Object.entries(after.cpuNsBy)
+    .map(([role, ns]) => [`${role}CpuMs`, round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1)]));
+}
+
+// Each instance's CPU throttling in `to` plus `sign` × its counters in `from`: a window's (after less
+// before), or a round's (its slices added up).
+function throttlingOf(to, from, sign) {
+  return Object.fromEntries(Object.entries(to ?? {}).map(([name, t]) => {
+    const d = Object.fromEntries(THROTTLING.map((k) => [k, t[k] + sign * (from?.[name]?.[k] ?? 0)]));
+    return [name, { ...d, throttledMs: round(d.throttledMs, 1) }];
+  }));
 }
 
 /**
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
- */
-/**
  * @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number,
  *   usage?: () => Promise<any>, sampleMs?: number, request?: any }} options
  */
@@ -70,18 +78,17 @@ export async function closedWindow({
     socketErrors: r.socketErrors,
     cpuMs: round(cpuMs, 1),
     cpuPerRequestUs: cpuMs !== null && r.requests > 0 ? round((cpuMs * 1000) / r.requests, 2) : null,
-    memoryMiB: samples.length ? round(samples.reduce((a, b) => a + b, 0) / samples.length, 1) : null,
+    memoryMiB: round(meanOf(samples), 1),
     memoryMaxMiB: samples.length ? round(Math.max(...samples), 1) : null,
     pssMiB: after ? round(after.pssMiB, 1) : null,
     rssMiB: after ? round(after.rssMiB, 1) : null,
     processes: after?.processes ?? null,
-    throttling: after && before ? diffThrottling(before.throttling, after.throttling) : null,
+    throttling: after && before ? throttlingOf(after.throttling, before.throttling, -1) : null,
     // The app's processes only: threads at the end, context switches during the window.
     appThreads: after?.threads ?? null,
-    contextSwitches: after && before ? {
-      voluntary: after.contextSwitches.voluntary - before.contextSwitches.voluntary,
-      involuntary: after.contextSwitches.involuntary - before.contextSwitches.involuntary,
-    } : null,
+    contextSwitches: after && before
+      ? Object.fromEntries(SWITCHES.map((k) => [k, after.contextSwitches[k] - before.contextSwitches[k]]))
+      : null,
   };
 }
 
@@ -100,19 +107,8 @@ export function combineWindows(ws) {
   const cpuMs = ws.every((w) => Number.isFinite(w.cpuMs)) ? sum((w) => w.cpuMs) : null;
   const generatorMs = sum((w) => w.generatorCpuMs);
   const wallMs = sum((w) => w.wallMs);
-  const mem = values((w) => w.memoryMiB);
   const last = ws.at(-1);
-  const throttling = {};
-  for (const w of ws) {
-    for (const [name, x] of Object.entries(w.throttling ?? {})) {
-      const acc = throttling[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
-      throttling[name] = {
-        periods: acc.periods + x.periods,
-        throttled: acc.throttled + x.throttled,
-        throttledMs: round(acc.throttledMs + x.throttledMs, 1),
-      };
-    }
-  }
+  const throttling = ws.reduce((acc, w) => ({ ...acc, ...throttlingOf(w.throttling, acc, 1) }), {});
   const byRole = Object.fromEntries(ROLES.filter((k) => ws.every((w) => Number.isFinite(w[k])))
     .map((k) => [k, round(sum((w) => w[k]), 1)]));
   return {
@@ -124,9 +120,7 @@ export function combineWindows(ws) {
     wallMs: round(wallMs, 1),
     generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
     latencyMs: {
-      p50: mid((w) => w.latencyMs?.p50),
-      p90: mid((w) => w.latencyMs?.p90),
-      p99: mid((w) => w.latencyMs?.p99),
+      ...Object.fromEntries(['p50', 'p90', 'p99'].map((q) => [q, mid((w) => w.latencyMs?.[q])])),
       max: maxOf((w) => w.latencyMs?.max),
     },
     errors: sum((w) => w.errors),
@@ -134,17 +128,16 @@ export function combineWindows(ws) {
     socketErrors: sum((w) => w.socketErrors),
     cpuMs: round(cpuMs, 1),
     cpuPerRequestUs: cpuMs !== null && requests > 0 ? round((cpuMs * 1000) / requests, 2) : null,
-    memoryMiB: mem.length ? round(mem.reduce((a, b) => a + b, 0) / mem.length, 1) : null,
+    memoryMiB: round(meanOf(values((w) => w.memoryMiB)), 1),
     memoryMaxMiB: maxOf((w) => w.memoryMaxMiB),
     pssMiB: last.pssMiB,
     rssMiB: last.rssMiB,
     processes: last.processes,
     throttling: Object.keys(throttling).length ? throttling : last.throttling,
     appThreads: last.appThreads,
-    contextSwitches: ws.every((w) => w.contextSwitches) ? {
-      voluntary: sum((w) => w.contextSwitches.voluntary),
-      involuntary: sum((w) => w.contextSwitches.involuntary),
-    } : null,
+    contextSwitches: ws.every((w) => w.contextSwitches)
+      ? Object.fromEntries(SWITCHES.map((k) => [k, sum((w) => w.contextSwitches[k])]))
+      : null,
   };
 }
 
@@ -264,19 +257,6 @@ export function latencyRounds(rounds, count = 0) {
   return new Set(Array.from({ length: rounds - first + 1 }, (_, i) => first + i));
 }
 
-function diffThrottling(a = {}, b = {}) {
-  const out = {};
-  for (const [name, t] of Object.entries(b)) {
-    const p = a[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
-    out[name] = {
-      periods: t.periods - p.periods,
-      throttled: t.throttled - p.throttled,
-      throttledMs: round(t.throttledMs - p.throttledMs, 1),
-    };
-  }
-  return out;
-}
-
 /**
  * A fixed number of requests from a fixed number of users (the Mazira article's "10 users × 5
  * requests"); timeline: every answer's status and response time, in the order they came back.
@@ -354,22 +334,19 @@ export async function fixedRate({
  * The highest sustained fixed rate: from `startRate`, up by ×growth while steps pass, then bisect
  * between the last passing and the first failing rate until they are within `resolution`.
  * Bounded by maxSteps; after a failed step it waits coolS for the backlog to drain.
- */
-/**
  * @param {{ url: string, tool: string, startRate: number, maxSteps: number, stepS: number, threads?: number,
  *   p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number,
- *   connectionsFor?: (rate: number) => number, onStep?: (step: object) => void }} options
+ *   onStep?: (step: object) => void }} options
  */
 export async function searchRate({
-  url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2,
-  connectionsFor, onStep,
+  url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2, onStep,
 }) {
   const steps = [];
   let lo = 0;
   let hi = null;
   let rate = Math.max(1, Math.round(startRate));
   for (let i = 0; i < maxSteps; i += 1) {
-    const connections = connectionsFor ? connectionsFor(rate) : Math.max(16, Math.min(2000, Math.ceil(rate * 0.1)));
+    const connections = Math.max(16, Math.min(2000, Math.ceil(rate * 0.1)));
     const step = await fixedRate({ url, tool, rate, durationS: stepS, connections, threads, p99LimitMs });
     steps.push(step);
     onStep?.(step);
@@ -380,7 +357,7 @@ export async function searchRate({
       await new Promise((r) => setTimeout(r, coolS * 1000));
     }
     if (hi !== null && lo > 0 && (hi - lo) / hi <= resolution) break;
-    let next = hi === null
+    const next = hi === null
       ? Math.round(rate * growth)
       : lo === 0 ? Math.max(1, Math.round(hi / 2)) : Math.round((lo + hi) / 2);
     if (next === rate || next === lo || next === hi) break;

@@ -29,7 +29,7 @@ async function drillCell(run, c, rec) {
     rec.drill = await runSwarmCell({ cell: c, runner: run.ctx.runners?.docker, app, log });
     return;
   }
-  const d = run.depOf(c);
+  const d = run.deploymentOf(c).handle;
   rec.drill = await runDrillCell({ cell: c, runner: d.runner, runDir: d.runDir, url: rec.url, app, log });
 }
 

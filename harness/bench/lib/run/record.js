@@ -9,12 +9,7 @@ function figures(windows) {
   const over = (f, digits = 2) => summary(windows.map(f), digits);
   return {
     rps: over((w) => w.rps, 1),
-    latencyMs: {
-      p50: over((w) => w.latencyMs.p50),
-      p90: over((w) => w.latencyMs.p90),
-      p99: over((w) => w.latencyMs.p99),
-      max: over((w) => w.latencyMs.max),
-    },
+    latencyMs: Object.fromEntries(['p50', 'p90', 'p99', 'max'].map((q) => [q, over((w) => w.latencyMs[q])])),
     cpuPerRequestUs: over((w) => w.cpuPerRequestUs),
     errors: windows.reduce((s, w) => s + w.errors, 0),
   };
