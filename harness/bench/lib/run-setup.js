@@ -50,7 +50,8 @@ export function runSetup(opts, { now = new Date(), isolation = isolationOf(opts)
   const engineChoice = opts.engineWhy
     ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
     : selectEngine(opts.engine ?? process.env.ENGINE);
-  // The apps of the run: --app's folder (generated or yours), or every app of the repository.
+  // The apps of the run: --app's folder (generated or yours), or every app of the repository (--sample
+  // picks among them in the plan).
   const apps = (opts.appDir ? [opts.appDir] : listApps()).map((a) => describeSample(a));
   // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.
   const overrides = {

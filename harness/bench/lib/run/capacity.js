@@ -101,12 +101,8 @@ export async function capacityBlock(run, cells) {
         for (let tries = 1; tries <= LATE_TRIES && (!step || step.late); tries += 1) {
           const agent = paced.keepAliveAgent(socketsFor(rate));
           const before = await usage();
-          let r;
-          try {
-            r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) });
-          } finally {
-            await agent.destroy();
-          }
+          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) })
+            .finally(() => agent.destroy());
           const after = await usage();
           step = {
             fraction: round(fraction, 4),

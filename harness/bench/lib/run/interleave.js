@@ -77,7 +77,7 @@ async function warmBlock(run, cells, warmedProcesses) {
       warmedProcesses.add(run.deploymentOf(c));
       const target = { url: rec.url, connections: c.connections, threads, request: c.request };
       const params = { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) };
-      if (lent) await lend(run, c, lent);
+      if (lent) await placeBlock(run, [c], lent);
       try {
         rec.warmup = { ...(await warmUp(getTool(toolOf(c)), target, params)), ...(lent ? { lentCpus: lent } : {}) };
       } finally {
@@ -87,16 +87,6 @@ async function warmBlock(run, cells, warmedProcesses) {
     });
     ctx.hooks.tick?.(rec.warmup?.seconds ?? p.warmupS);
   }
-}
-
-// A deployment's warm-up under `cpus` CPUs of its cpuset: its budget, and each instance's quota.
-async function lend(run, c, cpus) {
-  const d = run.deploymentOf(c);
-  const want = cellPlacement(c, run.ctx.isolation);
-  const lent = { ...want, budget: cpus, cpus: Object.fromEntries(Object.keys(want.cpus).map((k) => [k, cpus])) };
-  run.ctx.hooks.phase?.(`warm-up ${c.id} under ${cpus} CPU (measured under its own quotas)`);
-  await d.handle.runner.place({ runDir: d.runDir, ...lent });
-  d.placed = lent;
 }
 
 async function roundsOfBlock(run, cells) {
@@ -111,9 +101,7 @@ async function roundsOfBlock(run, cells) {
       const usage = run.usageOf(c);
       await guarded(rec, async () => {
         if (c.kind === 'count') {
-          const w = await fixedCount({
-            url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, usage, timeline: true,
-          });
+          const w = await fixedCount(rec.url, c, toolOf(c), usage);
           rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
           return;
         }

@@ -258,24 +258,25 @@ export function latencyRounds(rounds, count = 0) {
 }
 
 /**
- * A fixed number of requests from a fixed number of users (the Mazira article's "10 users × 5
- * requests"); timeline: every answer's status and response time, in the order they came back.
+ * A count cell's fixed number of requests (`amount`) from a fixed number of users (`connections`: the
+ * Mazira article's "10 users × 5 requests"), usage() read around it; timeline: every answer's status
+ * and response time, in the order they came back.
  */
-export async function fixedCount({ url, tool, connections, amount, usage, timeline = false }) {
+export async function fixedCount(url, { connections, amount }, tool, usage) {
   const name = pacedToolName(tool);
-  const answers = [];
-  const before = usage ? await usage() : null;
-  const onResponse = timeline ? (status, ms) => answers.push([status, round(ms, 1)]) : undefined;
+  const timeline = [];
+  const before = await usage();
+  const onResponse = (status, ms) => timeline.push([status, round(ms, 1)]);
   const r = await getTool(name).run({ url, connections, amount, durationS: 300, threads: 1, onResponse });
-  const after = usage ? await usage() : null;
-  const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
+  const after = await usage();
+  const cpuMs = (after.cpuNs - before.cpuNs) / 1e6;
   return {
     tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2),
     latencyMs: r.latencyMs, errors: errorsOf(r), non2xx: r.non2xx, socketErrors: r.socketErrors,
     cpuMs: round(cpuMs, 1),
-    cpuPerRequestUs: cpuMs !== null && r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
-    memoryMiB: after ? round(after.anonMiB, 1) : null,
-    ...(timeline ? { timeline: answers } : {}),
+    cpuPerRequestUs: r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
+    memoryMiB: round(after.anonMiB, 1),
+    timeline,
   };
 }
 
