@@ -7,12 +7,6 @@ import { WORKLOADS } from '../workloads/index.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
-/**
- * Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it).
- * @param {Runner} runner @param {string} runDir
- */
-export const stopRunDir = (runner, runDir) => runner.down({ runDir });
-
 // Up with its database, or without it where it needn't or can't have it (`alone`: the sample's own
 // recipe): { state, databaseError, startedAlone }.
 /** @param {Runner} runner @param {any} s @param {any} options */
@@ -30,7 +24,7 @@ async function upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownD
     // The database may not run on this machine: measure what doesn't need it.
     if (!s.withoutDatabase) throw e;
     base.log?.(`${base.sample}: starting without its database (${e.message})`);
-    await stopRunDir(runner, base.runDir);
+    await runner.down({ runDir: base.runDir });
     return { state: await runner.up(alone), databaseError: e.message, startedAlone: true };
   }
 }
@@ -74,7 +68,8 @@ const usageReader = (runner, runDir, s) => async (t, workload) => {
 export async function startDeployment(runner, dep, opts) {
   const { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log } = opts;
   const s = describeSample(dep.sample);
-  const untrack = track(() => stopRunDir(runner, runDir));
+  // down() stops whatever the runner started in runDir, also half-way through an up() (it waits for it).
+  const untrack = track(() => runner.down({ runDir }));
   const files = runner.engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
   const env = { HTTP_PORT: '0', ...files, ...dep.env };
   const base = { sample: dep.sample, runDir, env, cpuset, budget, priority: true, build, log };
@@ -85,7 +80,7 @@ export async function startDeployment(runner, dep, opts) {
   const alone = { ...base, env: { ...base.env, ...(w?.env ?? {}) }, ...services };
   const up = upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError });
   const { state, databaseError, startedAlone } = await up.catch(async (e) => {
-    await stopRunDir(runner, runDir).catch(() => {});
+    await runner.down({ runDir }).catch(() => {});
     untrack();
     throw new Error(`cannot start ${dep.sample}: ${e.message}`, { cause: e });
   });
@@ -118,6 +113,6 @@ export async function startDeployment(runner, dep, opts) {
       const body = /** @type {{ instance?: string, delayMs?: number }} */ (await res.json());
       return { instance: body.instance ?? i.name, delayMs: body.delayMs ?? null };
     })),
-    stop: async () => { try { await stopRunDir(runner, runDir); } finally { untrack(); } },
+    stop: async () => { try { await runner.down({ runDir }); } finally { untrack(); } },
   };
 }

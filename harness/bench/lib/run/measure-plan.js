@@ -53,16 +53,6 @@ function onStopSignals(ui, releaseAll) {
   process.on('SIGTERM', onSignal);
 }
 
-// The figures of a finished run, measured around it: the box, the core speed on the apps' CPUs, the versions.
-async function measuredAround(sutCpus, run) {
-  const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
-  // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
-  const probe = sutCpus === null ? null : startCoreProbe(sutCpus);
-  const result = await run();
-  const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: sutCpus, withReadings: true });
-  return { result, box: boxReport(before, boxSnapshot(), undefined, coreSpeed), meta: await collectMeta() };
-}
-
 // The run's engine, and the others its cells name (the drills run on both): opened before the
 // generator is pinned (a private Docker daemon started later would inherit the generator's CPUs).
 // `unavailable` maps another engine to why it could not be opened: its cells are skipped, the run goes on.
@@ -133,9 +123,15 @@ export async function measurePlan(plan, { engineChoice, isolation, tool, pacedTo
   if (engines[0].record.name === 'processes') ui.log(`engine: processes (${engines[0].record.chosen})`);
   if (waitQuiet) await waitForQuiet(ui);
   const startedAt = new Date().toISOString();
-  const { result, box, meta } = await measuredAround(isolation.shared ? null : isolation.sutCpus, () =>
-    measurePinned(plan, { isolation, tool, pacedTool, runBase }, { engines, unavailable, pins, ui }),
-  );
+  // Measured around the run: the box, the core speed on the apps' CPUs, the versions.
+  const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
+  const sutCpus = isolation.shared ? null : isolation.sutCpus;
+  // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
+  const probe = sutCpus === null ? null : startCoreProbe(sutCpus);
+  const result = await measurePinned(plan, { isolation, tool, pacedTool, runBase }, { engines, unavailable, pins, ui });
+  const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: sutCpus, withReadings: true });
+  const box = boxReport(before, boxSnapshot(), undefined, coreSpeed);
+  const meta = await collectMeta();
   const records = engines.map((e) => e.record);
   return { ...result, box, meta, startedAt, engines: records, tool, pacedTool, generatorNodeFlags: generatorFlags() };
 }

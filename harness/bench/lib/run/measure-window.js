@@ -178,56 +178,45 @@ export function sliceOrder(items, seed) {
  * that idle time to the few requests of the block.
  */
 export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, warmS = 0 }) {
-  const acc = new Map(targets.map((t) => [t.id, {
-    agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [],
-    sliceAt: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null,
-  }]));
+  const agents = new Map(targets.map((t) => [t.id, paced.keepAliveAgent(t.connections)]));
+  const taken = new Map(targets.map((t) => [t.id, []])); // per target, its slices: { at, r, ns }
   try {
     // Not counted: a short run at the rate per target first, which opens the block's connections
     // (the agent's sockets would otherwise be opened inside the first slice of each target).
-    if (warmS > 0) {
-      for (const t of targets) {
-        const agent = acc.get(t.id).agent;
-        await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent, ...(t.request ?? {}) });
-      }
+    for (const t of warmS > 0 ? targets : []) {
+      await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: agents.get(t.id), ...(t.request ?? {}) });
     }
     for (let s = 0; s < slices; s += 1) {
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
-        const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
-        a.sliceAt.push(Date.now());
+        const at = Date.now();
         const r = await paced.run({
-          url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true, ...(t.request ?? {}),
+          url: t.url, rate: t.rate, durationS: sliceS, agent: agents.get(t.id), raw: true, ...(t.request ?? {}),
         });
-        if (before) {
-          const ns = (await t.usage()).cpuNs - before.cpuNs;
-          a.cpuNs += ns;
-          a.costs.push([round(ns / 1000, 0), r.requests]);
-        }
-        for (const ms of r.latencies) a.latencies.push(ms);
-        for (const ms of r.lags) a.lags.push(ms);
-        a.sliceLagP99.push(paced.latencySummary(r.lags).p99);
-        a.slices.push(histogram(r.latencies));
-        a.requests += r.requests;
-        a.durationS += r.durationS;
-        a.errors += errorsOf(r);
+        taken.get(t.id).push({ at, r, ns: before ? (await t.usage()).cpuNs - before.cpuNs : null });
       }
     }
   } finally {
-    await Promise.all([...acc.values()].map((a) => a.agent.destroy()));
+    await Promise.all([...agents.values()].map((a) => a.destroy()));
   }
-  return new Map(targets.map((t) => [t.id, blockRecord(t, acc.get(t.id), slices, sliceS)]));
+  return new Map(targets.map((t) => [t.id, blockRecord(t, taken.get(t.id), slices, sliceS)]));
 }
 
-// One target's latency window from what its slices gathered (`a`), held or not (judge/held-rate.js).
-function blockRecord(t, a, slices, sliceS) {
-  const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
-  const rps = a.durationS > 0 ? a.requests / a.durationS : 0;
+// One target's latency window from its slices, held or not (judge/held-rate.js).
+function blockRecord(t, taken, slices, sliceS) {
+  const sum = (f) => taken.reduce((s, x) => s + f(x), 0);
+  const requests = sum((x) => x.r.requests);
+  const durationS = sum((x) => x.r.durationS);
+  const cpuMs = t.usage ? sum((x) => x.ns) / 1e6 : null;
+  const costs = t.usage ? taken.map((x) => [round(x.ns / 1000, 0), x.r.requests]) : [];
   const rec = {
-    rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies),
-    sendLagMs: paced.latencySummary(a.lags), errors: a.errors, slices, sliceS, sliceHistograms: a.slices,
-    sliceLagP99Ms: a.sliceLagP99, sliceAt: a.sliceAt, ...(a.costs.length ? { sliceCpu: a.costs } : {}),
-    cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null,
+    rate: t.rate, rps: round(durationS > 0 ? requests / durationS : 0), requests,
+    latencyMs: paced.latencySummary(taken.flatMap((x) => x.r.latencies)),
+    sendLagMs: paced.latencySummary(taken.flatMap((x) => x.r.lags)), errors: sum((x) => errorsOf(x.r)), slices, sliceS,
+    sliceHistograms: taken.map((x) => histogram(x.r.latencies)),
+    sliceLagP99Ms: taken.map((x) => paced.latencySummary(x.r.lags).p99), sliceAt: taken.map((x) => x.at),
+    ...(costs.length ? { sliceCpu: costs } : {}),
+    cpuPerRequestUs: cpuMs !== null && requests > 0 ? round((cpuMs * 1000) / requests, 2) : null,
   };
   const { held, why } = heldOf(rec);
   return { ...rec, held, why };
