@@ -93,14 +93,12 @@ export function combineWindows(ws) {
   const got = ws.filter(Boolean);
   if (!got.length) return null;
   const by = new Map();
-  for (const w of got) {
-    for (const p of w.byProcess) {
-      const acc = by.get(p.key) ?? { key: p.key, requests: 0, active: null, idle: null };
-      acc.requests += p.requests;
-      if (p.active !== null) acc.active = (acc.active ?? 0) + p.active;
-      if (p.idle !== null) acc.idle = (acc.idle ?? 0) + p.idle;
-      by.set(p.key, acc);
-    }
+  for (const p of got.flatMap((w) => w.byProcess)) {
+    const acc = by.get(p.key) ?? { key: p.key, requests: 0, active: null, idle: null };
+    acc.requests += p.requests;
+    if (p.active !== null) acc.active = (acc.active ?? 0) + p.active;
+    if (p.idle !== null) acc.idle = (acc.idle ?? 0) + p.idle;
+    by.set(p.key, acc);
   }
   const mid = (f) => summary(got.map(f), 3).median;
   return { byProcess: [...by.values()], cpuSpread: mid((w) => w.cpuSpread), busiestCpu: mid((w) => w.busiestCpu) };

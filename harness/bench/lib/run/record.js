@@ -49,12 +49,10 @@ export async function guarded(rec, fn) {
  */
 export function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
   if (rec.status === 'failed') return;
-  if (rec.rounds.length === 0) {
-    Object.assign(rec, { status: 'failed', error: 'no round completed' });
-    return;
-  }
-  if (rec.rounds.every((r) => r.requests === 0)) {
-    const error = `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections`;
+  const error = rec.rounds.length === 0 ? 'no round completed'
+    : rec.rounds.every((r) => r.requests === 0)
+      ? `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections` : null;
+  if (error) {
     Object.assign(rec, { status: 'failed', error });
     return;
   }

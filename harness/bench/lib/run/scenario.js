@@ -143,16 +143,13 @@ async function prepare(c, r, handle, balancers) {
 // A cell every comparison of which lost its other side (e.g. the Node side of a database question
 // where MongoDB can't run) measures nothing anyone reads: skip it and save its time.
 function skipOrphans(scenario, records) {
-  if (!scenario.comparisons.length) return;
   const alive = (id) => ['pending', 'ok'].includes(records.get(id)?.status);
   for (const c of scenario.cells) {
-    const qs = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id);
-    if (!qs.length || !alive(c.id) || c.keep) continue;
-    const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
-    if (partners.every((id) => !alive(id))) {
-      const why = partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ');
-      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${why})` });
-    }
+    const partners = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id)
+      .map((q) => (q.a === c.id ? q.b : q.a));
+    if (!partners.length || !alive(c.id) || c.keep || partners.some(alive)) continue;
+    const why = partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ');
+    Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${why})` });
   }
 }
 
