@@ -63,12 +63,10 @@ export function familyKeysOf(scenario) {
 export function cellPlacement(c, iso) {
   const t = c.topology;
   const all = t.cpuset === 'all';
-  const cpuset = all ? formatCpuList(availableCpus()) : iso.sutCpus;
-  const app = describeSample(t.sample);
   return {
-    cpuset,
+    cpuset: all ? formatCpuList(availableCpus()) : iso.sutCpus,
     budget: c.budget ?? (all ? undefined : iso.budgetCpus),
-    cpus: t.cpusPerInstance ? { [app.app]: t.cpusPerInstance } : {},
+    cpus: t.cpusPerInstance ? { [describeSample(t.sample).app]: t.cpusPerInstance } : {},
   };
 }
 

@@ -301,35 +301,18 @@ export async function fixedRateRun({ url, tool, rate, requests, connections, kee
 }
 
 /**
- * Open loop at `rate` req/s for durationS. Sustained only if the achieved rate is within
- * `rateTolerance` of the target, p99 < p99LimitMs and nothing failed.
- */
-export async function fixedRate({
-  url, tool, rate, durationS, connections, threads, p99LimitMs = 500, rateTolerance = 0.05, keepAlive = true,
-}) {
-  const r = await getTool(tool).run({ url, rate, durationS, connections, threads, timeoutS: 5, keepAlive });
-  const achieved = r.requests / durationS;
-  const why = [];
-  if (achieved < (1 - rateTolerance) * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);
-  if (!(r.latencyMs.p99 < p99LimitMs)) why.push(`p99 ${round(r.latencyMs.p99, 0)} ms`);
-  if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
-  return {
-    rate, achievedRps: round(achieved), sustained: why.length === 0, why: why.join(', ') || null,
-    requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null,
-    connections,
-  };
-}
-
-/**
- * The highest sustained fixed rate: from `startRate`, up by ×growth while steps pass, then bisect
- * between the last passing and the first failing rate until they are within `resolution`.
- * Bounded by maxSteps; after a failed step it waits coolS for the backlog to drain.
+ * The highest sustained fixed (open-loop) rate: from `startRate`, up by ×growth while steps pass, then
+ * bisect between the last passing and the first failing rate until they are within `resolution`. A step
+ * of stepS at `rate` is sustained only if the achieved rate is within `rateTolerance` of it, p99 <
+ * p99LimitMs and nothing failed. Bounded by maxSteps; after a failed step it waits coolS for the backlog
+ * to drain.
  * @param {{ url: string, tool: string, startRate: number, maxSteps: number, stepS: number, threads?: number,
- *   p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number,
+ *   p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number, rateTolerance?: number,
  *   onStep?: (step: object) => void }} options
  */
 export async function searchRate({
-  url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2, onStep,
+  url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2,
+  rateTolerance = 0.05, onStep,
 }) {
   const steps = [];
   let lo = 0;
@@ -337,7 +320,19 @@ export async function searchRate({
   let rate = Math.max(1, Math.round(startRate));
   for (let i = 0; i < maxSteps; i += 1) {
     const connections = Math.max(16, Math.min(2000, Math.ceil(rate * 0.1)));
-    const step = await fixedRate({ url, tool, rate, durationS: stepS, connections, threads, p99LimitMs });
+    const r = await getTool(tool).run({
+      url, rate, durationS: stepS, connections, threads, timeoutS: 5, keepAlive: true,
+    });
+    const achieved = r.requests / stepS;
+    const why = [];
+    if (achieved < (1 - rateTolerance) * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);
+    if (!(r.latencyMs.p99 < p99LimitMs)) why.push(`p99 ${round(r.latencyMs.p99, 0)} ms`);
+    if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
+    const step = {
+      rate, achievedRps: round(achieved), sustained: why.length === 0, why: why.join(', ') || null,
+      requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null,
+      connections,
+    };
     steps.push(step);
     onStep?.(step);
     if (step.sustained) {
@@ -350,7 +345,7 @@ export async function searchRate({
     const next = hi === null
       ? Math.round(rate * growth)
       : lo === 0 ? Math.max(1, Math.round(hi / 2)) : Math.round((lo + hi) / 2);
-    if (next === rate || next === lo || next === hi) break;
+    if (next === lo || next === hi) break;
     rate = next;
   }
   return { tool, p99LimitMs, stepS, maxRate: lo, bracket: [lo, hi], bracketed: hi !== null && lo > 0, steps };
