@@ -119,10 +119,8 @@ export function combineWindows(ws) {
     generatorCpuMs: round(generatorMs, 1),
     wallMs: round(wallMs, 1),
     generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
-    latencyMs: {
-      ...Object.fromEntries(['p50', 'p90', 'p99'].map((q) => [q, mid((w) => w.latencyMs?.[q])])),
-      max: maxOf((w) => w.latencyMs?.max),
-    },
+    latencyMs: Object.fromEntries(['p50', 'p90', 'p99', 'max']
+      .map((q) => [q, (q === 'max' ? maxOf : mid)((w) => w.latencyMs?.[q])])),
     errors: sum((w) => w.errors),
     non2xx: sum((w) => w.non2xx),
     socketErrors: sum((w) => w.socketErrors),
