@@ -36,12 +36,6 @@ function hasWrk() {
   }
 }
 
-/** The apps of the run: --app's folder (generated or yours), --sample's, or every app of the repository. */
-function appsOf(opts) {
-  if (opts.appDir) return [describeSample(opts.appDir)];
-  return listApps().map((a) => describeSample(a));
-}
-
 // The engines the drills run on: the run's own, and in the full run the other one too (a deploy
 // answer rests on both; where the other can't start the run says so and goes on).
 const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
@@ -56,7 +50,9 @@ export function runSetup(opts, { now = new Date(), isolation = isolationOf(opts)
   const engineChoice = opts.engineWhy
     ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
     : selectEngine(opts.engine ?? process.env.ENGINE);
-  const apps = appsOf(opts);
+  // The apps of the run: --app's folder (generated or yours), or every app of the repository (--sample
+  // picks among them in the plan).
+  const apps = (opts.appDir ? [opts.appDir] : listApps()).map((a) => describeSample(a));
   // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.
   const overrides = {
     windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm,

@@ -12,18 +12,13 @@ import { summary, round } from '../judge/stats.js';
 const REQUESTS = new Set(['http_request_duration_seconds_count', 'http_server_request_duration_seconds_count']);
 const LOOP = 'nodejs_eventloop_time_seconds_total';
 
-/** { name, labels, value } of every sample line of a Prometheus text. */
-export function parseSamples(text) {
-  const out = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
-    if (!m) continue;
-    const pairs = [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)];
-    const labels = Object.fromEntries(pairs.map((l) => [l[1], l[2]]));
-    out.push({ name: m[1], labels, value: Number(m[3]) });
-  }
-  return out;
+/** { name, labels, value } of every sample line of a Prometheus text (a comment or a blank line is none). */
+function parseSamples(text) {
+  return [...text.matchAll(/^([A-Za-z_:][\w:]*)(?:\{(.*)\})?[^\S\n]+(\S+)/gm)].map((m) => ({
+    name: m[1],
+    labels: Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]])),
+    value: Number(m[3]),
+  }));
 }
 
 /** Per serving process (`<url>|<worker label>`): requests answered, loop time active and idle, in s. */
@@ -98,14 +93,12 @@ export function combineWindows(ws) {
   const got = ws.filter(Boolean);
   if (!got.length) return null;
   const by = new Map();
-  for (const w of got) {
-    for (const p of w.byProcess) {
-      const acc = by.get(p.key) ?? { key: p.key, requests: 0, active: null, idle: null };
-      acc.requests += p.requests;
-      if (p.active !== null) acc.active = (acc.active ?? 0) + p.active;
-      if (p.idle !== null) acc.idle = (acc.idle ?? 0) + p.idle;
-      by.set(p.key, acc);
-    }
+  for (const p of got.flatMap((w) => w.byProcess)) {
+    const acc = by.get(p.key) ?? { key: p.key, requests: 0, active: null, idle: null };
+    acc.requests += p.requests;
+    if (p.active !== null) acc.active = (acc.active ?? 0) + p.active;
+    if (p.idle !== null) acc.idle = (acc.idle ?? 0) + p.idle;
+    by.set(p.key, acc);
   }
   const mid = (f) => summary(got.map(f), 3).median;
   return { byProcess: [...by.values()], cpuSpread: mid((w) => w.cpuSpread), busiestCpu: mid((w) => w.busiestCpu) };

@@ -42,11 +42,10 @@ export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
 }
 
 /**
- * The bisection over fractions of the reference rate: the next fraction to try, and the bracket after
- * a step. Starts at the middle of `range`; a held step raises the floor, a missed one lowers the ceiling.
+ * The bisection over fractions of the reference rate: the bracket after a step, which tried its middle.
+ * Starts at the middle of `range`; a held step raises the floor, a missed one lowers the ceiling.
  */
-export const nextFraction = ({ lo, hi }) => (lo + hi) / 2;
-export const afterStep = ({ lo, hi }, f, held) => (held ? { lo: f, hi } : { lo, hi: f });
+const afterStep = ({ lo, hi }, f, held) => (held ? { lo: f, hi } : { lo, hi: f });
 
 /**
  * A cell's capacity from its steps: the highest fraction held, the bracket, and the rate; none (with
@@ -80,10 +79,11 @@ export async function capacityBlock(run, cells) {
   const sliceS = p.capacitySliceS ?? 1;
   const range = p.capacityRange ?? [0.5, 1.1];
   const p99TargetMs = p.sloP99Ms;
+  // Each cell's search: what capacityOf takes, and the bracket so far.
   const state = new Map(live().map((c) => [c.id, {
     reference: median(records.get(c.id).rounds.map((r) => r.rps)),
+    range, steps: [], p99TargetMs, sliceS,
     bracket: { lo: range[0], hi: range[1] },
-    steps: [],
   }]));
   for (let k = 0; k < steps; k += 1) {
     for (const c of sliceOrder(live(), sliceSeed(900 + k, 0))) {
@@ -91,7 +91,7 @@ export async function capacityBlock(run, cells) {
       const rec = records.get(c.id);
       ctx.hooks.phase?.(`capacity ${k + 1}/${steps} ${c.id}`);
       await guarded(rec, async () => {
-        const fraction = nextFraction(st.bracket);
+        const fraction = (st.bracket.lo + st.bracket.hi) / 2;
         const rate = Math.max(1, Math.round(fraction * st.reference));
         // Its own connections for the step, closed after it: seven cells' idle sockets held
         // through a block ran the bench out of file descriptors.
@@ -101,12 +101,8 @@ export async function capacityBlock(run, cells) {
         for (let tries = 1; tries <= LATE_TRIES && (!step || step.late); tries += 1) {
           const agent = paced.keepAliveAgent(socketsFor(rate));
           const before = await usage();
-          let r;
-          try {
-            r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) });
-          } finally {
-            await agent.destroy();
-          }
+          const r = await paced.run({ url: rec.url, rate, durationS: sliceS, agent, raw: true, ...(c.request ?? {}) })
+            .finally(() => agent.destroy());
           const after = await usage();
           step = {
             fraction: round(fraction, 4),
@@ -121,7 +117,5 @@ export async function capacityBlock(run, cells) {
       ctx.hooks.tick?.(sliceS + 0.05);
     }
   }
-  for (const [id, st] of state) {
-    records.get(id).capacity = capacityOf({ reference: st.reference, range, steps: st.steps, p99TargetMs, sliceS });
-  }
+  for (const [id, st] of state) records.get(id).capacity = capacityOf(st);
 }

@@ -4,6 +4,7 @@
 // run/core-speed-probe.js times it.
 import { spawn, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import readline from 'node:readline';
 import { track } from './cleanup.js';
 import { round, median } from '../judge/stats.js';
 
@@ -26,14 +27,9 @@ export function startCoreProbe(cpus, { periodMs = PROBE_PERIOD_MS } = {}) {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const readings = [];
-  let rest = '';
-  child.stdout.on('data', (d) => {
-    const lines = (rest + d).split('\n');
-    rest = lines.pop();
-    for (const l of lines) {
-      const [t, us] = l.split(' ').map(Number);
-      if (Number.isFinite(t) && Number.isFinite(us)) readings.push([t, us]);
-    }
+  readline.createInterface({ input: child.stdout }).on('line', (l) => {
+    const [t, us] = l.split(' ').map(Number);
+    if (Number.isFinite(t) && Number.isFinite(us)) readings.push([t, us]);
   });
   child.on('error', () => {});
   const exited = new Promise((resolve) => child.on('exit', resolve));

@@ -7,12 +7,6 @@ import { WORKLOADS } from '../workloads/index.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
-/**
- * Stops whatever the runner started in runDir (also half-way through an up(): down() waits for it).
- * @param {Runner} runner @param {string} runDir
- */
-export const stopRunDir = (runner, runDir) => runner.down({ runDir });
-
 // Up with its database, or without it where it needn't or can't have it (`alone`: the sample's own
 // recipe): { state, databaseError, startedAlone }.
 /** @param {Runner} runner @param {any} s @param {any} options */
@@ -30,7 +24,7 @@ async function upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownD
     // The database may not run on this machine: measure what doesn't need it.
     if (!s.withoutDatabase) throw e;
     base.log?.(`${base.sample}: starting without its database (${e.message})`);
-    await stopRunDir(runner, base.runDir);
+    await runner.down({ runDir: base.runDir });
     return { state: await runner.up(alone), databaseError: e.message, startedAlone: true };
   }
 }
@@ -55,15 +49,11 @@ const usageReader = (runner, runDir, s) => async (t, workload) => {
       [role, sumOf(mine.filter((i) => i.service === svc), (i) => i.cpuNs ?? 0)])),
     // Each app instance's own, for the spread of CPU over them (run/app-metrics.js).
     cpuNsByInstance: Object.fromEntries(app.map((i) => [i.name, i.cpuNs ?? 0])),
-    pssMiB: sumOf(mine, (i) => i.memory.pssMiB),
-    anonMiB: sumOf(mine, (i) => i.memory.anonMiB),
-    rssMiB: sumOf(mine, (i) => i.memory.rssMiB),
-    processes: sumOf(mine, (i) => i.memory.processes),
+    ...Object.fromEntries(['pssMiB', 'anonMiB', 'rssMiB', 'processes']
+      .map((k) => [k, sumOf(mine, (i) => i.memory[k])])),
     threads: sumOf(app, (i) => i.memory.threads),
-    contextSwitches: {
-      voluntary: sumOf(app, (i) => i.memory.contextSwitches.voluntary),
-      involuntary: sumOf(app, (i) => i.memory.contextSwitches.involuntary),
-    },
+    contextSwitches: Object.fromEntries(['voluntary', 'involuntary']
+      .map((k) => [k, sumOf(app, (i) => i.memory.contextSwitches[k])])),
     throttling: Object.fromEntries(mine.filter((i) => i.throttling).map((i) => [i.name, i.throttling])),
   };
 };
@@ -77,10 +67,10 @@ const usageReader = (runner, runDir, s) => async (t, workload) => {
  */
 export async function startDeployment(runner, dep, opts) {
   const { runDir, cpuset, budget, build = true, needsDb = false, knownDatabaseError = null, log } = opts;
-  const engine = runner.engine;
   const s = describeSample(dep.sample);
-  const untrack = track(() => stopRunDir(runner, runDir));
-  const files = engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
+  // down() stops whatever the runner started in runDir, also half-way through an up() (it waits for it).
+  const untrack = track(() => runner.down({ runDir }));
+  const files = runner.engine === 'docker' && s.docker?.compose_file ? { COMPOSE_FILE: s.docker.compose_file } : {};
   const env = { HTTP_PORT: '0', ...files, ...dep.env };
   const base = { sample: dep.sample, runDir, env, cpuset, budget, priority: true, build, log };
   // Without its database server: the sample's own recipe (x-bench.without_database): an environment,
@@ -88,23 +78,20 @@ export async function startDeployment(runner, dep, opts) {
   const w = s.withoutDatabase;
   const services = w?.services ? { services: w.services, noDeps: true } : {};
   const alone = { ...base, env: { ...base.env, ...(w?.env ?? {}) }, ...services };
-  let started;
-  try {
-    started = await upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError });
-  } catch (e) {
-    await stopRunDir(runner, runDir).catch(() => {});
+  const up = upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError });
+  const { state, databaseError, startedAlone } = await up.catch(async (e) => {
+    await runner.down({ runDir }).catch(() => {});
     untrack();
     throw new Error(`cannot start ${dep.sample}: ${e.message}`, { cause: e });
-  }
-  const { state, databaseError, startedAlone } = started;
-  // A database the runner skips locally (x-local.skip) is stood in for inside the app (SQLite).
-  const withDatabase = !startedAlone;
+  });
+  const instances = () => state.services[s.app]?.instances ?? [];
   return {
     state,
     runDir,
     // The engine's runner module, for what acts on the running deployment (the drills).
     runner,
-    withDatabase,
+    // A database the runner skips locally (x-local.skip) is stood in for inside the app (SQLite).
+    withDatabase: !startedAlone,
     databaseError,
     url: (t) => {
       const svc = t.viaNginx ? s.proxy : s.app;
@@ -113,20 +100,19 @@ export async function startDeployment(runner, dep, opts) {
       return url.replace(/\/$/, '');
     },
     usage: usageReader(runner, runDir, s),
-    instanceUrls: () => (state.services[s.app]?.instances ?? []).map((i) => i.url),
+    instanceUrls: () => instances().map((i) => i.url),
     // Each app instance's /metrics where it has a metrics port: on loopback (processes engine: the
     // sample's x-local extra_ports_env), or at the container's address on its network (Docker).
-    appMetricsUrls: () => (state.services[s.app]?.instances ?? []).filter((i) => i.extraPorts?.METRICS_PORT)
+    appMetricsUrls: () => instances().filter((i) => i.extraPorts?.METRICS_PORT)
       .map((i) => `http://${i.host ?? '127.0.0.1'}:${i.extraPorts.METRICS_PORT}/metrics`),
-    signal: (index, sig) => runner.signal({ runDir, service: s.app, index, signal: sig }),
     // Down for good (as `docker kill`: no restart policy brings it back), for the experiments.
     killHeld: (index) => runner.killHeld({ runDir, service: s.app, index }),
     // Each app instance's own GET / (e.g. the delay each replica drew), in instance order.
-    describeInstances: () => Promise.all((state.services[s.app]?.instances ?? []).map(async (i) => {
+    describeInstances: () => Promise.all(instances().map(async (i) => {
       const res = await fetch(`${i.url}/`, { signal: AbortSignal.timeout(15_000) });
       const body = /** @type {{ instance?: string, delayMs?: number }} */ (await res.json());
       return { instance: body.instance ?? i.name, delayMs: body.delayMs ?? null };
     })),
-    stop: async () => { try { await stopRunDir(runner, runDir); } finally { untrack(); } },
+    stop: async () => { try { await runner.down({ runDir }); } finally { untrack(); } },
   };
 }

@@ -63,12 +63,10 @@ export function familyKeysOf(scenario) {
 export function cellPlacement(c, iso) {
   const t = c.topology;
   const all = t.cpuset === 'all';
-  const cpuset = all ? formatCpuList(availableCpus()) : iso.sutCpus;
-  const app = describeSample(t.sample);
   return {
-    cpuset,
+    cpuset: all ? formatCpuList(availableCpus()) : iso.sutCpus,
     budget: c.budget ?? (all ? undefined : iso.budgetCpus),
-    cpus: t.cpusPerInstance ? { [app.app]: t.cpusPerInstance } : {},
+    cpus: t.cpusPerInstance ? { [describeSample(t.sample).app]: t.cpusPerInstance } : {},
   };
 }
 
@@ -82,16 +80,21 @@ export const canPlace = (scenario, runner, iso) =>
   Boolean(scenario.interleaved && iso.pinned && typeof runner?.place === 'function');
 
 /**
- * Moves each deployment of a block's cells to where the block wants it, once per change. run.depOf
- * gives a cell's deployment: { handle, placed }.
+ * Moves each deployment of a block's cells to where the block wants it, once per change (run.deploymentOf
+ * gives a cell's deployment: { handle, placed }); `lent`: the CPUs of its cpuset a deployment's warm-up
+ * runs under instead, as its budget and each instance's quota (run/warmup.js lentCpus).
  */
-export async function placeBlock(run, cells) {
+export async function placeBlock(run, cells, lent = null) {
   for (const c of cells) {
     const d = run.deploymentOf(c);
     if (!d?.handle) continue;
-    const want = cellPlacement(c, run.ctx.isolation);
+    const own = cellPlacement(c, run.ctx.isolation);
+    const cpus = lent ? Object.fromEntries(Object.keys(own.cpus).map((k) => [k, lent])) : own.cpus;
+    const want = lent ? { ...own, budget: lent, cpus } : own;
     if (same(d.placed, want)) continue;
-    run.ctx.hooks.phase?.(`moving ${c.topology.label} to ${want.budget} CPU (CPU ${want.cpuset})`);
+    run.ctx.hooks.phase?.(lent
+      ? `warm-up ${c.id} under ${lent} CPU (measured under its own quotas)`
+      : `moving ${c.topology.label} to ${want.budget} CPU (CPU ${want.cpuset})`);
     await d.handle.runner.place({ runDir: d.runDir, ...want });
     d.placed = want;
   }

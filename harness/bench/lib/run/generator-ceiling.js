@@ -5,7 +5,6 @@
 import { fileURLToPath } from 'node:url';
 import { getTool } from '../tools/index.js';
 import * as paced from '../tools/paced.js';
-import { stopRunDir } from './deployments.js';
 import { track } from './cleanup.js';
 
 /**
@@ -26,7 +25,7 @@ const CEILING = fileURLToPath(new URL('../../ceiling', import.meta.url));
 export async function measureCeilings(toolNames, options) {
   const { runner, runDir, isolation, durationS = 5, connections = 64, onStep } = options;
   if (toolNames.length === 0) return {};
-  const untrack = track(() => stopRunDir(runner, runDir));
+  const untrack = track(() => runner.down({ runDir }));
   const out = {};
   try {
     const state = await runner.up({
@@ -44,7 +43,7 @@ export async function measureCeilings(toolNames, options) {
       out[name] = { rps: Math.round(r.rps), connections, durationS, latencyMs: r.latencyMs };
     }
   } finally {
-    await stopRunDir(runner, runDir);
+    await runner.down({ runDir });
     untrack();
   }
   return out;

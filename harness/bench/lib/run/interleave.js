@@ -77,7 +77,7 @@ async function warmBlock(run, cells, warmedProcesses) {
       warmedProcesses.add(run.deploymentOf(c));
       const target = { url: rec.url, connections: c.connections, threads, request: c.request };
       const params = { ...p, warmupS: Math.max(p.warmupS, floor), warmupMaxS: Math.max(p.warmupMaxS, floor + 6) };
-      if (lent) await lend(run, c, lent);
+      if (lent) await placeBlock(run, [c], lent);
       try {
         rec.warmup = { ...(await warmUp(getTool(toolOf(c)), target, params)), ...(lent ? { lentCpus: lent } : {}) };
       } finally {
@@ -89,15 +89,11 @@ async function warmBlock(run, cells, warmedProcesses) {
   }
 }
 
-// A deployment's warm-up under `cpus` CPUs of its cpuset: its budget, and each instance's quota.
-async function lend(run, c, cpus) {
-  const d = run.deploymentOf(c);
-  const want = cellPlacement(c, run.ctx.isolation);
-  const lent = { ...want, budget: cpus, cpus: Object.fromEntries(Object.keys(want.cpus).map((k) => [k, cpus])) };
-  run.ctx.hooks.phase?.(`warm-up ${c.id} under ${cpus} CPU (measured under its own quotas)`);
-  await d.handle.runner.place({ runDir: d.runDir, ...lent });
-  d.placed = lent;
-}
+// A cell's saturated window (or a slice of one), between two readings of its app's own metrics.
+const windowOfCell = (run, c, durationS) => withAppMetrics(run.appMetricsOf(c), () => closedWindow({
+  url: run.records.get(c.id).url, tool: run.toolOf(c), connections: c.connections, durationS, threads: run.threads,
+  usage: run.usageOf(c), request: c.request,
+}));
 
 async function roundsOfBlock(run, cells) {
   const { records, params: p, ctx, threads, toolOf } = run;
@@ -108,12 +104,9 @@ async function roundsOfBlock(run, cells) {
       const rec = records.get(c.id);
       if (rec.status === 'failed' || r > roundsOf(c, p) || c.sliceS) continue;
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
-      const usage = run.usageOf(c);
       await guarded(rec, async () => {
         if (c.kind === 'count') {
-          const w = await fixedCount({
-            url: rec.url, tool: toolOf(c), connections: c.connections, amount: c.amount, usage, timeline: true,
-          });
+          const w = await fixedCount(rec.url, c, toolOf(c), run.usageOf(c));
           rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
           return;
         }
@@ -124,10 +117,7 @@ async function roundsOfBlock(run, cells) {
             ...(c.request ? { request: c.request } : {}),
           });
         }
-        const w = await withAppMetrics(run.appMetricsOf?.(c), () => closedWindow({
-          url: rec.url, tool: toolOf(c), connections: c.connections, durationS: windowOf(c, p), threads, usage,
-          request: c.request,
-        }));
+        const w = await windowOfCell(run, c, windowOf(c, p));
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
@@ -144,7 +134,7 @@ async function roundsOfBlock(run, cells) {
 // No re-warm first: every slice, the first too, follows the same wait while the others take theirs.
 async function slicedRound(run, r, rounds, cells) {
   if (!cells.length) return;
-  const { records, params: p, ctx, threads, toolOf } = run;
+  const { records, params: p, ctx } = run;
   const live = () => cells.filter((c) => records.get(c.id).status !== 'failed');
   const windows = new Map(cells.map((c) => [c.id, []]));
   const started = new Map(); // a cell's round begins with its first slice
@@ -157,13 +147,9 @@ async function slicedRound(run, r, rounds, cells) {
         ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
         started.set(c.id, new Date().toISOString());
       }
-      const usage = run.usageOf(c);
       await guarded(rec, async () => {
         const at = Date.now();
-        const durationS = windowOf(c, p) / slicesOf(c, p);
-        const w = await withAppMetrics(run.appMetricsOf?.(c), () => closedWindow({
-          url: rec.url, tool: toolOf(c), connections: c.connections, durationS, threads, usage, request: c.request,
-        }));
+        const w = await windowOfCell(run, c, windowOf(c, p) / slicesOf(c, p));
         windows.get(c.id).push({ ...w, at });
       });
     }

@@ -13,8 +13,7 @@ import { lateWhy, LATE_TRIES } from '../judge/send-lag-bound.js';
 export function blockRate(cells, records, load) {
   const caps = cells.map((c) => {
     const rec = records.get(c.id);
-    const x = rec.capacity?.rps ?? null;
-    return { id: c.id, x: x ?? (rec.rounds.length ? Math.min(...rec.rounds.map((r) => r.rps)) : null) };
+    return { id: c.id, x: rec.capacity?.rps ?? Math.min(...rec.rounds.map((r) => r.rps)) };
   }).filter((e) => Number.isFinite(e.x) && e.x > 0);
   if (!caps.length) return null;
   const weakest = caps.reduce((a, b) => (b.x < a.x ? b : a));

@@ -27,12 +27,8 @@ function sh(cmd, args, opts = {}) {
   });
 }
 
-async function osName() {
-  try {
-    const text = await readFile('/etc/os-release', 'utf8');
-    return /PRETTY_NAME="([^"]+)"/.exec(text)?.[1] ?? null;
-  } catch { return null; }
-}
+const osName = () => readFile('/etc/os-release', 'utf8')
+  .then((text) => /PRETTY_NAME="([^"]+)"/.exec(text)?.[1] ?? null, () => null);
 
 async function cgroupVersion() {
   try { await readFile('/sys/fs/cgroup/cgroup.controllers'); return 'v2'; } catch { /* not v2 */ }
@@ -95,14 +91,13 @@ export async function collectMeta({ cpuLimits } = {}) {
   ]);
   const tools = {};
   for (const [name, t] of Object.entries(TOOLS)) tools[name] = await t.version();
-  const cpus = os.cpus();
   return {
     machine: {
       hostname: os.hostname(),
       os: osPretty ?? `${os.type()} ${os.release()}`,
       kernel: os.release(),
       arch: os.arch(),
-      cpuModel: cpus[0]?.model ?? null,
+      cpuModel: os.cpus()[0]?.model ?? null,
       cores: os.availableParallelism(),
       memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     },

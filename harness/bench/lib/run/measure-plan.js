@@ -12,20 +12,15 @@ import { openEngine } from './open-engine.js';
 import { pinGenerator } from '../plan/cpu-budgets.js';
 import { generatorFlags } from '../tools/generator-heap.js';
 
+const cellsOf = (plan) => plan.scenarios.flatMap((s) => s.cells);
+
 // The engines the plan's cells name (cell.engine; the run's own where they name none).
-const enginesOf = (plan) => [
-  ...new Set(
-    plan.scenarios
-      .flatMap((s) => s.cells)
-      .map((c) => c.engine)
-      .filter(Boolean),
-  ),
-];
+const enginesOf = (plan) => [...new Set(cellsOf(plan).map((c) => c.engine).filter(Boolean))];
 
 // The load generators the plan's cells use (the drills bring their own client): each gets its ceiling,
 // the paced one too where cells search a capacity or take latency windows at a fixed rate.
 function toolsOf(plan, tool, paced) {
-  const cells = plan.scenarios.flatMap((s) => s.cells);
+  const cells = cellsOf(plan);
   const used = cells.map((c) =>
     c.kind === 'closed' ? (c.tool ?? tool) : ['count', 'fixedrate'].includes(c.kind) ? (c.tool ?? paced) : null,
   );
@@ -58,40 +53,29 @@ function onStopSignals(ui, releaseAll) {
   process.on('SIGTERM', onSignal);
 }
 
-// The figures of a finished run, measured around it: the box, the core speed on the apps' CPUs, the versions.
-async function measuredAround(sutCpus, run) {
-  const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
-  // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
-  const probe = sutCpus === null ? null : startCoreProbe(sutCpus);
-  const result = await run();
-  const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: sutCpus, withReadings: true });
-  return { result, box: boxReport(before, boxSnapshot(), undefined, coreSpeed), meta: await collectMeta() };
-}
-
-// Cells of another engine (the drills run on both): opened before the generator is pinned (a
-// private Docker daemon started later would inherit the generator's CPUs). `unavailable` maps an
-// engine to why it could not be opened: its cells are skipped, the run goes on.
-async function openOtherEngines(names, ui) {
-  const others = new Map();
+// The run's engine, and the others its cells name (the drills run on both): opened before the
+// generator is pinned (a private Docker daemon started later would inherit the generator's CPUs).
+// `unavailable` maps another engine to why it could not be opened: its cells are skipped, the run goes on.
+async function openEngines(plan, engineChoice, ui) {
+  const log = (line) => ui.log(line);
+  const engines = [await openEngine(engineChoice, { log })];
   const unavailable = {};
-  for (const name of names) {
+  for (const name of enginesOf(plan).filter((x) => x !== engines[0].record.name)) {
     try {
-      others.set(
-        name,
-        await openEngine({ engine: name, why: "the plan's cells on it" }, { log: (line) => ui.log(line) }),
-      );
+      engines.push(await openEngine({ engine: name, why: "the plan's cells on it" }, { log }));
     } catch (e) {
       unavailable[name] = e.message.split('\n')[0];
       ui.log(`engine ${name}: not here (${unavailable[name]}); its cells are skipped`);
     }
   }
-  return { others, unavailable };
+  return { engines, unavailable };
 }
 
 // The measuring itself: pin the generator, measure its ceilings, run the plan; then stop the
 // progress line, unpin and release the engines whatever happened. `pins.unpin` is set to the
 // pinning's release so that a stop signal can undo it too.
-async function measurePinned(plan, { isolation, tool, pacedTool, runBase }, { engine, others, unavailable, pins, ui }) {
+async function measurePinned(plan, { isolation, tool, pacedTool, runBase }, { engines, unavailable, pins, ui }) {
+  const [engine] = engines;
   const pinned = pinGenerator(isolation);
   pins.unpin = pinned.release;
   const iso = pinned.record;
@@ -106,10 +90,7 @@ async function measurePinned(plan, { isolation, tool, pacedTool, runBase }, { en
       onStep: ui.phase,
     });
     ui.tick(2 * p.ceilingS + 2 + PACED_CEILING_S);
-    const runners = {
-      [engine.record.name]: engine.runner,
-      ...Object.fromEntries([...others].map(([k, e]) => [k, e.runner])),
-    };
+    const runners = Object.fromEntries(engines.map((e) => [e.record.name, e.runner]));
     const run = {
       runner: engine.runner, runners, unavailable, isolation: iso, tool, pacedTool, ceilings, runBase, hooks: ui,
     };
@@ -117,7 +98,7 @@ async function measurePinned(plan, { isolation, tool, pacedTool, runBase }, { en
   } finally {
     ui.stop();
     pins.unpin();
-    for (const e of [engine, ...others.values()]) await e.release();
+    for (const e of engines) await e.release();
   }
 }
 
@@ -133,20 +114,24 @@ async function measurePinned(plan, { isolation, tool, pacedTool, runBase }, { en
  */
 export async function measurePlan(plan, { engineChoice, isolation, tool, pacedTool, runBase, moves, waitQuiet }) {
   const ui = progress(estimateSeconds(plan, { moves }));
-  const engine = await openEngine(engineChoice, { log: (line) => ui.log(line) });
-  const opened = await openOtherEngines(enginesOf(plan).filter((x) => x !== engine.record.name), ui);
-  const engines = [engine, ...opened.others.values()];
+  const { engines, unavailable } = await openEngines(plan, engineChoice, ui);
   const pins = { unpin: () => {} };
   onStopSignals(ui, async () => {
     pins.unpin();
     for (const e of engines) await e.release();
   });
-  if (engine.record.name === 'processes') ui.log(`engine: processes (${engine.record.chosen})`);
+  if (engines[0].record.name === 'processes') ui.log(`engine: processes (${engines[0].record.chosen})`);
   if (waitQuiet) await waitForQuiet(ui);
   const startedAt = new Date().toISOString();
-  const { result, box, meta } = await measuredAround(isolation.shared ? null : isolation.sutCpus, () =>
-    measurePinned(plan, { isolation, tool, pacedTool, runBase }, { engine, ...opened, pins, ui }),
-  );
+  // Measured around the run: the box, the core speed on the apps' CPUs, the versions.
+  const before = { ...boxSnapshot(), busyShare: await busyShare(1000) };
+  const sutCpus = isolation.shared ? null : isolation.sutCpus;
+  // Started before this process is pinned to the generator's CPUs: a child starts in its parent's cpuset.
+  const probe = sutCpus === null ? null : startCoreProbe(sutCpus);
+  const result = await measurePinned(plan, { isolation, tool, pacedTool, runBase }, { engines, unavailable, pins, ui });
+  const coreSpeed = summariseCoreSpeed(await probe?.stop(), { cpus: sutCpus, withReadings: true });
+  const box = boxReport(before, boxSnapshot(), undefined, coreSpeed);
+  const meta = await collectMeta();
   const records = engines.map((e) => e.record);
   return { ...result, box, meta, startedAt, engines: records, tool, pacedTool, generatorNodeFlags: generatorFlags() };
 }

@@ -13,22 +13,30 @@ const MACHINE_CPUS = availableCpus().length;
 
 const errorsOf = (r) => r.non2xx + r.socketErrors;
 
+const meanOf = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const SWITCHES = ['voluntary', 'involuntary'];
+const THROTTLING = ['periods', 'throttled', 'throttledMs'];
+
 // The CPU a window cost each role of the topology (its app, nginx, its store): what bounded it.
 const ROLES = ['appCpuMs', 'proxyCpuMs', 'databaseCpuMs'];
-export function cpuByRole(before, after) {
+function cpuByRole(before, after) {
   if (!before?.cpuNsBy || !after?.cpuNsBy) return {};
-  const out = {};
-  for (const [role, ns] of Object.entries(after.cpuNsBy)) {
-    out[`${role}CpuMs`] = round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1);
-  }
-  return out;
+  return Object.fromEntries(Object.entries(after.cpuNsBy)
+    .map(([role, ns]) => [`${role}CpuMs`, round((ns - (before.cpuNsBy[role] ?? 0)) / 1e6, 1)]));
+}
+
+// Each instance's CPU throttling in `to` plus `sign` × its counters in `from`: a window's (after less
+// before), or a round's (its slices added up).
+function throttlingOf(to, from, sign) {
+  return Object.fromEntries(Object.entries(to ?? {}).map(([name, t]) => {
+    const d = Object.fromEntries(THROTTLING.map((k) => [k, t[k] + sign * (from?.[name]?.[k] ?? 0)]));
+    return [name, { ...d, throttledMs: round(d.throttledMs, 1) }];
+  }));
 }
 
 /**
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
- */
-/**
  * @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number,
  *   usage?: () => Promise<any>, sampleMs?: number, request?: any }} options
  */
@@ -70,18 +78,17 @@ export async function closedWindow({
     socketErrors: r.socketErrors,
     cpuMs: round(cpuMs, 1),
     cpuPerRequestUs: cpuMs !== null && r.requests > 0 ? round((cpuMs * 1000) / r.requests, 2) : null,
-    memoryMiB: samples.length ? round(samples.reduce((a, b) => a + b, 0) / samples.length, 1) : null,
+    memoryMiB: round(meanOf(samples), 1),
     memoryMaxMiB: samples.length ? round(Math.max(...samples), 1) : null,
     pssMiB: after ? round(after.pssMiB, 1) : null,
     rssMiB: after ? round(after.rssMiB, 1) : null,
     processes: after?.processes ?? null,
-    throttling: after && before ? diffThrottling(before.throttling, after.throttling) : null,
+    throttling: after && before ? throttlingOf(after.throttling, before.throttling, -1) : null,
     // The app's processes only: threads at the end, context switches during the window.
     appThreads: after?.threads ?? null,
-    contextSwitches: after && before ? {
-      voluntary: after.contextSwitches.voluntary - before.contextSwitches.voluntary,
-      involuntary: after.contextSwitches.involuntary - before.contextSwitches.involuntary,
-    } : null,
+    contextSwitches: after && before
+      ? Object.fromEntries(SWITCHES.map((k) => [k, after.contextSwitches[k] - before.contextSwitches[k]]))
+      : null,
   };
 }
 
@@ -100,19 +107,8 @@ export function combineWindows(ws) {
   const cpuMs = ws.every((w) => Number.isFinite(w.cpuMs)) ? sum((w) => w.cpuMs) : null;
   const generatorMs = sum((w) => w.generatorCpuMs);
   const wallMs = sum((w) => w.wallMs);
-  const mem = values((w) => w.memoryMiB);
   const last = ws.at(-1);
-  const throttling = {};
-  for (const w of ws) {
-    for (const [name, x] of Object.entries(w.throttling ?? {})) {
-      const acc = throttling[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
-      throttling[name] = {
-        periods: acc.periods + x.periods,
-        throttled: acc.throttled + x.throttled,
-        throttledMs: round(acc.throttledMs + x.throttledMs, 1),
-      };
-    }
-  }
+  const throttling = ws.reduce((acc, w) => ({ ...acc, ...throttlingOf(w.throttling, acc, 1) }), {});
   const byRole = Object.fromEntries(ROLES.filter((k) => ws.every((w) => Number.isFinite(w[k])))
     .map((k) => [k, round(sum((w) => w[k]), 1)]));
   return {
@@ -123,28 +119,23 @@ export function combineWindows(ws) {
     generatorCpuMs: round(generatorMs, 1),
     wallMs: round(wallMs, 1),
     generatorShare: round(shareOfMachine(generatorMs, wallMs, MACHINE_CPUS), 3),
-    latencyMs: {
-      p50: mid((w) => w.latencyMs?.p50),
-      p90: mid((w) => w.latencyMs?.p90),
-      p99: mid((w) => w.latencyMs?.p99),
-      max: maxOf((w) => w.latencyMs?.max),
-    },
+    latencyMs: Object.fromEntries(['p50', 'p90', 'p99', 'max']
+      .map((q) => [q, (q === 'max' ? maxOf : mid)((w) => w.latencyMs?.[q])])),
     errors: sum((w) => w.errors),
     non2xx: sum((w) => w.non2xx),
     socketErrors: sum((w) => w.socketErrors),
     cpuMs: round(cpuMs, 1),
     cpuPerRequestUs: cpuMs !== null && requests > 0 ? round((cpuMs * 1000) / requests, 2) : null,
-    memoryMiB: mem.length ? round(mem.reduce((a, b) => a + b, 0) / mem.length, 1) : null,
+    memoryMiB: round(meanOf(values((w) => w.memoryMiB)), 1),
     memoryMaxMiB: maxOf((w) => w.memoryMaxMiB),
     pssMiB: last.pssMiB,
     rssMiB: last.rssMiB,
     processes: last.processes,
     throttling: Object.keys(throttling).length ? throttling : last.throttling,
     appThreads: last.appThreads,
-    contextSwitches: ws.every((w) => w.contextSwitches) ? {
-      voluntary: sum((w) => w.contextSwitches.voluntary),
-      involuntary: sum((w) => w.contextSwitches.involuntary),
-    } : null,
+    contextSwitches: ws.every((w) => w.contextSwitches)
+      ? Object.fromEntries(SWITCHES.map((k) => [k, sum((w) => w.contextSwitches[k])]))
+      : null,
   };
 }
 
@@ -185,56 +176,45 @@ export function sliceOrder(items, seed) {
  * that idle time to the few requests of the block.
  */
 export async function latencyBlock({ targets, slices, sliceS = 1, round: r = 0, warmS = 0 }) {
-  const acc = new Map(targets.map((t) => [t.id, {
-    agent: paced.keepAliveAgent(t.connections), latencies: [], lags: [], slices: [], costs: [], sliceLagP99: [],
-    sliceAt: [], requests: 0, durationS: 0, errors: 0, cpuNs: t.usage ? 0 : null,
-  }]));
+  const agents = new Map(targets.map((t) => [t.id, paced.keepAliveAgent(t.connections)]));
+  const taken = new Map(targets.map((t) => [t.id, []])); // per target, its slices: { at, r, ns }
   try {
     // Not counted: a short run at the rate per target first, which opens the block's connections
     // (the agent's sockets would otherwise be opened inside the first slice of each target).
-    if (warmS > 0) {
-      for (const t of targets) {
-        const agent = acc.get(t.id).agent;
-        await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent, ...(t.request ?? {}) });
-      }
+    for (const t of warmS > 0 ? targets : []) {
+      await paced.run({ url: t.url, rate: t.rate, durationS: warmS, agent: agents.get(t.id), ...(t.request ?? {}) });
     }
     for (let s = 0; s < slices; s += 1) {
       for (const t of sliceOrder(targets, sliceSeed(r, s))) {
-        const a = acc.get(t.id);
         const before = t.usage ? await t.usage() : null;
-        a.sliceAt.push(Date.now());
+        const at = Date.now();
         const r = await paced.run({
-          url: t.url, rate: t.rate, durationS: sliceS, agent: a.agent, raw: true, ...(t.request ?? {}),
+          url: t.url, rate: t.rate, durationS: sliceS, agent: agents.get(t.id), raw: true, ...(t.request ?? {}),
         });
-        if (before) {
-          const ns = (await t.usage()).cpuNs - before.cpuNs;
-          a.cpuNs += ns;
-          a.costs.push([round(ns / 1000, 0), r.requests]);
-        }
-        for (const ms of r.latencies) a.latencies.push(ms);
-        for (const ms of r.lags) a.lags.push(ms);
-        a.sliceLagP99.push(paced.latencySummary(r.lags).p99);
-        a.slices.push(histogram(r.latencies));
-        a.requests += r.requests;
-        a.durationS += r.durationS;
-        a.errors += errorsOf(r);
+        taken.get(t.id).push({ at, r, ns: before ? (await t.usage()).cpuNs - before.cpuNs : null });
       }
     }
   } finally {
-    await Promise.all([...acc.values()].map((a) => a.agent.destroy()));
+    await Promise.all([...agents.values()].map((a) => a.destroy()));
   }
-  return new Map(targets.map((t) => [t.id, blockRecord(t, acc.get(t.id), slices, sliceS)]));
+  return new Map(targets.map((t) => [t.id, blockRecord(t, taken.get(t.id), slices, sliceS)]));
 }
 
-// One target's latency window from what its slices gathered (`a`), held or not (judge/held-rate.js).
-function blockRecord(t, a, slices, sliceS) {
-  const cpuMs = a.cpuNs === null ? null : a.cpuNs / 1e6;
-  const rps = a.durationS > 0 ? a.requests / a.durationS : 0;
+// One target's latency window from its slices, held or not (judge/held-rate.js).
+function blockRecord(t, taken, slices, sliceS) {
+  const sum = (f) => taken.reduce((s, x) => s + f(x), 0);
+  const requests = sum((x) => x.r.requests);
+  const durationS = sum((x) => x.r.durationS);
+  const cpuMs = t.usage ? sum((x) => x.ns) / 1e6 : null;
+  const costs = t.usage ? taken.map((x) => [round(x.ns / 1000, 0), x.r.requests]) : [];
   const rec = {
-    rate: t.rate, rps: round(rps), requests: a.requests, latencyMs: paced.latencySummary(a.latencies),
-    sendLagMs: paced.latencySummary(a.lags), errors: a.errors, slices, sliceS, sliceHistograms: a.slices,
-    sliceLagP99Ms: a.sliceLagP99, sliceAt: a.sliceAt, ...(a.costs.length ? { sliceCpu: a.costs } : {}),
-    cpuPerRequestUs: cpuMs !== null && a.requests > 0 ? round((cpuMs * 1000) / a.requests, 2) : null,
+    rate: t.rate, rps: round(durationS > 0 ? requests / durationS : 0), requests,
+    latencyMs: paced.latencySummary(taken.flatMap((x) => x.r.latencies)),
+    sendLagMs: paced.latencySummary(taken.flatMap((x) => x.r.lags)), errors: sum((x) => errorsOf(x.r)), slices, sliceS,
+    sliceHistograms: taken.map((x) => histogram(x.r.latencies)),
+    sliceLagP99Ms: taken.map((x) => paced.latencySummary(x.r.lags).p99), sliceAt: taken.map((x) => x.at),
+    ...(costs.length ? { sliceCpu: costs } : {}),
+    cpuPerRequestUs: cpuMs !== null && requests > 0 ? round((cpuMs * 1000) / requests, 2) : null,
   };
   const { held, why } = heldOf(rec);
   return { ...rec, held, why };
@@ -264,38 +244,26 @@ export function latencyRounds(rounds, count = 0) {
   return new Set(Array.from({ length: rounds - first + 1 }, (_, i) => first + i));
 }
 
-function diffThrottling(a = {}, b = {}) {
-  const out = {};
-  for (const [name, t] of Object.entries(b)) {
-    const p = a[name] ?? { periods: 0, throttled: 0, throttledMs: 0 };
-    out[name] = {
-      periods: t.periods - p.periods,
-      throttled: t.throttled - p.throttled,
-      throttledMs: round(t.throttledMs - p.throttledMs, 1),
-    };
-  }
-  return out;
-}
-
 /**
- * A fixed number of requests from a fixed number of users (the Mazira article's "10 users × 5
- * requests"); timeline: every answer's status and response time, in the order they came back.
+ * A count cell's fixed number of requests (`amount`) from a fixed number of users (`connections`: the
+ * Mazira article's "10 users × 5 requests"), usage() read around it; timeline: every answer's status
+ * and response time, in the order they came back.
  */
-export async function fixedCount({ url, tool, connections, amount, usage, timeline = false }) {
+export async function fixedCount(url, { connections, amount }, tool, usage) {
   const name = pacedToolName(tool);
-  const answers = [];
-  const before = usage ? await usage() : null;
-  const onResponse = timeline ? (status, ms) => answers.push([status, round(ms, 1)]) : undefined;
+  const timeline = [];
+  const before = await usage();
+  const onResponse = (status, ms) => timeline.push([status, round(ms, 1)]);
   const r = await getTool(name).run({ url, connections, amount, durationS: 300, threads: 1, onResponse });
-  const after = usage ? await usage() : null;
-  const cpuMs = after ? (after.cpuNs - before.cpuNs) / 1e6 : null;
+  const after = await usage();
+  const cpuMs = (after.cpuNs - before.cpuNs) / 1e6;
   return {
     tool: name, connections, amount, rps: round(r.rps), requests: r.requests, durationS: round(r.durationS, 2),
     latencyMs: r.latencyMs, errors: errorsOf(r), non2xx: r.non2xx, socketErrors: r.socketErrors,
     cpuMs: round(cpuMs, 1),
-    cpuPerRequestUs: cpuMs !== null && r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
-    memoryMiB: after ? round(after.anonMiB, 1) : null,
-    ...(timeline ? { timeline: answers } : {}),
+    cpuPerRequestUs: r.requests ? round((cpuMs * 1000) / r.requests, 1) : null,
+    memoryMiB: round(after.anonMiB, 1),
+    timeline,
   };
 }
 
@@ -331,46 +299,38 @@ export async function fixedRateRun({ url, tool, rate, requests, connections, kee
 }
 
 /**
- * Open loop at `rate` req/s for durationS. Sustained only if the achieved rate is within
- * `rateTolerance` of the target, p99 < p99LimitMs and nothing failed.
- */
-export async function fixedRate({
-  url, tool, rate, durationS, connections, threads, p99LimitMs = 500, rateTolerance = 0.05, keepAlive = true,
-}) {
-  const r = await getTool(tool).run({ url, rate, durationS, connections, threads, timeoutS: 5, keepAlive });
-  const achieved = r.requests / durationS;
-  const why = [];
-  if (achieved < (1 - rateTolerance) * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);
-  if (!(r.latencyMs.p99 < p99LimitMs)) why.push(`p99 ${round(r.latencyMs.p99, 0)} ms`);
-  if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
-  return {
-    rate, achievedRps: round(achieved), sustained: why.length === 0, why: why.join(', ') || null,
-    requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null,
-    connections,
-  };
-}
-
-/**
- * The highest sustained fixed rate: from `startRate`, up by ×growth while steps pass, then bisect
- * between the last passing and the first failing rate until they are within `resolution`.
- * Bounded by maxSteps; after a failed step it waits coolS for the backlog to drain.
- */
-/**
+ * The highest sustained fixed (open-loop) rate: from `startRate`, up by ×growth while steps pass, then
+ * bisect between the last passing and the first failing rate until they are within `resolution`. A step
+ * of stepS at `rate` is sustained only if the achieved rate is within `rateTolerance` of it, p99 <
+ * p99LimitMs and nothing failed. Bounded by maxSteps; after a failed step it waits coolS for the backlog
+ * to drain.
  * @param {{ url: string, tool: string, startRate: number, maxSteps: number, stepS: number, threads?: number,
- *   p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number,
- *   connectionsFor?: (rate: number) => number, onStep?: (step: object) => void }} options
+ *   p99LimitMs?: number, resolution?: number, growth?: number, coolS?: number, rateTolerance?: number,
+ *   onStep?: (step: object) => void }} options
  */
 export async function searchRate({
   url, tool, startRate, maxSteps, stepS, threads, p99LimitMs = 500, resolution = 0.05, growth = 1.25, coolS = 2,
-  connectionsFor, onStep,
+  rateTolerance = 0.05, onStep,
 }) {
   const steps = [];
   let lo = 0;
   let hi = null;
   let rate = Math.max(1, Math.round(startRate));
   for (let i = 0; i < maxSteps; i += 1) {
-    const connections = connectionsFor ? connectionsFor(rate) : Math.max(16, Math.min(2000, Math.ceil(rate * 0.1)));
-    const step = await fixedRate({ url, tool, rate, durationS: stepS, connections, threads, p99LimitMs });
+    const connections = Math.max(16, Math.min(2000, Math.ceil(rate * 0.1)));
+    const r = await getTool(tool).run({
+      url, rate, durationS: stepS, connections, threads, timeoutS: 5, keepAlive: true,
+    });
+    const achieved = r.requests / stepS;
+    const why = [];
+    if (achieved < (1 - rateTolerance) * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);
+    if (!(r.latencyMs.p99 < p99LimitMs)) why.push(`p99 ${round(r.latencyMs.p99, 0)} ms`);
+    if (errorsOf(r) > 0) why.push(`${errorsOf(r)} failed`);
+    const step = {
+      rate, achievedRps: round(achieved), sustained: why.length === 0, why: why.join(', ') || null,
+      requests: r.requests, latencyMs: r.latencyMs, errors: errorsOf(r), errorDetail: r.socketErrorDetail ?? null,
+      connections,
+    };
     steps.push(step);
     onStep?.(step);
     if (step.sustained) {
@@ -380,10 +340,10 @@ export async function searchRate({
       await new Promise((r) => setTimeout(r, coolS * 1000));
     }
     if (hi !== null && lo > 0 && (hi - lo) / hi <= resolution) break;
-    let next = hi === null
+    const next = hi === null
       ? Math.round(rate * growth)
       : lo === 0 ? Math.max(1, Math.round(hi / 2)) : Math.round((lo + hi) / 2);
-    if (next === rate || next === lo || next === hi) break;
+    if (next === lo || next === hi) break;
     rate = next;
   }
   return { tool, p99LimitMs, stepS, maxRate: lo, bracket: [lo, hi], bracketed: hi !== null && lo > 0, steps };

@@ -29,7 +29,7 @@ async function drillCell(run, c, rec) {
     rec.drill = await runSwarmCell({ cell: c, runner: run.ctx.runners?.docker, app, log });
     return;
   }
-  const d = run.depOf(c);
+  const d = run.deploymentOf(c).handle;
   rec.drill = await runDrillCell({ cell: c, runner: d.runner, runDir: d.runDir, url: rec.url, app, log });
 }
 
@@ -58,9 +58,7 @@ export async function oneByOne(run, cells) {
     await guarded(rec, async () => {
       if (c.kind === 'count') {
         const tool = c.tool ?? ctx.pacedTool;
-        const w = await fixedCount({
-          url: rec.url, tool, connections: c.connections, amount: c.amount, usage: run.usageOf(c), timeline: true,
-        });
+        const w = await fixedCount(rec.url, c, tool, run.usageOf(c));
         rec.rounds.push({ round: 1, at: new Date().toISOString(), ...w });
         finish(rec, { tool, windowS: null, warmupS: 0, rewarmS: 0 });
         return;

@@ -9,12 +9,7 @@ function figures(windows) {
   const over = (f, digits = 2) => summary(windows.map(f), digits);
   return {
     rps: over((w) => w.rps, 1),
-    latencyMs: {
-      p50: over((w) => w.latencyMs.p50),
-      p90: over((w) => w.latencyMs.p90),
-      p99: over((w) => w.latencyMs.p99),
-      max: over((w) => w.latencyMs.max),
-    },
+    latencyMs: Object.fromEntries(['p50', 'p90', 'p99', 'max'].map((q) => [q, over((w) => w.latencyMs[q])])),
     cpuPerRequestUs: over((w) => w.cpuPerRequestUs),
     errors: windows.reduce((s, w) => s + w.errors, 0),
   };
@@ -54,12 +49,10 @@ export async function guarded(rec, fn) {
  */
 export function finish(rec, { tool, windowS, warmupS, rewarmS, ceiling }) {
   if (rec.status === 'failed') return;
-  if (rec.rounds.length === 0) {
-    Object.assign(rec, { status: 'failed', error: 'no round completed' });
-    return;
-  }
-  if (rec.rounds.every((r) => r.requests === 0)) {
-    const error = `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections`;
+  const error = rec.rounds.length === 0 ? 'no round completed'
+    : rec.rounds.every((r) => r.requests === 0)
+      ? `no request completed in ${rec.rounds.length} round(s) at ${rec.connections} connections` : null;
+  if (error) {
     Object.assign(rec, { status: 'failed', error });
     return;
   }

@@ -1,9 +1,9 @@
-// One scenario of a plan: start every deployment its cells need (each pinned to the CPUs of the
-// system under test under its budget; an interleaved one as its blocks reach it), verify each cell's
-// answer, measure (interleaved or one by one), then stop what was started. A cell that fails is
+// A plan, one scenario after another: start every deployment its cells need (each pinned to the CPUs of
+// the system under test under its budget; an interleaved one as its blocks reach it), verify each
+// cell's answer, measure (interleaved or one by one), then stop what was started. A cell that fails is
 // recorded and the run goes on.
 import path from 'node:path';
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { startDeployment } from './deployments.js';
 import { verify, everyProcessServes } from './check-responses.js';
 import { startNaiveBalancer } from '../experiments/naive-balancer.js';
@@ -33,9 +33,8 @@ export function whatItSaid(message) {
 // on every CPU (cpuset 'all'): a verdict budget larger than what is left after the generator's
 // CPUs, the generator then sharing them, or an experiment whose generator does next to nothing.
 function placement(d, iso) {
-  if (!iso.pinned) return { cpuset: undefined, budget: d.budget ?? iso.budgetCpus };
   const { cpuset, budget } = cellPlacement(d.cells[0], iso);
-  return { cpuset, budget };
+  return iso.pinned ? { cpuset, budget } : { cpuset: undefined, budget: d.budget ?? iso.budgetCpus };
 }
 
 // The deployments a scenario's cells run on: one per distinct topology start on one engine (keyOf:
@@ -48,10 +47,8 @@ function deploymentsOf(scenario, runBase, counter, keyOf) {
     if (!deps.has(key)) {
       counter.n += 1;
       deps.set(key, {
-        key,
         sample: c.topology.sample,
         env: c.topology.env,
-        cpuset: c.topology.cpuset,
         budget: c.budget,
         engine: c.engine ?? null,
         cells: [],
@@ -87,14 +84,11 @@ async function start(run, d, { build, noDatabase }) {
     d.placed = cellPlacement(d.cells[0], ctx.isolation);
   } catch (e) {
     const optional = Boolean(strategyOf(d.cells[0].topology.strategy).optional);
-    const why = optional ? `${d.cells[0].topology.strategy} skipped: ${whatItSaid(e.message)}` : e.message;
-    for (const c of d.cells)
-      Object.assign(records.get(c.id), {
-        status: optional ? 'skipped' : 'failed',
-        error: why,
-        ...(optional ? {} : { lastLog: whatItSaid(e.message) }),
-      });
-    ctx.hooks.log?.(optional ? why : `failed: ${e.message}`);
+    const outcome = optional
+      ? { status: 'skipped', error: `${d.cells[0].topology.strategy} skipped: ${whatItSaid(e.message)}` }
+      : { status: 'failed', error: e.message, lastLog: whatItSaid(e.message) };
+    for (const c of d.cells) Object.assign(records.get(c.id), outcome);
+    ctx.hooks.log?.(optional ? outcome.error : `failed: ${e.message}`);
     return;
   }
   for (const c of d.cells) await prepare(c, records.get(c.id), d.handle, run.balancers);
@@ -149,31 +143,26 @@ async function prepare(c, r, handle, balancers) {
 // A cell every comparison of which lost its other side (e.g. the Node side of a database question
 // where MongoDB can't run) measures nothing anyone reads: skip it and save its time.
 function skipOrphans(scenario, records) {
-  if (!scenario.comparisons.length) return;
   const alive = (id) => ['pending', 'ok'].includes(records.get(id)?.status);
   for (const c of scenario.cells) {
-    const qs = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id);
-    if (!qs.length || !alive(c.id) || c.keep) continue;
-    const partners = qs.map((q) => (q.a === c.id ? q.b : q.a));
-    if (partners.every((id) => !alive(id))) {
-      const why = partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ');
-      Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${why})` });
-    }
+    const partners = scenario.comparisons.filter((q) => q.a === c.id || q.b === c.id)
+      .map((q) => (q.a === c.id ? q.b : q.a));
+    if (!partners.length || !alive(c.id) || c.keep || partners.some(alive)) continue;
+    const why = partners.map((id) => `${id}: ${records.get(id)?.error ?? records.get(id)?.status}`).join('; ');
+    Object.assign(records.get(c.id), { status: 'skipped', error: `nothing to compare it with here (${why})` });
   }
 }
 
 // How a cell is loaded, kept with it (results describe themselves): the closed-loop tool with its
 // threads and connections; the paced generator's connections for capacity and latency windows.
 function loadOf(c, ctx) {
-  const closed =
-    c.kind === 'closed'
-      ? { tool: c.tool ?? ctx.tool, threads: ctx.isolation.generatorThreads, connections: c.connections }
-      : null;
-  const paced =
-    c.searchCapacity || c.latencyRounds
-      ? { tool: 'paced', threads: 1, connections: 'as many as the rate keeps in flight for 100 ms, at least 64' }
-      : null;
-  return { ...(closed ? { closed } : {}), ...(paced ? { paced } : {}) };
+  const connections = 'as many as the rate keeps in flight for 100 ms, at least 64';
+  return {
+    ...(c.kind === 'closed'
+      ? { closed: { tool: c.tool ?? ctx.tool, threads: ctx.isolation.generatorThreads, connections: c.connections } }
+      : {}),
+    ...(c.searchCapacity || c.latencyRounds ? { paced: { tool: 'paced', threads: 1, connections } } : {}),
+  };
 }
 
 // Starts the deployments given that are not started yet: one per app first (it builds, if the app
@@ -193,10 +182,21 @@ async function startDeployments(run, wanted, { built, noDatabase }) {
 }
 
 /**
- * Runs one scenario: returns its cells' records. ctx: the opened run (index.js runPlan's); built: the
- * apps already built in this run (a build step runs once); counter: numbers the run folders.
+ * Runs every scenario of the plan, as measure-plan.js opened the run (ctx: the engines' Runners, the
+ * pinned isolation, the tools and their ceilings, the run folders and the progress hooks). Returns the
+ * cells, each with status ok | failed | skipped and its rounds.
  */
-export async function runScenario(scenario, params, ctx, { built, counter }) {
+export async function runPlan(plan, ctx) {
+  const out = [];
+  // The apps already built in this run (a build step runs once); a counter that numbers the run folders.
+  const state = { built: new Set(), counter: { n: 0 } };
+  for (const scenario of plan.scenarios) out.push(...await runScenario(scenario, plan.params, ctx, state));
+  await rmdir(ctx.runBase).catch(() => {});
+  return out;
+}
+
+// Runs one scenario: returns its cells' records.
+async function runScenario(scenario, params, ctx, { built, counter }) {
   const movable = canPlace(scenario, ctx.runner, ctx.isolation);
   const keyOf = movable ? familyKeysOf(scenario) : deploymentKeyOf;
   const deps = deploymentsOf(scenario, ctx.runBase, counter, keyOf);
@@ -205,11 +205,11 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
   );
   const deploymentOf = (c) => deps.get(keyOf(c));
   const depOf = (c) => deploymentOf(c).handle;
+  const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
   const run = {
     records,
     params,
     ctx,
-    depOf,
     deploymentOf,
     // The engine moves a running deployment (run/families.js): between budgets, and to lend a
     // warm-up the CPUs of its cpuset (run/warmup.js lentCpus).
@@ -227,28 +227,22 @@ export async function runScenario(scenario, params, ctx, { built, counter }) {
         processesPerInstance: c.topology.workers,
       }
       : null),
+    // Starts the deployments of `cells` not started yet; returns those of them still pending.
+    ready: async (cells) => {
+      await startDeployments(run, cells.map(deploymentOf), { built, noDatabase });
+      skipOrphans(scenario, records);
+      return cells.filter((c) => records.get(c.id).status === 'pending');
+    },
   };
-  const noDatabase = new Map(); // app -> why its database can't run here, once a start found out
-  const startFor = (cells) => startDeployments(run, cells.map(deploymentOf), { built, noDatabase });
   try {
     // An interleaved scenario starts its deployments as its blocks reach them (interleave.js: right
     // before their first warm-up), not all at once here.
-    const lazy = scenario.interleaved && !scenario.cells.some((c) => c.kill);
-    if (!lazy) {
-      await startFor(scenario.cells);
-      skipOrphans(scenario, records);
-    }
+    if (!scenario.interleaved || scenario.cells.some((c) => c.kill)) await run.ready(scenario.cells);
     const live = scenario.cells.filter((c) => records.get(c.id).status === 'pending');
     // Instances an experiment kills go down after every answer was verified, before anything is
     // measured; killed as `docker kill` does, so the app's restart policy does not bring them back.
     for (const c of live.filter((x) => x.kill)) await guarded(records.get(c.id), () => depOf(c).killHeld(c.kill));
     const rounded = live.filter((c) => c.kind === 'closed' || c.kind === 'count');
-    const pending = (cells) => cells.filter((c) => records.get(c.id).status === 'pending');
-    run.ready = async (cells) => {
-      await startFor(cells);
-      skipOrphans(scenario, records);
-      return pending(cells);
-    };
     if (scenario.interleaved) await interleave(run, rounded, scenario.comparisons ?? []);
     const rest = live.filter((c) => !scenario.interleaved || !rounded.includes(c));
     await oneByOne(run, await run.ready(rest));
