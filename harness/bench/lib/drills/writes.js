@@ -80,14 +80,15 @@ export async function planWrites({ runner, runDir, app, name = 'the app' }) {
     const where = `${name}'s store (service ${writes.service}) does not run here${skipped ? ` (${skipped})` : ''}`;
     return { counted: false, why: `${where}, so its writes are not counted` };
   }
-  const body = typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body);
-  return {
-    counted: true,
-    store: writes.service,
-    writes,
-    post: { path: writes.post, body, contentType: writes.content_type ?? 'application/json' },
-  };
+  return { counted: true, store: writes.service, writes, post: writePost(writes) };
 }
+
+/** The POST that makes one write of x-bench.writes: { path, body (its id as `{id}`), contentType }. */
+export const writePost = (writes) => ({
+  path: writes.post,
+  body: typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body),
+  contentType: writes.content_type ?? 'application/json',
+});
 
 // The first line a failing command printed (psql and compose put the cause there).
 const firstLine = (text) =>
