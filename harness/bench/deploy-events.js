@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { positive, envList } from '../lib/option-parsers.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
-import { writesOn, checkWrites, readBack, accountWrites } from './lib/drills/writes.js';
+import { writesOn, checkWrites, readBack, accountWrites, writePost } from './lib/drills/writes.js';
 import { whyNoSwarm, dockerOf, deployStack, removeStack, execIn } from './lib/drills/swarm.js';
 import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
 import { summarise } from './lib/drills/load.js';
@@ -66,9 +66,11 @@ const misuse = (line) => {
   process.exit(2);
 };
 let app;
+let declared; // its x-bench.writes on Docker
 try {
   app = describeSample(opts.sample);
-  checkWrites(writesOn(app, 'docker'));
+  declared = writesOn(app, 'docker');
+  checkWrites(declared);
 } catch (err) {
   misuse(err.message);
 }
@@ -77,8 +79,7 @@ const replicas = Number(env.REPLICAS);
 if (!Number.isInteger(replicas) || replicas < 2) misuse('REPLICAS must be 2 or more: 1 cannot stop without a gap');
 const cap = opts.orchestrator === 'swarm' ? whyNoSwarm(app, replicas + 1) : null;
 if (cap && !opts.liftPerNode) misuse(`${cap} (--lift-per-node lifts it on this node)`);
-const storeRuns = (w) => w && (!opts.services || opts.services.includes(w.service));
-const writes = storeRuns(writesOn(app, 'docker')) ? writesOn(app, 'docker') : null;
+const writes = declared && (!opts.services || opts.services.includes(declared.service)) ? declared : null;
 const post = writes?.post ?? app.post;
 if (!post) misuse(`${app.folder} names no POST route (x-bench.writes or x-bench.post)`);
 if (engineUnavailable()) {
@@ -93,10 +94,10 @@ const outDir = path.resolve(opts.out
 const label = (service) => (opts.orchestrator === 'swarm'
   ? [`label=com.docker.swarm.service.name=${name}_${service}`]
   : [`label=com.docker.compose.project=${name}`, `label=com.docker.compose.service=${service}`]);
-/** The running containers of a service (`healthy`: whose health check passes). */
-const containers = (service, { healthy = false } = {}) => {
+/** The running containers of a service (`healthy`: whose health check passes; `all`: stopped ones too). */
+const containers = (service, { healthy = false, all = false } = {}) => {
   const filters = [...label(service), ...(healthy ? ['health=healthy'] : [])].flatMap((f) => ['--filter', f]);
-  return dockerOk(['ps', '-q', ...filters]).split('\n').filter(Boolean);
+  return dockerOk(['ps', all ? '-aq' : '-q', ...filters]).split('\n').filter(Boolean);
 };
 const backTo = (n) => waitFor(
   () => containers(app.app, { healthy: true }).length === n && containers(app.app).length === n,
@@ -109,8 +110,6 @@ const keepLog = (id, what) => {
   fs.writeFileSync(path.join(outDir, `${what}-${id.slice(0, 12)}.log`), text);
   return text;
 };
-const everyContainer = (service) =>
-  dockerOk(['ps', '-aq', ...label(service).flatMap((f) => ['--filter', f])]).split('\n').filter(Boolean);
 const oldest = (ids) => ids.map((id) => [JSON.parse(dockerOk(['inspect', id]))[0].Created, id]).sort()[0][1];
 
 const composeFiles = String(app.docker?.compose_file ?? '').split(':').filter(Boolean);
@@ -241,8 +240,7 @@ function judge(records, from, to) {
   return { ok: why.length === 0, text: `${text}: ${why.length ? `${verdict} (${why.join('; ')})` : 'ok'}` };
 }
 
-const bodyOf = (w) => (typeof w.body === 'string' ? w.body : JSON.stringify(w.body));
-const body = writes ? bodyOf(writes) : '{"drill":true}';
+const body = writes ? writePost(writes).body : '{"drill":true}';
 
 /** Up with its own files, a GET and a POST answered through nginx; returns the URL. */
 async function up() {
@@ -286,7 +284,7 @@ function startLoad(url) {
 /** What the store holds of the load's POSTs (one line), and how many were lost or stored twice. */
 async function rows(records, idPrefix) {
   if (!writes) {
-    const why = app.writes ? `its store (${writesOn(app, 'docker').service}) not run here` : 'x-bench.writes: null';
+    const why = declared ? `its store (${declared.service}) not run here` : 'x-bench.writes: null';
     return { text: `writes not counted: ${post} keeps nothing (${why})`, bad: 0 };
   }
   const exec = execIn(dockerOf(DOCKER_HOST), (service) => containers(service));
@@ -302,8 +300,9 @@ async function rows(records, idPrefix) {
 
 /** nginx's and the replicas' logs into the run's folder; nginx's text (all its containers). */
 function keepLogs() {
-  for (const id of everyContainer(app.app)) keepLog(id, app.app);
-  return everyContainer(app.proxy ?? 'nginx').map((id) => keepLog(id, app.proxy ?? 'nginx')).join('\n');
+  for (const id of containers(app.app, { all: true })) keepLog(id, app.app);
+  const proxy = app.proxy ?? 'nginx';
+  return containers(proxy, { all: true }).map((id) => keepLog(id, proxy)).join('\n');
 }
 
 async function main() {

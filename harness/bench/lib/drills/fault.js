@@ -52,13 +52,7 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
   }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs, everyMs: 20 });
 }
 
-const originOf = (u) => {
-  try {
-    return new URL(u).origin;
-  } catch {
-    return null;
-  }
-};
+const originOf = (u) => (URL.canParse(u) ? new URL(u).origin : null);
 
 // A container that restarts takes the first free port of its service's loopback range, its own
 // while its siblings hold theirs (runner/docker/override.js). Should it move all the same, a load
