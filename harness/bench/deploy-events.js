@@ -61,9 +61,10 @@ const opts = new Command('deploy-events')
   .parse()
   .opts();
 
-const misuse = (line) => {
+// One line, then exit: 2 on misuse, 1 where the run can't be done here.
+const misuse = (line, code = 2) => {
   console.error(`deploy-events: ${line}`);
-  process.exit(2);
+  process.exit(code);
 };
 let app;
 let declared; // its x-bench.writes on Docker
@@ -82,10 +83,7 @@ if (cap && !opts.liftPerNode) misuse(`${cap} (--lift-per-node lifts it on this n
 const writes = declared && (!opts.services || opts.services.includes(declared.service)) ? declared : null;
 const post = writes?.post ?? app.post;
 if (!post) misuse(`${app.folder} names no POST route (x-bench.writes or x-bench.post)`);
-if (engineUnavailable()) {
-  console.error(`deploy-events: no Docker engine here: ${engineUnavailable()}`);
-  process.exit(1);
-}
+if (engineUnavailable()) misuse(`no Docker engine here: ${engineUnavailable()}`, 1);
 
 const name = `lab-events-${app.folder}`;
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');

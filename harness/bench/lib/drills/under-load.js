@@ -50,25 +50,16 @@ async function preflight(url, mix, idPrefix) {
   const body = idPrefix === undefined ? mix.post?.body : mix.post?.body.replaceAll('{id}', `pre-${idPrefix}0`);
   if ((mix.postShare ?? 0) > 0) tries.push(['POST', mix.post.path, body, mix.post.contentType ?? 'application/json']);
   for (const [method, path, body, type] of tries) {
-    let status;
-    try {
-      const res = await fetch(new URL(path, url), {
-        method,
-        body,
-        headers: type ? { 'content-type': type } : {},
-        signal: AbortSignal.timeout(10_000),
+    const where = new URL(path, url);
+    const headers = type ? { 'content-type': type } : {};
+    const { status } = await fetch(where, { method, body, headers, signal: AbortSignal.timeout(10_000) })
+      .then(async (res) => ({ status: res.status, read: await res.arrayBuffer() }))
+      .catch((err) => {
+        const why = err.cause?.code ?? err.message;
+        throw new Error(`${method} ${where} failed before the drill: ${why}`, { cause: err });
       });
-      await res.arrayBuffer();
-      ({ status } = res);
-    } catch (err) {
-      throw new Error(`${method} ${new URL(path, url)} failed before the drill: ${err.cause?.code ?? err.message}`, {
-        cause: err,
-      });
-    }
     if (status < 200 || status > 299)
-      throw new Error(
-        `${method} ${new URL(path, url)} answered ${status} before the drill: the drill needs routes that answer 2xx`,
-      );
+      throw new Error(`${method} ${where} answered ${status} before the drill: the drill needs routes that answer 2xx`);
   }
 }
 
