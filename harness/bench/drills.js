@@ -125,10 +125,8 @@ async function drillStrategy({ engine, sample, app, key, opts, outDir, log }) {
 }
 
 async function main() {
-  program.parse();
-  const opts = program.opts();
+  const opts = program.parse().opts();
   const choice = selectEngine(opts.engine ?? process.env.ENGINE);
-  const samples = opts.apps ?? listApps();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = path.resolve(opts.out ?? path.join(REPO, '.run', 'drills', stamp));
   const log = (line) => console.log(line);
@@ -143,7 +141,7 @@ async function main() {
   );
   const cells = [];
   try {
-    for (const sample of samples) {
+    for (const sample of opts.apps ?? listApps()) {
       const app = describeSample(sample);
       for (const key of opts.strategies ?? STRATEGY_KEYS) {
         const why = whyNotDrillable(app, key);
