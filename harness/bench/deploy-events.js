@@ -25,7 +25,7 @@ import { positive, envList } from '../lib/option-parsers.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
 import { writesOn, checkWrites, readBack, accountWrites, writePost } from './lib/drills/writes.js';
 import { whyNoSwarm, dockerOf, deployStack, removeStack, execIn } from './lib/drills/swarm.js';
-import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
+import { failuresBetween } from './lib/drills/under-load.js';
 import { summarise } from './lib/drills/load.js';
 import { lateWhy, SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
 import { linesIn } from './lib/drills/event-evidence.js';
@@ -222,10 +222,10 @@ const ms = (x) => (x === null ? '-' : `${Math.round(x)}`);
 function judge(records, from, to) {
   const sent = records.filter((r) => r.at >= from && r.at < to);
   const s = summarise(sent);
+  const { latencyMs, sendLagMs } = s;
   const failed = failuresBetween(records, from, to);
   // From when each request really left: what the server took, the generator's lateness apart.
   const served = Math.max(0, ...sent.filter((r) => r.status !== undefined).map((r) => r.latencyMs - r.lagMs));
-  const { latencyMs, sendLagMs } = latencyBetween(records, from, to);
   const why = [failed.get && `${failed.get} GET failed`, failed.post && `${failed.post} POST failed`,
     !(latencyMs.max < opts.maxMs) && `max ${ms(latencyMs.max)} ms`, lateWhy(sendLagMs)].filter(Boolean);
   const errors = { ...s.get.errors, ...s.post.errors };
