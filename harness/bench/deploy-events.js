@@ -23,9 +23,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError } from 'commander';
 import { positive, envList } from '../lib/option-parsers.js';
 import { describeSample } from './lib/topologies/app-descriptions.js';
-import { writesOn, checkWrites, readBack, accountWrites } from './lib/drills/writes.js';
+import { writesOn, checkWrites, readBack, accountWrites, writePost } from './lib/drills/writes.js';
 import { whyNoSwarm, dockerOf, deployStack, removeStack, execIn } from './lib/drills/swarm.js';
-import { failuresBetween, latencyBetween } from './lib/drills/under-load.js';
+import { failuresBetween } from './lib/drills/under-load.js';
 import { summarise } from './lib/drills/load.js';
 import { lateWhy, SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
 import { linesIn } from './lib/drills/event-evidence.js';
@@ -61,14 +61,17 @@ const opts = new Command('deploy-events')
   .parse()
   .opts();
 
-const misuse = (line) => {
+// One line, then exit: 2 on misuse, 1 where the run can't be done here.
+const misuse = (line, code = 2) => {
   console.error(`deploy-events: ${line}`);
-  process.exit(2);
+  process.exit(code);
 };
 let app;
+let declared; // its x-bench.writes on Docker
 try {
   app = describeSample(opts.sample);
-  checkWrites(writesOn(app, 'docker'));
+  declared = writesOn(app, 'docker');
+  checkWrites(declared);
 } catch (err) {
   misuse(err.message);
 }
@@ -77,14 +80,10 @@ const replicas = Number(env.REPLICAS);
 if (!Number.isInteger(replicas) || replicas < 2) misuse('REPLICAS must be 2 or more: 1 cannot stop without a gap');
 const cap = opts.orchestrator === 'swarm' ? whyNoSwarm(app, replicas + 1) : null;
 if (cap && !opts.liftPerNode) misuse(`${cap} (--lift-per-node lifts it on this node)`);
-const storeRuns = (w) => w && (!opts.services || opts.services.includes(w.service));
-const writes = storeRuns(writesOn(app, 'docker')) ? writesOn(app, 'docker') : null;
+const writes = declared && (!opts.services || opts.services.includes(declared.service)) ? declared : null;
 const post = writes?.post ?? app.post;
 if (!post) misuse(`${app.folder} names no POST route (x-bench.writes or x-bench.post)`);
-if (engineUnavailable()) {
-  console.error(`deploy-events: no Docker engine here: ${engineUnavailable()}`);
-  process.exit(1);
-}
+if (engineUnavailable()) misuse(`no Docker engine here: ${engineUnavailable()}`, 1);
 
 const name = `lab-events-${app.folder}`;
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -93,10 +92,10 @@ const outDir = path.resolve(opts.out
 const label = (service) => (opts.orchestrator === 'swarm'
   ? [`label=com.docker.swarm.service.name=${name}_${service}`]
   : [`label=com.docker.compose.project=${name}`, `label=com.docker.compose.service=${service}`]);
-/** The running containers of a service (`healthy`: whose health check passes). */
-const containers = (service, { healthy = false } = {}) => {
+/** The running containers of a service (`healthy`: whose health check passes; `all`: stopped ones too). */
+const containers = (service, { healthy = false, all = false } = {}) => {
   const filters = [...label(service), ...(healthy ? ['health=healthy'] : [])].flatMap((f) => ['--filter', f]);
-  return dockerOk(['ps', '-q', ...filters]).split('\n').filter(Boolean);
+  return dockerOk(['ps', all ? '-aq' : '-q', ...filters]).split('\n').filter(Boolean);
 };
 const backTo = (n) => waitFor(
   () => containers(app.app, { healthy: true }).length === n && containers(app.app).length === n,
@@ -109,8 +108,6 @@ const keepLog = (id, what) => {
   fs.writeFileSync(path.join(outDir, `${what}-${id.slice(0, 12)}.log`), text);
   return text;
 };
-const everyContainer = (service) =>
-  dockerOk(['ps', '-aq', ...label(service).flatMap((f) => ['--filter', f])]).split('\n').filter(Boolean);
 const oldest = (ids) => ids.map((id) => [JSON.parse(dockerOk(['inspect', id]))[0].Created, id]).sort()[0][1];
 
 const composeFiles = String(app.docker?.compose_file ?? '').split(':').filter(Boolean);
@@ -225,10 +222,10 @@ const ms = (x) => (x === null ? '-' : `${Math.round(x)}`);
 function judge(records, from, to) {
   const sent = records.filter((r) => r.at >= from && r.at < to);
   const s = summarise(sent);
+  const { latencyMs, sendLagMs } = s;
   const failed = failuresBetween(records, from, to);
   // From when each request really left: what the server took, the generator's lateness apart.
   const served = Math.max(0, ...sent.filter((r) => r.status !== undefined).map((r) => r.latencyMs - r.lagMs));
-  const { latencyMs, sendLagMs } = latencyBetween(records, from, to);
   const why = [failed.get && `${failed.get} GET failed`, failed.post && `${failed.post} POST failed`,
     !(latencyMs.max < opts.maxMs) && `max ${ms(latencyMs.max)} ms`, lateWhy(sendLagMs)].filter(Boolean);
   const errors = { ...s.get.errors, ...s.post.errors };
@@ -241,8 +238,7 @@ function judge(records, from, to) {
   return { ok: why.length === 0, text: `${text}: ${why.length ? `${verdict} (${why.join('; ')})` : 'ok'}` };
 }
 
-const bodyOf = (w) => (typeof w.body === 'string' ? w.body : JSON.stringify(w.body));
-const body = writes ? bodyOf(writes) : '{"drill":true}';
+const body = writes ? writePost(writes).body : '{"drill":true}';
 
 /** Up with its own files, a GET and a POST answered through nginx; returns the URL. */
 async function up() {
@@ -286,7 +282,7 @@ function startLoad(url) {
 /** What the store holds of the load's POSTs (one line), and how many were lost or stored twice. */
 async function rows(records, idPrefix) {
   if (!writes) {
-    const why = app.writes ? `its store (${writesOn(app, 'docker').service}) not run here` : 'x-bench.writes: null';
+    const why = declared ? `its store (${declared.service}) not run here` : 'x-bench.writes: null';
     return { text: `writes not counted: ${post} keeps nothing (${why})`, bad: 0 };
   }
   const exec = execIn(dockerOf(DOCKER_HOST), (service) => containers(service));
@@ -302,8 +298,9 @@ async function rows(records, idPrefix) {
 
 /** nginx's and the replicas' logs into the run's folder; nginx's text (all its containers). */
 function keepLogs() {
-  for (const id of everyContainer(app.app)) keepLog(id, app.app);
-  return everyContainer(app.proxy ?? 'nginx').map((id) => keepLog(id, app.proxy ?? 'nginx')).join('\n');
+  for (const id of containers(app.app, { all: true })) keepLog(id, app.app);
+  const proxy = app.proxy ?? 'nginx';
+  return containers(proxy, { all: true }).map((id) => keepLog(id, proxy)).join('\n');
 }
 
 async function main() {

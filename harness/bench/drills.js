@@ -42,7 +42,7 @@ const program = new Command()
   .option(
     '--apps <list>',
     'the samples to drill (default: all)',
-    list('--apps', () => listApps()),
+    list('--apps', listApps),
   )
   .option(
     '--strategies <list>',
@@ -88,23 +88,15 @@ function countsOf(d) {
 // A store that could not start for one deployment of a sample is not tried again for the next.
 const noDatabase = new Map();
 
-async function drillStrategy({ engine, sample, app, key, n, opts, runDir, log }) {
+async function drillStrategy({ engine, sample, app, key, opts, outDir, log }) {
+  const n = key === 'one-process' ? 1 : opts.processes;
   const cells = drillCells(app, key, n, opts.budget, { kills: opts.kills, events: opts.events, rate: opts.rate });
   const t = cells[0].topology;
+  const runDir = path.join(outDir, 'runs', `${sample}-${key}`);
   let dep;
   try {
-    dep = await startDeployment(
-      engine.runner,
-      { sample, env: t.env },
-      {
-        runDir,
-        cpuset: undefined,
-        budget: undefined,
-        needsDb: true,
-        knownDatabaseError: noDatabase.get(sample) ?? null,
-        log,
-      },
-    );
+    const how = { runDir, needsDb: true, knownDatabaseError: noDatabase.get(sample), log };
+    dep = await startDeployment(engine.runner, { sample, env: t.env }, how);
     if (dep.databaseError) noDatabase.set(sample, dep.databaseError);
   } catch (e) {
     return cells.map((c) => ({ ...c, status: 'failed', error: e.message }));
@@ -113,23 +105,18 @@ async function drillStrategy({ engine, sample, app, key, n, opts, runDir, log })
   try {
     for (const cell of cells) {
       log(`${cell.id}: ${cell.kind} of ${key} (${n} process${n > 1 ? 'es' : ''}, ${opts.budget} CPU)`);
-      try {
-        const drill = await runDrillCell({
-          cell,
-          runner: engine.runner,
-          runDir,
-          url: dep.url(t),
-          app,
-          name: sample,
-          log: (l) => log(`  ${l}`),
-          sendLagBoundMs: opts.sendLagBound,
-        });
-        out.push({ ...cell, status: 'ok', drill });
-      } catch (e) {
-        out.push({ ...cell, status: 'failed', error: e.message });
-      }
-      const last = out.at(-1);
-      log(last.status === 'ok' ? `  ${countsOf(last.drill)}` : `  failed: ${last.error}`);
+      const drilled = await runDrillCell({
+        cell,
+        runner: engine.runner,
+        runDir,
+        url: dep.url(t),
+        app,
+        name: sample,
+        log: (l) => log(`  ${l}`),
+        sendLagBoundMs: opts.sendLagBound,
+      }).then((drill) => ({ ...cell, status: 'ok', drill }), (e) => ({ ...cell, status: 'failed', error: e.message }));
+      log(drilled.status === 'ok' ? `  ${countsOf(drilled.drill)}` : `  failed: ${drilled.error}`);
+      out.push(drilled);
     }
   } finally {
     await dep.stop();
@@ -138,10 +125,8 @@ async function drillStrategy({ engine, sample, app, key, n, opts, runDir, log })
 }
 
 async function main() {
-  program.parse();
-  const opts = program.opts();
+  const opts = program.parse().opts();
   const choice = selectEngine(opts.engine ?? process.env.ENGINE);
-  const samples = opts.apps ?? listApps();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = path.resolve(opts.out ?? path.join(REPO, '.run', 'drills', stamp));
   const log = (line) => console.log(line);
@@ -156,7 +141,7 @@ async function main() {
   );
   const cells = [];
   try {
-    for (const sample of samples) {
+    for (const sample of opts.apps ?? listApps()) {
       const app = describeSample(sample);
       for (const key of opts.strategies ?? STRATEGY_KEYS) {
         const why = whyNotDrillable(app, key);
@@ -164,19 +149,7 @@ async function main() {
           if (opts.strategies) log(`${sample}: no ${key} drills (${why})`);
           continue;
         }
-        const runDir = path.join(outDir, 'runs', `${sample}-${key}`);
-        cells.push(
-          ...(await drillStrategy({
-            engine,
-            sample,
-            app,
-            key,
-            n: key === 'one-process' ? 1 : opts.processes,
-            opts,
-            runDir,
-            log,
-          })),
-        );
+        cells.push(...(await drillStrategy({ engine, sample, app, key, opts, outDir, log })));
       }
     }
   } finally {

@@ -29,9 +29,7 @@ const program = new Command()
 
 async function main() {
   const o = program.parse().opts();
-  try {
-    new URL(o.url);
-  } catch {
+  if (!URL.canParse(o.url)) {
     console.error(`load: --url is not a URL: ${o.url}`);
     return 2;
   }
@@ -43,12 +41,11 @@ async function main() {
   const mix = { get: o.get, ...(post ? { post } : {}), postShare: post ? o.postShare : 0 };
   const idPrefix = post && o.body.includes('{id}') ? `load-${Date.now().toString(36)}-` : undefined;
   const load = await startLoad({ url: o.url, rate: o.rate, mix, idPrefix });
-  const stopped = new Promise((resolve) => {
-    const timer = setTimeout(resolve, o.seconds * 1000);
-    process.once('SIGINT', () => { clearTimeout(timer); resolve(undefined); });
-    process.once('SIGTERM', () => { clearTimeout(timer); resolve(undefined); });
+  // Until --seconds or a signal, whichever comes first (the process exits once it has written its records).
+  await new Promise((resolve) => {
+    setTimeout(resolve, o.seconds * 1000);
+    process.once('SIGINT', resolve).once('SIGTERM', resolve);
   });
-  await stopped;
   const records = await load.stop();
   const kept = { url: o.url, rate: o.rate, mix, idPrefix, startedAt: load.startedAt, records };
   if (o.out) fs.writeFileSync(o.out, `${JSON.stringify(kept)}\n`);

@@ -35,10 +35,9 @@ if (keep) {
   const kept = Object.entries(earlier.questions).filter(([id]) => keep.includes(id.split('.').at(-1)));
   earlier = { ...earlier, questions: Object.fromEntries(kept) };
 }
-const files = args;
-const runs = files.length + (earlier?.runs.length ?? 0);
+const runs = args.length + (earlier?.runs.length ?? 0);
 if (runs < MIN_RUNS) fail(`needs the results.json of at least ${MIN_RUNS} runs, got ${runs}`);
-const docs = files.map(read);
+const docs = args.map(read);
 let spread;
 try { spread = spreadOverRuns(docs, earlier); } catch (e) { fail(e.message); }
 writeFileSync(out, `${JSON.stringify(spread, null, 1)}\n`);

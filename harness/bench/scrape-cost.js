@@ -29,16 +29,16 @@ const opts = new Command('scrape-cost')
   .parse()
   .opts();
 
-// Scrapes every URL once per `everyMs` until stopped; counts the scrapes and the failed ones.
-function scraper(urls, everyMs) {
-  const count = { scrapes: 0, failed: 0 };
+// Scrapes every URL once per `everyMs` until the function it returns is called; counts the scrapes and
+// the failed ones in `count`.
+function scraper(urls, everyMs, count) {
   const timer = setInterval(() => {
     for (const u of urls) {
       count.scrapes += 1;
       fetch(u, { signal: AbortSignal.timeout(everyMs) }).then((r) => r.text(), () => { count.failed += 1; });
     }
   }, everyMs);
-  return { count, stop: () => clearInterval(timer) };
+  return () => clearInterval(timer);
 }
 
 const runner = await runnerFor('processes');
@@ -58,25 +58,20 @@ try {
   const url = `${state.url.replace(/\/$/, '')}${opts.path}`;
   const window = () => closedWindow({ url, tool: 'wrk', connections: opts.connections, durationS: opts.window });
   await window(); // warm-up
-  const without = [];
-  const withScrape = [];
+  const rps = { without: [], with: [] };
   const scrapes = { scrapes: 0, failed: 0 };
   for (let r = 0; r < opts.rounds; r += 1) {
-    const order = r % 2 ? ['with', 'without'] : ['without', 'with'];
-    for (const side of order) {
-      if (side === 'without') { without.push((await window()).rps); continue; }
-      const s = scraper(urls, opts.every);
-      try { withScrape.push((await window()).rps); } finally { s.stop(); }
-      scrapes.scrapes += s.count.scrapes;
-      scrapes.failed += s.count.failed;
+    for (const side of r % 2 ? ['with', 'without'] : ['without', 'with']) {
+      const stop = side === 'with' ? scraper(urls, opts.every, scrapes) : () => {};
+      try { rps[side].push((await window()).rps); } finally { stop(); }
     }
   }
-  const { ratio, ci95 } = pairedRatio(withScrape, without);
+  const { ratio, ci95 } = pairedRatio(rps.with, rps.without);
   console.log(`${opts.sample} ${JSON.stringify(opts.env)} ${opts.path}, ${opts.rounds} rounds of ${opts.window} s, `
     + `${urls.length} metrics URL(s) every ${opts.every} ms (${scrapes.scrapes} scrapes, ${scrapes.failed} failed)`);
   const rounds = (xs) => xs.map((x) => round(x)).join(', ');
-  console.log(`  req/s without a scrape: median ${round(median(without))} (${rounds(without)})`);
-  console.log(`  req/s with it:          median ${round(median(withScrape))} (${rounds(withScrape)})`);
+  console.log(`  req/s without a scrape: median ${round(median(rps.without))} (${rounds(rps.without)})`);
+  console.log(`  req/s with it:          median ${round(median(rps.with))} (${rounds(rps.with)})`);
   console.log(`  with ÷ without: ×${round(ratio, 3)}, 95% interval ×${round(ci95?.[0], 3)}–×${round(ci95?.[1], 3)}`);
 } finally {
   pin?.release();

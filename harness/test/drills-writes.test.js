@@ -15,7 +15,7 @@ import {
 import { judgeDrill } from '../bench/lib/report/drill-verdict.js';
 import { drillCells, whyNotDrillable } from '../bench/lib/drills/cells.js';
 import { describeSample } from '../bench/lib/topologies/app-descriptions.js';
-import { postId } from '../bench/lib/drills/load.js';
+import { postId } from '../bench/lib/drills/load-schedule.js';
 import { keptUnlessLate } from '../bench/lib/drills/index.js';
 import { outageBetween, failuresBetween } from '../bench/lib/drills/under-load.js';
 import { asRunner } from './helpers.js';

@@ -6,7 +6,7 @@ import { strategyOf } from '../strategies/index.js';
 import { topology } from '../topologies/topology.js';
 import { workloadPath } from '../topologies/app-descriptions.js';
 import { drillOf } from './strategies.js';
-import { checkWrites } from './writes.js';
+import { checkWrites, writePost } from './writes.js';
 
 export const DRILL_DEFAULTS = { kills: 5, events: 2, rate: 100, postShare: 0.2 };
 
@@ -29,16 +29,9 @@ function mixOf(app, postShare) {
   const get = workloadPath(app.sample, 'light') ?? app.requests?.find((r) => (r.method ?? 'GET') === 'GET')?.path;
   if (typeof get !== 'string' || !get.startsWith('/'))
     throw new Error(`${app.name}: no GET for the drills (x-bench.workloads.light, or a GET in x-bench.requests)`);
-  const body = (b) => (typeof b === 'string' ? b : JSON.stringify(b));
   const post = app.post
     ? { path: app.post, body: '{"drill":true}', contentType: 'application/json' }
-    : app.writes
-      ? {
-          path: app.writes.post,
-          body: body(app.writes.body),
-          contentType: app.writes.content_type ?? 'application/json',
-        }
-      : undefined;
+    : app.writes && writePost(app.writes);
   return { get, ...(post ? { post } : {}), postShare: post ? postShare : 0 };
 }
 

@@ -10,25 +10,22 @@
 // every request in flight on the killed process is lost, and new ones are refused until it is back.
 // Each step goes through the runner of the engine the deployment runs on (`runner`: the processes
 // backend unless said otherwise), so the drill is the same on both.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { nsPidOf } from '../../../lib/processes.js';
 import { waitFor } from '../../../lib/poll.js';
-import { withDefaults, drillUnderLoad, checkMix, eventsRecord, spread } from './under-load.js';
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord, spread, instancesOf, inTurn } from './under-load.js';
 
 /** @typedef {import('./under-load.js').Where} Where @typedef {import('./under-load.js').Load} Load */
 
-// The service's instances as they are now: [{ index, name, pid, url }] (a restarted one has a new pid).
+// The service's instances as they are now (a restarted one has a new pid).
 /** @param {Where} where */
 async function appOf({ runner, runDir, service }) {
   const state = await runner.readState(runDir);
   if (!state) throw new Error(`nothing running from ${runDir}`);
-  const entry = state.services[service];
-  if (!entry?.instances?.length)
+  if (!state.services[service]?.instances?.length)
     throw new Error(
       `${state.sample} has no running service '${service}' (running: ${Object.keys(state.services).join(', ')})`,
     );
-  const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
-  return rows.sort((a, b) => a.index - b.index).map((r) => ({ index: r.index, name: r.name, pid: r.pid, url: r.url }));
+  return instancesOf(runner, runDir, service);
 }
 
 // A Node cluster logs `"worker listening"` with the worker's pid as it sees it (inside a container:
@@ -55,13 +52,7 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
   }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs, everyMs: 20 });
 }
 
-const originOf = (u) => {
-  try {
-    return new URL(u).origin;
-  } catch {
-    return null;
-  }
-};
+const originOf = (u) => (URL.canParse(u) ? new URL(u).origin : null);
 
 // A container that restarts takes the first free port of its service's loopback range, its own
 // while its siblings hold theirs (runner/docker/override.js). Should it move all the same, a load
@@ -130,7 +121,8 @@ async function killWorker({ runner, runDir, service, load }) {
  */
 /** @param {import('./under-load.js').DrillOptions & { how?: string, kills?: number }} options */
 export async function faultDrill(options) {
-  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs, gapMs } = withDefaults(options);
+  const o = withDefaults(options);
+  const { runner, runDir, service, url, mix, about, log, gapMs } = o;
   const { how = 'instance', kills = 3 } = options;
   if (!['instance', 'worker'].includes(how))
     throw new Error(`how must be 'instance' or 'worker' (got ${JSON.stringify(how)})`);
@@ -138,27 +130,19 @@ export async function faultDrill(options) {
     throw new Error(`kills must be a whole number of at least 1 (got ${kills})`);
   checkMix(mix);
   await appOf({ runner, runDir, service });
-  const run = await drillUnderLoad(
-    { runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `crash-${about.strategy ?? how}` },
-    async (load) => {
-      const done = [];
-      for (let k = 0; k < kills; k += 1) {
-        if (k > 0) await sleep(gapMs);
-        const kill =
-          how === 'worker'
-            ? await killWorker({ runner, runDir, service, load })
-            : await killInstance({ runner, runDir, service, url, k, load });
-        log(
-          `kill ${k + 1}/${kills}: ${kill.target} (pid ${kill.pid}) back in ${kill.backAfterMs} ms, ` +
-            `serving again in ${kill.inRotationAfterMs} ms`,
-        );
-        done.push(kill);
-      }
-      return done;
-    },
-  );
+  const tag = `crash-${about.strategy ?? how}`;
+  const run = await drillUnderLoad({ ...o, name: about.app, tag }, (load) => inTurn(kills, gapMs, async (k) => {
+    const kill =
+      how === 'worker'
+        ? await killWorker({ runner, runDir, service, load })
+        : await killInstance({ runner, runDir, service, url, k, load });
+    log(
+      `kill ${k + 1}/${kills}: ${kill.target} (pid ${kill.pid}) back in ${kill.backAfterMs} ms, ` +
+        `serving again in ${kill.inRotationAfterMs} ms`,
+    );
+    return kill;
+  }));
   const { events, ...rest } = eventsRecord(run, run.result, {
-    rate,
     startOf: (k) => k.killedAtMs,
     backOf: (k) => k.backAfterMs,
   });

@@ -1,10 +1,10 @@
-// The drills' front door for the bench's plan: a drill cell — of drillCells (cells.js), or any
-// cell of kind fault, rollout, stop or scale-down with a topology — run against its deployment
-// through the Runner of the deployment's engine.
+// The drills' front door for the bench's plan: a drill cell of drillCells (cells.js) — kind fault,
+// rollout, stop or scale-down, with its topology and mix — run against its deployment through the
+// Runner of the deployment's engine.
 import { faultDrill } from './fault.js';
 import { rolloutDrill } from './rollout.js';
 import { lifecycleDrill } from './lifecycle.js';
-import { drillOf, drillText } from './strategies.js';
+import { drillOf } from './strategies.js';
 import { describeSample } from '../topologies/app-descriptions.js';
 import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../judge/send-lag-bound.js';
 import { swarmRolloutDrill } from './swarm.js';
@@ -14,25 +14,12 @@ import { swarmRolloutDrill } from './swarm.js';
 export { drillCells, whyNotDrillable, DRILL_DEFAULTS } from './cells.js';
 export { STRATEGY_KEYS } from './strategies.js';
 
-export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
-
-// A plan cell that names only its topology: its mix from the app's description.
-function mixOf(cell, app) {
-  const post = app.post ? { path: app.post, body: '{"drill":true}', contentType: 'application/json' } : undefined;
-  return { get: cell.path, ...(post ? { post } : {}), postShare: post ? (cell.postShare ?? 0.2) : 0 };
-}
+const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
 
 // Who and what a drill cell drills, copied into its record (results.json describes itself).
-function aboutOf(cell, described, name) {
-  const t = cell.topology ?? {};
-  const d = drillOf(cell.strategy ?? t.strategy);
-  return {
-    strategy: d.slug,
-    processes: cell.processes ?? t.processes,
-    budget: cell.budget ?? t.budgetCpus ?? null,
-    app: name ?? cell.app ?? described?.folder ?? t.sample ?? null,
-    what: cell.orchestrator === 'swarm' ? SWARM_TEXT : drillText(d.slug, cell.kind),
-  };
+function aboutOf(cell, name) {
+  const what = cell.orchestrator === 'swarm' ? SWARM_TEXT : drillOf(cell.strategy).text[cell.kind];
+  return { strategy: cell.strategy, processes: cell.processes, budget: cell.budget, app: name ?? cell.app, what };
 }
 
 const SWARM_TEXT =
@@ -61,7 +48,7 @@ export async function keptUnlessLate(once, log, boundMs = SEND_LAG_P99_BOUND_MS)
 /**
  * runDrillCell({ cell, runner, runDir, url, app, name, service, log }) -> the drill's record: it
  * names its kind, strategy, engine, processes, budget, app and what was done (`what`). `app`: the
- * app's description (default: describeSample of the cell's topology's sample, else of the run).
+ * app's description (default: describeSample of the cell's topology's sample).
  * A drill whose generator sent late is run again (keptUnlessLate); `sendLagBoundMs` (default judge/send-lag-bound.js's)
  * is the bound: a test that asserts no latency may take any, a hand run on a busy machine a larger one.
  * @param {{ cell: any, runner: Runner, runDir: string, url: string, app?: any, name?: string, service?: string,
@@ -71,17 +58,13 @@ export async function runDrillCell({
   cell, runner, runDir, url, app, name, service = 'app', log = () => {}, sendLagBoundMs,
 }) {
   if (!DRILL_KINDS.includes(cell.kind)) throw new Error(`not a drill cell: kind ${JSON.stringify(cell.kind)}`);
-  const sample = cell.topology?.sample;
-  const described = app ?? (sample ? describeSample(sample) : undefined);
-  const d = drillOf(cell.strategy ?? cell.topology?.strategy);
-  const about = aboutOf(cell, described, name);
-  const mix = cell.mix ?? mixOf(cell, described ?? {});
-  const common = { runner, runDir, service, url, rate: cell.rate, mix, app: described, about, log };
+  const described = app ?? describeSample(cell.topology.sample);
+  const about = aboutOf(cell, name);
+  const common = { runner, runDir, service, url, rate: cell.rate, mix: cell.mix, app: described, about, log };
   return keptUnlessLate(() => {
-    if (cell.kind === 'fault') return faultDrill({ ...common, how: cell.how ?? d.crash, kills: cell.kills });
-    if (cell.kind === 'rollout')
-      return rolloutDrill({ ...common, sample: described?.folder ?? sample, roll: cell.roll ?? d.roll });
-    return lifecycleDrill({ ...common, kind: cell.kind, events: cell.events ?? 2 });
+    if (cell.kind === 'fault') return faultDrill({ ...common, how: cell.how, kills: cell.kills });
+    if (cell.kind === 'rollout') return rolloutDrill({ ...common, sample: described.folder, roll: cell.roll });
+    return lifecycleDrill({ ...common, kind: cell.kind, events: cell.events });
   }, log, sendLagBoundMs);
 }
 
@@ -94,10 +77,8 @@ export async function runDrillCell({
 export async function runSwarmCell({ cell, runner, app, log = () => {} }) {
   const engine = /** @type {any} */ (runner)?.runningEngine?.();
   if (!engine) throw new Error('no Docker engine answers for the Swarm drill');
-  const about = aboutOf(cell, app);
-  const mix = cell.mix ?? mixOf(cell, app);
   return keptUnlessLate(() => swarmRolloutDrill({
-    host: engine.host, ownEngine: Boolean(engine.private), app, env: cell.topology.env, processes: about.processes,
-    rate: cell.rate, mix, events: cell.events ?? 2, about, log,
+    host: engine.host, ownEngine: Boolean(engine.private), app, env: cell.topology.env, processes: cell.processes,
+    rate: cell.rate, mix: cell.mix, events: cell.events, about: aboutOf(cell), log,
   }), log);
 }

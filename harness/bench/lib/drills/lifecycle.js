@@ -5,19 +5,12 @@
 //   scale-down  the service is scaled from n to n-1 instances (the runner removes the highest,
 //               nginx stops sending to it first where it can), then back to n
 // What is counted: what the clients saw in each event's window and what the store kept.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '../../../lib/poll.js';
-import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
+import { withDefaults, drillUnderLoad, checkMix, eventsRecord, instancesOf, inTurn } from './under-load.js';
 
 export const LIFECYCLE = ['stop', 'scale-down'];
 
 /** @typedef {import('./under-load.js').Where} Where @typedef {import('./under-load.js').Load} Load */
-
-/** @param {import('./under-load.js').Runner} runner @param {string} runDir @param {string} service */
-async function instancesOf(runner, runDir, service) {
-  const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
-  return rows.sort((a, b) => a.index - b.index);
-}
 
 // Until the instance's process `pid` is gone (it drained and exited), bounded.
 /** @param {Where & { index: number, pid: number, name: string, timeoutMs?: number }} options */
@@ -74,7 +67,8 @@ async function scaleDownOne({ runner, runDir, service, k, load, log }) {
  */
 /** @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
 export async function lifecycleDrill(options) {
-  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs, gapMs } = withDefaults(options);
+  const o = withDefaults(options);
+  const { runner, runDir, service, mix, about, log, gapMs } = o;
   const { kind, events = 2 } = options;
   if (!LIFECYCLE.includes(kind))
     throw new Error(`kind must be ${LIFECYCLE.map((x) => `'${x}'`).join(' or ')} (got ${JSON.stringify(kind)})`);
@@ -86,22 +80,15 @@ export async function lifecycleDrill(options) {
     throw new Error(
       `a ${kind} drill needs 2 or more instances of '${service}' (it has ${n}): with one, nothing serves meanwhile`,
     );
-  const run = await drillUnderLoad(
-    { runner, runDir, url, rate, mix, settleMs, app, name: about.app, tag: `${kind}-${about.strategy ?? ''}` },
-    async (load) => {
-      const done = [];
-      for (let k = 0; k < events; k += 1) {
-        if (k > 0) await sleep(gapMs);
-        const step = { runner, runDir, service, k, load, log };
-        done.push(kind === 'stop' ? await stopOne(step) : await scaleDownOne(step));
-      }
-      return done;
-    },
-  );
+  const tag = `${kind}-${about.strategy ?? ''}`;
+  const run = await drillUnderLoad({ ...o, name: about.app, tag }, (load) => inTurn(events, gapMs, (k) => {
+    const step = { runner, runDir, service, k, load, log };
+    return kind === 'stop' ? stopOne(step) : scaleDownOne(step);
+  }));
   return {
     kind,
     ...about,
     engine: runner.engine ?? null,
-    ...eventsRecord(run, run.result, { rate, startOf: (e) => e.atMs, backOf: (e) => e.backMs }),
+    ...eventsRecord(run, run.result, { startOf: (e) => e.atMs, backOf: (e) => e.backMs }),
   };
 }

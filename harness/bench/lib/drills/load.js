@@ -9,8 +9,6 @@ import { performance } from 'node:perf_hooks';
 import { generatorThread } from '../tools/generator-heap.js';
 import { percentiles } from '../judge/stats.js';
 
-export { postId } from './load-schedule.js';
-
 /**
  * Starts the load in its own thread; resolves once its schedule has started. `mix` = { get: '/path',
  * post: { path, body, contentType }, postShare }. Returns { now(), startedAt, stop() -> Promise<records> }:

@@ -5,15 +5,13 @@
 //            process manager's own rolling restart (SIGHUP) where the app names a reload signal
 //   restart  each instance stopped and started again in place: a lone process's deploy, which
 //            nothing serves while it restarts (the counter-example)
-import { withDefaults, drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
+import { withDefaults, drillUnderLoad, eventsRecord, instancesOf } from './under-load.js';
 
 export const ROLLS = ['reload', 'restart'];
 
 /** @param {import('./under-load.js').Where & { log: (line: string) => void }} options */
 async function restartInPlace({ runner, runDir, service, log }) {
-  const rows = (await runner.ps({ runDir }))
-    .filter((r) => r.service === service && Number.isInteger(r.index))
-    .sort((a, b) => a.index - b.index);
+  const rows = await instancesOf(runner, runDir, service);
   if (!rows.length) throw new Error(`no running instance of '${service}' to restart`);
   const began = Date.now();
   const steps = [];
@@ -36,36 +34,23 @@ async function restartInPlace({ runner, runDir, service, log }) {
  */
 /** @param {import('./under-load.js').DrillOptions & { sample?: string, roll?: string }} options */
 export async function rolloutDrill(options) {
-  const { runner, runDir, service, url, rate, mix, app, about, log, settleMs } = withDefaults(options);
+  const o = withDefaults(options);
+  const { runner, runDir, service, about, log } = o;
   const { sample, roll = 'reload' } = options;
   if (!ROLLS.includes(roll))
     throw new Error(`roll must be ${ROLLS.map((r) => `'${r}'`).join(' or ')} (got ${JSON.stringify(roll)})`);
-  checkMix(mix);
-  const run = await drillUnderLoad(
-    {
-      runner,
-      runDir,
-      url,
-      rate,
-      mix,
-      settleMs,
-      app,
-      name: about.app ?? sample,
-      tag: `rollout-${about.strategy ?? roll}`,
-    },
-    async (load) => {
-      const began = load.now();
-      const r =
-        roll === 'restart'
-          ? await restartInPlace({ runner, runDir, service, log })
-          : await runner.reload({ runDir, sample, service, log });
-      return { ...r, beganMs: began, startedAt: load.startedAt };
-    },
-  );
+  const tag = `rollout-${about.strategy ?? roll}`;
+  const run = await drillUnderLoad({ ...o, name: about.app ?? sample, tag }, async (load) => {
+    const began = load.now();
+    const r =
+      roll === 'restart'
+        ? await restartInPlace({ runner, runDir, service, log })
+        : await runner.reload({ runDir, sample, service, log });
+    return { ...r, beganMs: began, startedAt: load.startedAt };
+  });
   const { result } = run;
   const timed = result.steps.map(({ startedAt, ...s }) => ({ ...s, startedAtMs: startedAt - result.startedAt }));
   const { events: steps, ...rest } = eventsRecord(run, timed, {
-    rate,
     startOf: (s) => s.startedAtMs,
     backOf: (s) => s.tookMs,
   });

@@ -9,12 +9,11 @@
 // after; an engine the run did not start is used only if it is a Swarm manager already.
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import YAML from 'yaml';
 import { runCommand } from '../../../runner/index.js';
 import { freePort } from '../../../lib/ports.js';
 import { waitFor } from '../../../lib/poll.js';
-import { drillUnderLoad, checkMix, eventsRecord } from './under-load.js';
+import { drillUnderLoad, checkMix, eventsRecord, inTurn } from './under-load.js';
 
 /** The compose files of the app's stack, in its folder: compose.yaml, compose.swarm.yaml and the swarm extras. */
 export function stackFiles(app) {
@@ -157,23 +156,19 @@ export async function swarmRolloutDrill({ host, ownEngine, app, env, processes, 
     const run = await drillUnderLoad(
       { runner: /** @type {any} */ (stackRunner(docker, stack)), runDir: stack, url, rate, mix, app,
         name: about.app ?? app.folder, tag: `swarm-${about.strategy ?? 'replicas'}` },
-      async (load) => {
-        const steps = [];
-        for (let k = 0; k < events; k += 1) {
-          if (k > 0) await sleep(2000);
-          const startedAtMs = Math.round(load.now());
-          const t = Date.now();
-          const res = await docker(['service', 'update', '--force', '--detach=false', service],
-            { timeoutMs: 600_000, check: false });
-          if (res.code !== 0) throw new Error(`docker service update: ${res.stderr.trim().split('\n').at(-1)}`);
-          steps.push({ instance: `${app.app} (${processes} tasks)`, startedAtMs, tookMs: Date.now() - t });
-          log(`swarm: rolling update ${k + 1}/${events} of ${service} in ${Date.now() - t} ms`);
-        }
-        return steps;
-      },
+      (load) => inTurn(events, 2000, async (k) => {
+        const startedAtMs = Math.round(load.now());
+        const t = Date.now();
+        const res = await docker(['service', 'update', '--force', '--detach=false', service],
+          { timeoutMs: 600_000, check: false });
+        if (res.code !== 0) throw new Error(`docker service update: ${res.stderr.trim().split('\n').at(-1)}`);
+        const tookMs = Date.now() - t;
+        log(`swarm: rolling update ${k + 1}/${events} of ${service} in ${tookMs} ms`);
+        return { instance: `${app.app} (${processes} tasks)`, startedAtMs, tookMs };
+      }),
     );
     const { events: steps, ...rest } = eventsRecord(run, run.result, {
-      rate, startOf: (s) => s.startedAtMs, backOf: (s) => s.tookMs,
+      startOf: (s) => s.startedAtMs, backOf: (s) => s.tookMs,
     });
     return {
       kind: 'rollout', ...about, engine: 'swarm', roll: 'swarm-update', rolledBy: 'swarm', zeroDowntime: true,

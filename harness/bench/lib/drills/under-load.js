@@ -4,8 +4,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLoad, summarise, failed, latencyOf, sendLagOf } from './load.js';
 import { planWrites, readBack, accountWrites, newPrefix } from './writes.js';
-import { appOfRun } from './app.js';
 import { median, round } from '../judge/stats.js';
+import { describeSample } from '../topologies/app-descriptions.js';
 import { runnerFor } from '../../../runner/index.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
@@ -50,51 +50,17 @@ async function preflight(url, mix, idPrefix) {
   const body = idPrefix === undefined ? mix.post?.body : mix.post?.body.replaceAll('{id}', `pre-${idPrefix}0`);
   if ((mix.postShare ?? 0) > 0) tries.push(['POST', mix.post.path, body, mix.post.contentType ?? 'application/json']);
   for (const [method, path, body, type] of tries) {
-    let status;
-    try {
-      const res = await fetch(new URL(path, url), {
-        method,
-        body,
-        headers: type ? { 'content-type': type } : {},
-        signal: AbortSignal.timeout(10_000),
+    const where = new URL(path, url);
+    const headers = type ? { 'content-type': type } : {};
+    const { status } = await fetch(where, { method, body, headers, signal: AbortSignal.timeout(10_000) })
+      .then(async (res) => ({ status: res.status, read: await res.arrayBuffer() }))
+      .catch((err) => {
+        const why = err.cause?.code ?? err.message;
+        throw new Error(`${method} ${where} failed before the drill: ${why}`, { cause: err });
       });
-      await res.arrayBuffer();
-      ({ status } = res);
-    } catch (err) {
-      throw new Error(`${method} ${new URL(path, url)} failed before the drill: ${err.cause?.code ?? err.message}`, {
-        cause: err,
-      });
-    }
     if (status < 200 || status > 299)
-      throw new Error(
-        `${method} ${new URL(path, url)} answered ${status} before the drill: the drill needs routes that answer 2xx`,
-      );
+      throw new Error(`${method} ${where} answered ${status} before the drill: the drill needs routes that answer 2xx`);
   }
-}
-
-/**
- * Runs `action(load)` under the load, with `settleMs` of plain load before and after it.
- * `load.now()` is the drill's clock (ms). Returns { records, result, durationS, startedAt (the epoch
- * ms that clock counts from) }.
- */
-export async function underLoad({ url, rate, mix, settleMs = 1000, idPrefix }, action) {
-  checkMix(mix);
-  if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
-  await preflight(url, mix, idPrefix);
-  const load = await startLoad({ url, rate, mix, idPrefix });
-  let result;
-  let error;
-  try {
-    await sleep(settleMs);
-    result = await action(load);
-    await sleep(settleMs);
-  } catch (err) {
-    error = err;
-  }
-  // The load stops whatever happened, so no request outlives the drill.
-  const records = await load.stop();
-  if (error) throw error;
-  return { records, result, durationS: Math.round(records.at(-1)?.at ?? 0) / 1000, startedAt: load.startedAt };
 }
 
 /**
@@ -110,30 +76,68 @@ export function withDefaults(options) {
   return /** @type {any} */ ({ ...base, runner: runnerFor('processes'), ...given });
 }
 
+/** The service's instances as the runner lists them now, by index (a restarted one has a new pid). */
+export async function instancesOf(runner, runDir, service) {
+  const rows = (await runner.ps({ runDir })).filter((r) => r.service === service && Number.isInteger(r.index));
+  return rows.sort((a, b) => a.index - b.index);
+}
+
+/** `count` events in turn, `gapMs` apart: the records `step(k)` returns. */
+export async function inTurn(count, gapMs, step) {
+  const done = [];
+  for (let k = 0; k < count; k += 1) {
+    if (k > 0) await sleep(gapMs);
+    done.push(await step(k));
+  }
+  return done;
+}
+
+// The description of the app a run was started from (describeSample of the run's folder), for a
+// drill that was not handed one: what it POSTs and where its writes are kept.
+async function appOfRun(runner, runDir) {
+  const state = await runner.readState(runDir);
+  if (!state) throw new Error(`nothing running from ${runDir}`);
+  if (!state.sampleDir)
+    throw new Error(`the run in ${runDir} names no sample folder: hand the drill the app's description`);
+  return { name: state.sample, app: describeSample(state.sampleDir) };
+}
+
 /**
- * Runs `action(load)` under the load as underLoad does, for the app running in runDir (its x-bench
- * description `app`, else read from the run's compose files): where its store runs, the POSTs are
- * its writes, each with an id, and the store is read back afterwards. Returns { records, result,
- * durationS, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or
- * { counted: false, why } }. A store that can't be read back throws one line naming it.
+ * Runs `action(load)` under a fixed rate of the mix, with `settleMs` of plain load before and after it, for
+ * the app running in runDir (its x-bench description `app`, else read from the run): where its store runs,
+ * the POSTs are its writes, each with an id, and the store is read back afterwards. `load.now()` is the
+ * drill's clock (ms). Returns { records, result, durationS, startedAt (the epoch ms that clock counts from),
+ * rate, mix (as sent), writes: { counted: true, store, prefix, ...accountWrites } or { counted: false, why } }.
+ * A store that can't be read back throws one line naming it.
  * @param {{ runner: Runner, runDir: string, url: string, rate: number, mix: any, settleMs?: number, app?: any,
  *   name?: string, tag?: string }} options
  * @param {(load: any) => Promise<any>} action
  */
-export async function drillUnderLoad({ runner, runDir, url, rate, mix, settleMs, app, name, tag }, action) {
+export async function drillUnderLoad({ runner, runDir, url, rate, mix, settleMs = 1000, app, name, tag }, action) {
   checkMix(mix);
   const described = app ? { app, name: name ?? 'the app' } : await appOfRun(runner, runDir);
   const plan = await planWrites({ runner, runDir, app: described.app, name: described.name });
   const sent = plan.counted && (mix.postShare ?? 0) > 0 ? { ...mix, post: plan.post } : mix;
   const prefix = plan.counted ? newPrefix(tag) : undefined;
-  const run = await underLoad({ url, rate, mix: sent, settleMs, idPrefix: prefix }, action);
-  if (!plan.counted) return { ...run, mix: sent, writes: { counted: false, why: plan.why } };
+  await preflight(url, sent, prefix);
+  const load = await startLoad({ url, rate, mix: sent, idPrefix: prefix });
+  let result;
+  let error;
+  try {
+    await sleep(settleMs);
+    result = await action(load);
+    await sleep(settleMs);
+  } catch (err) {
+    error = err;
+  }
+  // The load stops whatever happened, so no request outlives the drill.
+  const records = await load.stop();
+  if (error) throw error;
+  const durationS = Math.round(records.at(-1)?.at ?? 0) / 1000;
+  const run = { records, result, durationS, startedAt: load.startedAt, rate, mix: sent };
+  if (!plan.counted) return { ...run, writes: { counted: false, why: plan.why } };
   const stored = await readBack({ runner, runDir, writes: plan.writes, prefix });
-  return {
-    ...run,
-    mix: sent,
-    writes: { counted: true, store: plan.store, prefix, ...accountWrites(run.records, stored) },
-  };
+  return { ...run, writes: { counted: true, store: plan.store, prefix, ...accountWrites(records, stored) } };
 }
 
 const answeredAt = (r) => r.at + r.latencyMs;
@@ -155,17 +159,6 @@ export function outageBetween(records, fromMs, toMs) {
   return Math.round(Math.max(...bad.map(answeredAt)) - Math.min(...bad.map((r) => r.at)));
 }
 
-/** The parts of a drill's result every drill has (the mix without its body template). */
-export function traffic(records, { rate, mix, durationS }) {
-  const post = mix.post ? { path: mix.post.path, contentType: mix.post.contentType ?? 'application/json' } : undefined;
-  return {
-    ...summarise(records),
-    durationS,
-    rate,
-    mix: { get: mix.get, ...(post ? { post } : {}), postShare: mix.postShare ?? 0 },
-  };
-}
-
 /** { median, max } of some ms, rounded. */
 export const spread = (xs) => ({ median: round(median(xs), 0), max: Math.max(...xs) });
 
@@ -183,12 +176,12 @@ export function latencyBetween(records, fromMs, toMs) {
  * (p50, p99, max) of the requests meant to leave in that window and how late the generator sent
  * them; over all of them backMs (`backOf`: until the new or remaining processes answered their
  * health check, the runner's own polling), outageMs (total: their sum) and the latency and send lag
- * of every request sent during an event; then the traffic and the writes.
- * @param {{ records: any[], durationS: number, mix: any, writes: any, startedAt?: number }} run @param {any[]} events
- * @param {{ rate: number, startOf: (e: any) => number, backOf: (e: any) => number }} how
+ * of every request sent during an event; then the traffic (the mix without its body template) and the writes.
+ * @param {{ records: any[], durationS: number, rate: number, mix: any, writes: any, startedAt?: number }} run
+ * @param {any[]} events @param {{ startOf: (e: any) => number, backOf: (e: any) => number }} how
  */
-export function eventsRecord(run, events, { rate, startOf, backOf }) {
-  const { records } = run;
+export function eventsRecord(run, events, { startOf, backOf }) {
+  const { records, mix } = run;
   const windows = events.map((e, i) => [startOf(e), i + 1 < events.length ? startOf(events[i + 1]) : Infinity]);
   const windowed = events.map((e, i) => ({
     ...e,
@@ -198,11 +191,15 @@ export function eventsRecord(run, events, { rate, startOf, backOf }) {
   }));
   const outages = windowed.map((e) => e.outageMs);
   const during = windows.length ? latencyBetween(records, windows[0][0], Infinity) : null;
+  const post = mix.post && { path: mix.post.path, contentType: mix.post.contentType ?? 'application/json' };
   return {
     // The epoch ms the drill's clock (every atMs, startedAtMs, killedAtMs) counts from.
     ...(run.startedAt ? { startedAt: run.startedAt } : {}),
     events: windowed,
-    ...traffic(records, { rate, mix: run.mix, durationS: run.durationS }),
+    ...summarise(records),
+    durationS: run.durationS,
+    rate: run.rate,
+    mix: { get: mix.get, ...(post ? { post } : {}), postShare: mix.postShare ?? 0 },
     ...(during ? { duringEvents: during } : {}),
     backMs: spread(windowed.map(backOf)),
     outageMs: { ...spread(outages), total: outages.reduce((a, b) => a + b, 0) },

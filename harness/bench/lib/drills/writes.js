@@ -47,8 +47,6 @@ export function checkWrites(writes, where = 'x-bench.writes') {
     throw new Error(`${where}.list must name the ids it prints by "{prefix}"`);
 }
 
-const running = (row) => String(row.status).startsWith('running');
-
 // Compose reads `$$` as one `$` in every value of the file, x- fields included: the list's shell
 // text is written that way in compose.yaml.
 const unescape = (v) => (typeof v === 'string' ? v.replaceAll('$$', '$') : v);
@@ -74,20 +72,21 @@ export async function planWrites({ runner, runDir, app, name = 'the app' }) {
     return { counted: false, why: `${name} has no store the drill can count (x-bench.writes: ${given})` };
   }
   const rows = await runner.ps({ runDir });
-  if (!rows.some((r) => r.service === writes.service && running(r))) {
+  if (!rows.some((r) => r.service === writes.service && String(r.status).startsWith('running'))) {
     const state = await runner.readState(runDir);
     const skipped = state?.services?.[writes.service]?.skipped;
     const where = `${name}'s store (service ${writes.service}) does not run here${skipped ? ` (${skipped})` : ''}`;
     return { counted: false, why: `${where}, so its writes are not counted` };
   }
-  const body = typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body);
-  return {
-    counted: true,
-    store: writes.service,
-    writes,
-    post: { path: writes.post, body, contentType: writes.content_type ?? 'application/json' },
-  };
+  return { counted: true, store: writes.service, writes, post: writePost(writes) };
 }
+
+/** The POST that makes one write of x-bench.writes: { path, body (its id as `{id}`), contentType }. */
+export const writePost = (writes) => ({
+  path: writes.post,
+  body: typeof writes.body === 'string' ? writes.body : JSON.stringify(writes.body),
+  contentType: writes.content_type ?? 'application/json',
+});
 
 // The first line a failing command printed (psql and compose put the cause there).
 const firstLine = (text) =>
@@ -121,7 +120,6 @@ export async function readBack({ runner, runDir, writes, prefix }) {
 }
 
 const ok = (r) => r.error === undefined && r.status >= 200 && r.status < 300;
-const first = (ids, n = 5) => ids.slice(0, n);
 
 /**
  * The accounting of a drill's POSTs (records carrying `id`) against the ids the store printed.
@@ -148,8 +146,8 @@ export function accountWrites(records, storedIds) {
     failedNotStored: failedAtClient.length - ambiguous.length,
     // Ids with the prefix that no POST of this drill carried: 0 unless something else wrote them.
     unexpected: [...times.keys()].filter((id) => !sent.has(id)).length,
-    lostIds: first(lost),
-    duplicatedIds: first(duplicated),
-    ambiguousIds: first(ambiguous),
+    lostIds: lost.slice(0, 5),
+    duplicatedIds: duplicated.slice(0, 5),
+    ambiguousIds: ambiguous.slice(0, 5),
   };
 }
