@@ -62,6 +62,15 @@ export const VERDICT_CHART_NOTE =
   'the dashed line parity, the grey band the "equal" zone; a panel\'s scale is linear where every interval lies ' +
   `within ×${NEAR_ONE[0]}–×${NEAR_ONE[1]}, logarithmic otherwise.`;
 
+/** Markdown lines of a scenario's charts ({file: {title, scenario}}): each image, a verdict chart's note under it. */
+export const chartLines = (charts, scenario) =>
+  Object.entries(charts)
+    .filter(([, c]) => c.scenario === scenario)
+    .flatMap(([file, c]) => {
+      const note = file.startsWith('verdicts-') ? [VERDICT_CHART_NOTE, ''] : [];
+      return [`![${c.title.text}](${file})`, '', ...note];
+    });
+
 // One verdict as a point of the chart: its row names the workload and the two sides.
 function verdictPoint(doc, v) {
   return {

@@ -249,7 +249,8 @@ function claimText(s) {
   return `${esc(e.source)}. **Claim**: ${esc(e.claim)}${explanation}${warning}${requirement}`;
 }
 
-export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
+/** An experiment's section of the report: the claim, the answer, what ran, its charts (Markdown lines) and tables. */
+export function experimentSection(doc, s, chartLines = []) {
   const e = s.experiment;
   const out = [`## ${s.title}`, '', claimText(s), ''];
   const answer = seedAnswers(doc).find((a) => a.id === s.name);
@@ -258,21 +259,8 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
     const [first, ...more] = paragraphsUnder(answer.why);
     out.push(`**Answer: ${answer.answer}**${control} — ${first}`, '', ...more.flatMap((p) => [p, '']));
   }
-  out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
-  if (detail) out.push(...parameterTable(doc, s));
-  for (const [file, c] of Object.entries(charts)) {
-    if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
-  }
-  out.push(...publishedTable(doc, s));
-  out.push(...comparisons(doc, s));
-  if (detail) for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
+  out.push(`Run alone with \`make bench SCENARIO=${s.name}\`.`, '', ...parameterTable(doc, s));
+  out.push(...chartLines, ...publishedTable(doc, s), ...comparisons(doc, s));
+  for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
   return out;
-}
-
-/** The experiments' sections: in full in the report, one short section each in the guide. */
-export function experimentSections(doc, where, charts = {}) {
-  const exps = experimentsOf(doc);
-  if (!exps.length) return [];
-  // The guide answers each experiment in a paragraph (seeds.js); the tables are the report's.
-  return where === 'report' ? exps.flatMap((s) => experimentSection(doc, s, { charts })) : [];
 }

@@ -5,8 +5,11 @@ import { methodLines, machineLine } from './method.js';
 import { verdictTable } from './verdict-table.js';
 import { budgetsOf, shownVerdicts } from './labels.js';
 import { shortReason } from './sanitize.js';
-import { extraSections } from './sections.js';
-import { VERDICT_CHART_NOTE } from './charts.js';
+import { chartLines } from './charts.js';
+import { experimentsOf, experimentSection } from './experiments.js';
+import { renderDrills } from './drills.js';
+import { appMetricsSection } from './app-metrics.js';
+import { drillCellsOf } from './drill-verdict.js';
 import { costSection } from './cost.js';
 import { scalingSection } from './scaling-table.js';
 import { everyVerdict } from './every-verdict.js';
@@ -143,14 +146,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
       '',
     );
     // The charts first: a reader sees the picture before the tables.
-    for (const [file, c] of Object.entries(charts)) {
-      if (c.scenario !== s.name) continue;
-      out.push(
-        `![${c.title?.text ?? c.title}](${file})`,
-        '',
-        ...(file.startsWith('verdicts-') ? [VERDICT_CHART_NOTE, ''] : []),
-      );
-    }
+    out.push(...chartLines(charts, s.name));
     for (const budget of verdicts.length ? budgetsOf(doc) : []) {
       const grid = verdictTable(doc, { scenario: s.name, budget });
       if (grid.length) out.push(`**${budget} CPU budget**`, '', ...grid, '');
@@ -179,7 +175,10 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
     }
   }
   out.push(...costSection(doc), ...scalingSection(doc));
-  out.push(...extraSections(doc, 'report', charts, { docsLink }));
+  // The sections the other scenarios contribute: the drills, the published experiments, the samples' metrics.
+  if (drillCellsOf(doc).length) out.push(...renderDrills(doc, { docs: docsLink }));
+  out.push(...experimentsOf(doc).flatMap((s) => experimentSection(doc, s, chartLines(charts, s.name))));
+  out.push(...appMetricsSection(doc, 'report'));
   out.push(...everyVerdict(doc));
   const bad = doc.cells.filter((c) => c.status !== 'ok');
   if (bad.length) {
