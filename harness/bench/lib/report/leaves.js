@@ -28,48 +28,24 @@ function basisOf(doc, pairs, pick) {
  */
 function bestLeaf(doc, at, { key, title, metric, notAsked, decides, short = null }) {
   const r = ranked(doc, at, metric);
-  if (!r.top.length)
-    return {
-      leaf: absent(
-        doc,
-        key,
-        title,
-        r.pairs.map((p) => p.v),
-        notAsked,
-      ),
-      top: [],
-    };
+  if (!r.top.length) return { leaf: absent(doc, key, title, r.pairs.map((p) => p.v), notAsked), top: [] };
   // An option no usable verdict speaks for (bounded, suspect, not measured) is not ranked: said so.
   const unranked = at.options.filter((o) => !r.evidenced.includes(o));
   const aside = unranked.length ? [`not compared: ${orList(unranked.map((o) => shortName(doc, o.topology)))}`] : [];
-  const asideNote = unranked.length
-    ? ` ${unranked.map((o) => o.name).join(', ')}: no usable verdict (bounded, suspect or not measured), ` +
-      'so not compared.'
-    : '';
+  const why = 'no usable verdict (bounded, suspect or not measured), so not compared.';
+  const asideNote = unranked.length ? ` ${unranked.map((o) => o.name).join(', ')}: ${why}` : '';
+  const leaf = (lines, answer, cites, note) =>
+    ({ leaf: { key, title, lines: [...lines, ...aside], answer, cites, note: `${note}${asideNote}` }, top: r.top });
   if (r.top.length === 1) {
-    const pick = r.top[0];
+    const [pick] = r.top;
     const v = basisOf(doc, r.pairs, pick);
-    const leaf = {
-      key,
-      title,
-      lines: [shortName(doc, pick.topology), citeLine(doc, v), ...aside],
-      answer: pick.name,
-      cites: [v],
-      note: `nothing measured beat ${pick.name} here.${asideNote}`,
-    };
-    return { leaf, top: r.top };
+    const lines = [shortName(doc, pick.topology), citeLine(doc, v)];
+    return leaf(lines, pick.name, [v], `nothing measured beat ${pick.name} here.`);
   }
   const among = verdictsAmong(doc, r.pairs, r.top);
   const names = orList(r.top.map((o) => shortName(doc, o.topology)));
-  const leaf = {
-    key,
-    title,
-    lines: [names, citeLine(doc, among[0] ?? null), ...(short ? [short] : []), ...aside],
-    answer: orList(r.top.map((o) => o.name)),
-    cites: among,
-    note: `the verdicts between them can't pick one: ${decides}.${asideNote}`,
-  };
-  return { leaf, top: r.top };
+  const lines = [names, citeLine(doc, among[0] ?? null), ...(short ? [short] : [])];
+  return leaf(lines, orList(r.top.map((o) => o.name)), among, `the verdicts between them can't pick one: ${decides}.`);
 }
 
 const capacityFigure = (o) =>
