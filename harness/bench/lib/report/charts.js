@@ -4,7 +4,7 @@ import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
 import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
 import { nameOf } from './leaf-text.js';
-import { cpus } from './format.js';
+import { cpus, machineText } from './format.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -22,13 +22,8 @@ export async function toSvg(spec) {
 }
 
 // Every chart's caption says when and where it was measured; axis labels are never cut.
-const caption = (doc) => {
-  const m = doc?.meta?.machine;
-  return doc
-    ? `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB · ` +
-        `${doc.meta.machine.os}`
-    : '';
-};
+const caption = (doc) =>
+  `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${machineText(doc.meta.machine)} · ${doc.meta.machine.os}`;
 const base = (title, values, doc) => ({
   title: { text: title, subtitle: caption(doc), anchor: 'start' },
   data: { values },
@@ -92,6 +87,7 @@ function metricPanel(doc, metric, values, first) {
   const { down, up } = ruleOf(doc);
   const x = { type: 'quantitative', scale: { type: scaleTypeOf(mine), zero: false }, title: `${metric} (×)` };
   const y = { field: 'question', type: 'nominal', title: null, sort: null, ...(first ? {} : { axis: null }) };
+  const color = { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS };
   return {
     width: 170,
     transform: [{ filter: { field: 'metric', equal: metric } }],
@@ -104,13 +100,7 @@ function metricPanel(doc, metric, values, first) {
           y,
           x: { field: 'lo', ...x },
           x2: { field: 'hi' },
-          color: {
-            field: 'outcome',
-            type: 'nominal',
-            scale: OUTCOME_COLORS,
-            title: null,
-            legend: { orient: 'bottom' },
-          },
+          color: { ...color, title: null, legend: { orient: 'bottom' } },
         },
       },
       {
@@ -118,7 +108,7 @@ function metricPanel(doc, metric, values, first) {
         encoding: {
           y,
           x: { field: 'ratio', ...x },
-          color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS },
+          color,
         },
       },
     ],
@@ -144,15 +134,9 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
   const values = doc.cells
     .filter((c) => c.scenario === scenario && c.status === 'ok' && c.kind === 'closed')
     .map((c) => {
-      const s = pick(c);
-      return {
-        topology: c.topology.label,
-        runtime: c.topology.runtime,
-        workload: doc.workloads[c.workload]?.title ?? c.workload,
-        median: s?.median,
-        min: s?.min,
-        max: s?.max,
-      };
+      const { median, min, max } = pick(c) ?? {};
+      const workload = doc.workloads[c.workload]?.title ?? c.workload;
+      return { topology: c.topology.label, runtime: c.topology.runtime, workload, median, min, max };
     })
     .filter((v) => Number.isFinite(v.median));
   if (values.length === 0) return null;
@@ -213,26 +197,15 @@ export function openloopSpec(doc) {
 
 /** An experiment's published figures beside ours, a panel per kind of figure; lines: ranges over rounds or runs. */
 export function publishedSpec(doc, s) {
-  const scale = (r, v) => (Number.isFinite(v) ? (r.pct ? 100 * v : v) : undefined);
+  const point = (r, source, figures) => {
+    const [value, lo, hi] = figures.map((v) => (Number.isFinite(v) ? (r.pct ? 100 * v : v) : undefined));
+    return { variant: r.label, figure: r.unit || r.what, source, value, lo, hi };
+  };
   const values = publishedRows(doc, s)
     .filter((r) => typeof r.published === 'number' && Number.isFinite(r.ours))
     .flatMap((r) => [
-      {
-        variant: r.label,
-        figure: r.unit || r.what,
-        source: 'published',
-        value: scale(r, r.published),
-        lo: scale(r, r.publishedMin),
-        hi: scale(r, r.publishedMax),
-      },
-      {
-        variant: r.label,
-        figure: r.unit || r.what,
-        source: `ours (${doc.startedAt.slice(0, 10)})`,
-        value: scale(r, r.ours),
-        lo: scale(r, r.oursMin),
-        hi: scale(r, r.oursMax),
-      },
+      point(r, 'published', [r.published, r.publishedMin, r.publishedMax]),
+      point(r, `ours (${doc.startedAt.slice(0, 10)})`, [r.ours, r.oursMin, r.oursMax]),
     ]);
   if (values.length === 0) return null;
   return {
