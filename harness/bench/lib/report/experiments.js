@@ -52,33 +52,25 @@ const FIELDS = [
 /** Rows of "published beside ours": { label, what, published, ours, range, unit }. */
 export function publishedRows(doc, s) {
   const byId = new Map(doc.cells.map((c) => [c.id, c]));
-  const rows = [];
-  for (const p of s.experiment.published ?? []) {
+  return (s.experiment.published ?? []).flatMap((p) => {
     const c = byId.get(p.cell);
-    const label = c?.topology.label ?? p.cell;
     const ok = c?.status === 'ok';
-    if (p.metric && p.metric !== 'rps' || p.value !== undefined || p.runs) {
-      const metric = p.metric ?? 'rps';
-      const published = p.runs ? lowerMedian(p.runs) : p.value;
-      const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
-      const [publishedMin, publishedMax] = bounds(p.runs);
-      const [oursMin, oursMax] = ours.bounds ?? [];
-      rows.push({
-        label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin,
-        publishedMax, ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct,
-        note: p.note, status: c?.status ?? 'not run',
-      });
-    } else {
-      for (const [key, what, get] of FIELDS) {
-        if (p[key] === undefined) continue;
-        rows.push({
-          label, cell: p.cell, what, published: p[key], ours: ok ? get(c) : null, range: '', unit: '', note: p.note,
-          status: c?.status ?? 'not run',
-        });
-      }
+    const label = c?.topology.label ?? p.cell;
+    const row = { label, cell: p.cell, note: p.note, status: c?.status ?? 'not run', range: '', unit: '' };
+    if (!(p.metric && p.metric !== 'rps' || p.value !== undefined || p.runs)) {
+      const given = FIELDS.filter(([key]) => p[key] !== undefined);
+      return given.map(([key, what, get]) => ({ ...row, what, published: p[key], ours: ok ? get(c) : null }));
     }
-  }
-  return rows;
+    const metric = p.metric ?? 'rps';
+    const published = p.runs ? lowerMedian(p.runs) : p.value;
+    const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
+    const [publishedMin, publishedMax] = bounds(p.runs);
+    const [oursMin, oursMax] = ours.bounds ?? [];
+    return [{
+      ...row, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin, publishedMax,
+      ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct,
+    }];
+  });
 }
 
 function valueText(v, pct) {
