@@ -74,19 +74,12 @@ function closedTable(cells) {
     'memory MiB (own pages)',
     'flags',
   ];
-  const failed = (c) => [
-    `\`${c.id}\``,
-    esc(c.topology.label),
-    '',
-    '',
-    `**${c.status}**: ${esc(c.error)}`,
-    ...head.slice(5).map(() => ''),
-  ];
-  return table(
-    head,
-    cells.map((c) => (c.status === 'ok' ? closedRow(c, paced) : failed(c))),
-  );
+  return table(head, cells.map((c) => (c.status === 'ok' ? closedRow(c, paced) : failedRow(c, head.length, 4))));
 }
+
+// A cell that did not run: its id and topology, and why in the column of its first figure.
+const failedRow = (c, width, at) =>
+  [`\`${c.id}\``, esc(c.topology.label), ...Array(width - 2).fill('')].with(at, `**${c.status}**: ${esc(c.error)}`);
 
 function openTable(cells) {
   return table(
@@ -100,7 +93,7 @@ function openTable(cells) {
             `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`,
             c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', '),
           ]
-        : [`\`${c.id}\``, esc(c.topology.label), '', `**${c.status}**: ${esc(c.error)}`, ''],
+        : failedRow(c, 5, 3),
     ),
   );
 }
