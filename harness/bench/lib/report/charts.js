@@ -120,7 +120,6 @@ export function verdictSpec(doc, budget) {
   const values = mainVerdicts(doc)
     .filter((v) => budgetOf(v, doc) === budget && labelOf(v, doc) !== null && Array.isArray(v.ci95))
     .map((v) => verdictPoint(doc, v));
-  if (values.length === 0) return null;
   const metrics = [...new Set(values.map((v) => v.metric))];
   return {
     ...base(`Verdicts at ${cpus(budget)}: ratio and 95% interval, a panel per metric`, values, doc),
@@ -139,7 +138,6 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
       return { topology: c.topology.label, runtime: c.topology.runtime, workload, median, min, max };
     })
     .filter((v) => Number.isFinite(v.median));
-  if (values.length === 0) return null;
   return {
     ...base(title, values, doc),
     facet: { field: 'workload', type: 'nominal', title: null },
@@ -181,7 +179,6 @@ export function openloopSpec(doc) {
       },
       { topology: c.topology.label, what: 'closed-loop capacity (probe)', rate: c.probeRps },
     ]);
-  if (values.length === 0) return null;
   return {
     ...base('Open loop: highest fixed rate sustained (p99 < 500 ms, rate met, no failure)', values, doc),
     width: 420,
@@ -207,7 +204,6 @@ export function publishedSpec(doc, s) {
       point(r, 'published', [r.published, r.publishedMin, r.publishedMax]),
       point(r, `ours (${doc.startedAt.slice(0, 10)})`, [r.ours, r.oursMin, r.oursMax]),
     ]);
-  if (values.length === 0) return null;
   return {
     ...base(`Published beside ours: ${s.experiment.title}`, values, doc),
     facet: {
@@ -266,7 +262,6 @@ export function timelineSpec(doc, s) {
         failed: status < 200 || status >= 300,
       })),
     );
-  if (values.length === 0) return null;
   return {
     ...base('Response time of each request, in the order the answers came back (first round)', values, doc),
     width: 460,
@@ -297,11 +292,11 @@ function cellCharts(paced) {
   return out;
 }
 
-/** {file: {spec, scenario}} for every chart the results can fill. */
+/** {file: {spec, scenario}} for every chart the results can fill (a spec without data is left out). */
 export function charts(doc) {
   const out = {};
   const add = (file, scenario, spec) => {
-    if (spec) out[file] = { spec, scenario };
+    if (spec.data.values.length) out[file] = { spec, scenario };
   };
   const withVerdicts = doc.scenarios.find((s) => doc.verdicts.some((v) => s.cells.includes(v.cells?.[0])));
   for (const b of budgetsOf(doc)) add(verdictChartFile(b), withVerdicts?.name, verdictSpec(doc, b));
