@@ -36,14 +36,14 @@ const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** A topology's strategy in words: "cluster of 2", "2 replicas", "1 process"; one of a kind reads as one. */
 export function strategyWords(t) {
   const n = t.processes ?? Math.max(t.workers ?? 1, t.instances ?? 1);
-  return (
-    {
-      cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
-      replicas: count(t.instances, 'replica'),
-      reuseport: count(n, 'reusePort process', 'reusePort processes'),
-      pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
-    }[t.strategy] ?? (t.strategy === 'one process' ? '1 process' : t.strategy)
-  );
+  const words = {
+    'one process': '1 process',
+    cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
+    replicas: count(t.instances, 'replica'),
+    reuseport: count(n, 'reusePort process', 'reusePort processes'),
+    pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
+  };
+  return words[t.strategy] ?? t.strategy;
 }
 
 /** Short names of a verdict's sides: "Express cluster of 2" vs "Express 1 process". */
