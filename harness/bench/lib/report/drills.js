@@ -81,10 +81,9 @@ function rowWrites(r) {
 }
 
 function summaryTable(cells, doc, engine) {
-  const head = ['strategy', 'app', 'processes', 'CPU'].concat(
-    DRILL_KINDS.map((k) => `${k === 'fault' ? 'crash' : k}: failed; p50 / p99 / max`),
-    ['writes', 'generator late by (p99 / max)', 'pass line'],
-  );
+  const byKind = DRILL_KINDS.map((k) => `${k === 'fault' ? 'crash' : k}: failed; p50 / p99 / max`);
+  const head = ['strategy', 'app', 'processes', 'CPU', ...byKind, 'writes', 'generator late by (p99 / max)',
+    'pass line'];
   return table(head, strategyRows(cells, doc).map((r) => {
     const kinds = DRILL_KINDS.map((k) => kindCell(r.cells[k]));
     return [r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), rowLateness(r),

@@ -81,37 +81,27 @@ function closedTable(cells) {
 const failedRow = (c, width, at) =>
   [`\`${c.id}\``, esc(c.topology.label), ...Array(width - 2).fill('')].with(at, `**${c.status}**: ${esc(c.error)}`);
 
+function openRow(c) {
+  const rate = `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`;
+  const steps = c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', ');
+  return [`\`${c.id}\``, esc(c.topology.label), fmt(c.probeRps), rate, steps];
+}
+
 function openTable(cells) {
-  return table(
-    ['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate', 'steps (rate → p99 ms, sustained?)'],
-    cells.map((c) =>
-      c.status === 'ok'
-        ? [
-            `\`${c.id}\``,
-            esc(c.topology.label),
-            fmt(c.probeRps),
-            `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`,
-            c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', '),
-          ]
-        : failedRow(c, 5, 3),
-    ),
-  );
+  const head = ['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate',
+    'steps (rate → p99 ms, sustained?)'];
+  return table(head, cells.map((c) => (c.status === 'ok' ? openRow(c) : failedRow(c, head.length, 3))));
 }
 
 function roundsDetails(cells) {
   const ok = cells.filter((c) => c.status === 'ok' && c.kind === 'closed');
   if (!ok.length) return '';
-  const n = Math.max(...ok.map((c) => c.rounds.length));
+  const rounds = Array.from({ length: Math.max(...ok.map((c) => c.rounds.length)) }, (_, i) => i + 1);
+  const row = (c) => [`\`${c.id}\``, ...rounds.map((n) => fmt(c.rounds.find((r) => r.round === n)?.rps))];
   return [
     '<details><summary>req/s in each round (the order alternates: A B C, then C B A)</summary>',
     '',
-    table(
-      ['cell', ...Array.from({ length: n }, (_, i) => `round ${i + 1}`)],
-      ok.map((c) => [
-        `\`${c.id}\``,
-        ...Array.from({ length: n }, (_, i) => fmt(c.rounds.find((r) => r.round === i + 1)?.rps)),
-      ]),
-    ),
+    table(['cell', ...rounds.map((n) => `round ${n}`)], ok.map(row)),
     '',
     '</details>',
   ].join('\n');
