@@ -25,12 +25,10 @@ function budgetsOfWorkload(doc, workload) {
 export function decisions(doc) {
   const out = [];
   for (const [workload, w] of Object.entries(doc.workloads ?? {})) {
-    const budgets = budgetsOfWorkload(doc, workload)
-      .map((budget) => {
-        const options = strategyOptions(doc, workload, budget);
-        return options.length ? { budget, leaves: leavesAt(doc, { workload, budget, options }) } : null;
-      })
-      .filter(Boolean);
+    const budgets = budgetsOfWorkload(doc, workload).flatMap((budget) => {
+      const options = strategyOptions(doc, workload, budget);
+      return options.length ? [{ budget, leaves: leavesAt(doc, { workload, budget, options }) }] : [];
+    });
     for (let i = 0; i < budgets.length; i += BUDGETS_PER_CHART) {
       out.push({ workload, title: w.title ?? workload, budgets: budgets.slice(i, i + BUDGETS_PER_CHART) });
     }
