@@ -11,6 +11,7 @@ export function coresFor(budget) {
   return n;
 }
 
+// Who bounded the cells, for a chart's leaf; and for the table, what that was where more cores would not help.
 const WHO = {
   machine: 'machine-bound here',
   generator: 'generator-bound here',
@@ -18,13 +19,18 @@ const WHO = {
   connections: 'connection-bound here',
   unknown: 'bounded here',
 };
+const NOT_THE_STRATEGIES = {
+  proxy: "nginx's one worker was the bottleneck, not the strategies",
+  connections: "the load's connections capped it, not the strategies",
+  unknown: 'something other than the strategies bounded it',
+};
 
 /**
  * { short, long } for a bounded verdict: short for a chart's leaf, long for the table under it.
  * @param {any} doc @param {{ bound?: { by: string, why: string }, budget?: number }} v
  */
 export function boundText(doc, v) {
-  const by = v.bound?.by ?? 'unknown';
+  const by = Object.hasOwn(WHO, v.bound?.by ?? '') ? v.bound.by : 'unknown';
   // Each cell's reason repeats who shares the cores; the sentence says it once.
   const why = (v.bound?.why ?? 'no reason recorded').replaceAll(
     /: the load generator, nginx and the kernel's network work share these cores with it/g,
@@ -48,15 +54,5 @@ export function boundText(doc, v) {
       long: `${WHO[by]}: ${sharing} — measure on at least ${need} cores (${why})`,
     };
   }
-  if (by === 'proxy')
-    return {
-      short: WHO.proxy,
-      long: `${WHO.proxy}: nginx's one worker was the bottleneck, not the strategies (${why})`,
-    };
-  if (by === 'connections')
-    return {
-      short: WHO.connections,
-      long: `${WHO.connections}: the load's connections capped it, not the strategies (${why})`,
-    };
-  return { short: WHO.unknown, long: `${WHO.unknown}: something other than the strategies bounded it (${why})` };
+  return { short: WHO[by], long: `${WHO[by]}: ${NOT_THE_STRATEGIES[by]} (${why})` };
 }

@@ -4,7 +4,7 @@ import * as vl from 'vega-lite';
 import { experimentsOf, publishedRows } from './experiments.js';
 import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, mainVerdicts, ruleOf } from './labels.js';
 import { nameOf } from './leaf-text.js';
-import { cpus } from './format.js';
+import { cpus, machineText } from './format.js';
 
 // Only errors: vega-lite warns about faceted independent scales, which is what we want here.
 const quiet = vega.logger(vega.Error);
@@ -22,13 +22,8 @@ export async function toSvg(spec) {
 }
 
 // Every chart's caption says when and where it was measured; axis labels are never cut.
-const caption = (doc) => {
-  const m = doc?.meta?.machine;
-  return doc
-    ? `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB · ` +
-        `${doc.meta.machine.os}`
-    : '';
-};
+const caption = (doc) =>
+  `${doc.mode} run of ${doc.startedAt.slice(0, 10)} · ${machineText(doc.meta.machine)} · ${doc.meta.machine.os}`;
 const base = (title, values, doc) => ({
   title: { text: title, subtitle: caption(doc), anchor: 'start' },
   data: { values },
@@ -62,6 +57,15 @@ export const VERDICT_CHART_NOTE =
   'the dashed line parity, the grey band the "equal" zone; a panel\'s scale is linear where every interval lies ' +
   `within ×${NEAR_ONE[0]}–×${NEAR_ONE[1]}, logarithmic otherwise.`;
 
+/** Markdown lines of a scenario's charts ({file: {title, scenario}}): each image, a verdict chart's note under it. */
+export const chartLines = (charts, scenario) =>
+  Object.entries(charts)
+    .filter(([, c]) => c.scenario === scenario)
+    .flatMap(([file, c]) => {
+      const note = file.startsWith('verdicts-') ? [VERDICT_CHART_NOTE, ''] : [];
+      return [`![${c.title.text}](${file})`, '', ...note];
+    });
+
 // One verdict as a point of the chart: its row names the workload and the two sides.
 function verdictPoint(doc, v) {
   return {
@@ -83,6 +87,7 @@ function metricPanel(doc, metric, values, first) {
   const { down, up } = ruleOf(doc);
   const x = { type: 'quantitative', scale: { type: scaleTypeOf(mine), zero: false }, title: `${metric} (×)` };
   const y = { field: 'question', type: 'nominal', title: null, sort: null, ...(first ? {} : { axis: null }) };
+  const color = { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS };
   return {
     width: 170,
     transform: [{ filter: { field: 'metric', equal: metric } }],
@@ -95,13 +100,7 @@ function metricPanel(doc, metric, values, first) {
           y,
           x: { field: 'lo', ...x },
           x2: { field: 'hi' },
-          color: {
-            field: 'outcome',
-            type: 'nominal',
-            scale: OUTCOME_COLORS,
-            title: null,
-            legend: { orient: 'bottom' },
-          },
+          color: { ...color, title: null, legend: { orient: 'bottom' } },
         },
       },
       {
@@ -109,7 +108,7 @@ function metricPanel(doc, metric, values, first) {
         encoding: {
           y,
           x: { field: 'ratio', ...x },
-          color: { field: 'outcome', type: 'nominal', scale: OUTCOME_COLORS },
+          color,
         },
       },
     ],
@@ -121,7 +120,6 @@ export function verdictSpec(doc, budget) {
   const values = mainVerdicts(doc)
     .filter((v) => budgetOf(v, doc) === budget && labelOf(v, doc) !== null && Array.isArray(v.ci95))
     .map((v) => verdictPoint(doc, v));
-  if (values.length === 0) return null;
   const metrics = [...new Set(values.map((v) => v.metric))];
   return {
     ...base(`Verdicts at ${cpus(budget)}: ratio and 95% interval, a panel per metric`, values, doc),
@@ -135,18 +133,11 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
   const values = doc.cells
     .filter((c) => c.scenario === scenario && c.status === 'ok' && c.kind === 'closed')
     .map((c) => {
-      const s = pick(c);
-      return {
-        topology: c.topology.label,
-        runtime: c.topology.runtime,
-        workload: doc.workloads[c.workload]?.title ?? c.workload,
-        median: s?.median,
-        min: s?.min,
-        max: s?.max,
-      };
+      const { median, min, max } = pick(c) ?? {};
+      const workload = doc.workloads[c.workload]?.title ?? c.workload;
+      return { topology: c.topology.label, runtime: c.topology.runtime, workload, median, min, max };
     })
     .filter((v) => Number.isFinite(v.median));
-  if (values.length === 0) return null;
   return {
     ...base(title, values, doc),
     facet: { field: 'workload', type: 'nominal', title: null },
@@ -188,7 +179,6 @@ export function openloopSpec(doc) {
       },
       { topology: c.topology.label, what: 'closed-loop capacity (probe)', rate: c.probeRps },
     ]);
-  if (values.length === 0) return null;
   return {
     ...base('Open loop: highest fixed rate sustained (p99 < 500 ms, rate met, no failure)', values, doc),
     width: 420,
@@ -204,28 +194,16 @@ export function openloopSpec(doc) {
 
 /** An experiment's published figures beside ours, a panel per kind of figure; lines: ranges over rounds or runs. */
 export function publishedSpec(doc, s) {
-  const scale = (r, v) => (Number.isFinite(v) ? (r.pct ? 100 * v : v) : undefined);
+  const point = (r, source, figures) => {
+    const [value, lo, hi] = figures.map((v) => (Number.isFinite(v) ? (r.pct ? 100 * v : v) : undefined));
+    return { variant: r.label, figure: r.unit || r.what, source, value, lo, hi };
+  };
   const values = publishedRows(doc, s)
     .filter((r) => typeof r.published === 'number' && Number.isFinite(r.ours))
     .flatMap((r) => [
-      {
-        variant: r.label,
-        figure: r.unit || r.what,
-        source: 'published',
-        value: scale(r, r.published),
-        lo: scale(r, r.publishedMin),
-        hi: scale(r, r.publishedMax),
-      },
-      {
-        variant: r.label,
-        figure: r.unit || r.what,
-        source: `ours (${doc.startedAt.slice(0, 10)})`,
-        value: scale(r, r.ours),
-        lo: scale(r, r.oursMin),
-        hi: scale(r, r.oursMax),
-      },
+      point(r, 'published', [r.published, r.publishedMin, r.publishedMax]),
+      point(r, `ours (${doc.startedAt.slice(0, 10)})`, [r.ours, r.oursMin, r.oursMax]),
     ]);
-  if (values.length === 0) return null;
   return {
     ...base(`Published beside ours: ${s.experiment.title}`, values, doc),
     facet: {
@@ -284,7 +262,6 @@ export function timelineSpec(doc, s) {
         failed: status < 200 || status >= 300,
       })),
     );
-  if (values.length === 0) return null;
   return {
     ...base('Response time of each request, in the order the answers came back (first round)', values, doc),
     width: 460,
@@ -315,11 +292,11 @@ function cellCharts(paced) {
   return out;
 }
 
-/** {file: {spec, scenario}} for every chart the results can fill. */
+/** {file: {spec, scenario}} for every chart the results can fill (a spec without data is left out). */
 export function charts(doc) {
   const out = {};
   const add = (file, scenario, spec) => {
-    if (spec) out[file] = { spec, scenario };
+    if (spec.data.values.length) out[file] = { spec, scenario };
   };
   const withVerdicts = doc.scenarios.find((s) => doc.verdicts.some((v) => s.cells.includes(v.cells?.[0])));
   for (const b of budgetsOf(doc)) add(verdictChartFile(b), withVerdicts?.name, verdictSpec(doc, b));

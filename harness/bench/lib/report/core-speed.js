@@ -18,10 +18,8 @@ export function slicesBySpeed(doc) {
   const times = c.readings.map(([t]) => t0 + t);
   const slow = c.readings.map(([, us]) => c.fastUs / us < c.slowBelow);
   const slowShareIn = (from, to) => {
-    let n = 0;
-    let s = 0;
-    for (let i = lowerBound(times, from); i < times.length && times[i] < to; i += 1) { n += 1; s += slow[i] ? 1 : 0; }
-    return n ? s / n : null;
+    const inside = slow.slice(lowerBound(times, from), lowerBound(times, to));
+    return inside.length ? inside.filter(Boolean).length / inside.length : null;
   };
   const byWorkload = new Map();
   for (const cell of doc.cells ?? []) {

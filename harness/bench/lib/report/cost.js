@@ -16,28 +16,20 @@ const MILLION = 1e6;
  * (rounds' processes), perProcessMiB, gibHours, money, lowRate: { rate, us } (paced) }, or null.
  */
 export function costOf(cell, prices = null) {
-  const coreSeconds = cell.cpuPerRequestUs?.median ?? null;
-  const memoryMiB = cell.memoryMiB?.median ?? null;
+  const finite = (x) => (Number.isFinite(x) ? x : null);
+  const coreSeconds = finite(cell.cpuPerRequestUs?.median);
+  const memoryMiB = finite(cell.memoryMiB?.median);
   const capacityRps = cell.capacity?.rps ?? null;
-  if (!Number.isFinite(coreSeconds) && !Number.isFinite(memoryMiB)) return null;
+  if (coreSeconds === null && memoryMiB === null) return null;
   const processes = lowerMedian((cell.rounds ?? []).map((r) => r.processes)) ?? null;
-  const gibHours =
-    Number.isFinite(memoryMiB) && capacityRps > 0 ? ((memoryMiB / 1024) * (MILLION / capacityRps)) / 3600 : null;
-  const money =
-    prices && Number.isFinite(coreSeconds) && gibHours !== null
-      ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours
-      : null;
-  const lowUs = cell.paced?.cpuPerRequestUs?.median;
-  return {
-    coreSeconds: Number.isFinite(coreSeconds) ? coreSeconds : null,
-    capacityRps,
-    memoryMiB: Number.isFinite(memoryMiB) ? memoryMiB : null,
-    processes,
-    perProcessMiB: Number.isFinite(memoryMiB) && processes > 0 ? memoryMiB / processes : null,
-    gibHours,
-    money,
-    lowRate: Number.isFinite(lowUs) ? { rate: cell.paced.rate, us: lowUs } : null,
-  };
+  const gibHours = memoryMiB !== null && capacityRps > 0 ? ((memoryMiB / 1024) * (MILLION / capacityRps)) / 3600 : null;
+  const money = prices && coreSeconds !== null && gibHours !== null
+    ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours
+    : null;
+  const lowUs = finite(cell.paced?.cpuPerRequestUs?.median);
+  const perProcessMiB = memoryMiB !== null && processes > 0 ? memoryMiB / processes : null;
+  const lowRate = lowUs === null ? null : { rate: cell.paced.rate, us: lowUs };
+  return { coreSeconds, capacityRps, memoryMiB, processes, perProcessMiB, gibHours, money, lowRate };
 }
 
 /** Prices as the CLI takes them: both optional, no default. null where neither was given. */
@@ -67,9 +59,9 @@ export function costCells(doc, scenario = 'verdicts') {
 }
 
 /** The cost table of the main scenario's closed-loop cells (Markdown), or null where there is none. */
-function costTable(doc, { scenario = 'verdicts' } = {}) {
+function costTable(doc) {
   const prices = doc.prices ?? null;
-  const cells = costCells(doc, scenario);
+  const cells = costCells(doc);
   if (!cells.length) return null;
   const head = [
     'workload',

@@ -17,25 +17,18 @@ const upperFirst = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
 /** The budgets at which a workload's verdicts were asked, smallest first. */
 function budgetsOfWorkload(doc, workload) {
-  return [
-    ...new Set(
-      mainVerdicts(doc)
-        .filter((v) => v.workload === workload)
-        .map((v) => budgetOf(v, doc)),
-    ),
-  ].sort((a, b) => a - b);
+  const budgets = mainVerdicts(doc).filter((v) => v.workload === workload).map((v) => budgetOf(v, doc));
+  return [...new Set(budgets)].sort((a, b) => a - b);
 }
 
 /** [{ workload, title, budgets: [{ budget, leaves }] }], a workload's budgets in chunks of two. */
 export function decisions(doc) {
   const out = [];
   for (const [workload, w] of Object.entries(doc.workloads ?? {})) {
-    const budgets = budgetsOfWorkload(doc, workload)
-      .map((budget) => {
-        const options = strategyOptions(doc, workload, budget);
-        return options.length ? { budget, leaves: leavesAt(doc, { workload, budget, options }) } : null;
-      })
-      .filter(Boolean);
+    const budgets = budgetsOfWorkload(doc, workload).flatMap((budget) => {
+      const options = strategyOptions(doc, workload, budget);
+      return options.length ? [{ budget, leaves: leavesAt(doc, { workload, budget, options }) }] : [];
+    });
     for (let i = 0; i < budgets.length; i += BUDGETS_PER_CHART) {
       out.push({ workload, title: w.title ?? workload, budgets: budgets.slice(i, i + BUDGETS_PER_CHART) });
     }
@@ -70,10 +63,11 @@ const cited = (doc, v, link) =>
 
 /**
  * The table under a chart: each leaf's answer, the verdicts it rests on (the first few), and why.
- * @param {any} doc @param {any} chart @param {{ verdictLink?: string, drillsLink?: string }} [links]
+ * @param {any} doc @param {any} chart @param {string} verdictLink the report, where every verdict is
  */
-export function chartTable(doc, chart, { verdictLink = '', drillsLink = '' } = {}) {
-  const drills = `[the drills](${drillsLink}#${slugOf('When something dies / when you deploy')})`;
+export function chartTable(doc, chart, verdictLink) {
+  // The drills are a section of the guide itself.
+  const drills = `[the drills](#${slugOf('When something dies / when you deploy')})`;
   const rows = chart.budgets.flatMap(({ budget, leaves }) => leaves.map((l) => {
     const more = l.cites.length - CITED;
     const rests = l.cites.length
@@ -91,9 +85,9 @@ export function chartTable(doc, chart, { verdictLink = '', drillsLink = '' } = {
 
 /**
  * Markdown lines: every chart with its table.
- * @param {any} doc @param {{ verdictLink?: string, drillsLink?: string }} [links]
+ * @param {any} doc @param {string} verdictLink the report, where every verdict is
  */
-export function decideSection(doc, links = {}) {
+export function decideSection(doc, verdictLink) {
   const out = [];
   for (const chart of decisions(doc)) {
     const span = chart.budgets.map((b) => b.budget).join(' and ');
@@ -105,11 +99,11 @@ export function decideSection(doc, links = {}) {
     const asked = chart.budgets.flatMap((b) => b.leaves).filter((l) => l.key !== 'deploy');
     if (asked.every((l) => /^none$/.test(l.answer) && l.cites.every((v) => labelOf(v, doc) === null))) {
       const why = asked.find((l) => l.note)?.note ?? 'not measured here';
-      const every = `${links.verdictLink ?? ''}#${slugOf('Every verdict')}`;
+      const every = `${verdictLink}#${slugOf('Every verdict')}`;
       out.push(`${upperFirst(why)}: no answer for this workload. Its verdicts: [the list](${every}).`, '');
       continue;
     }
-    out.push('```mermaid', chartSource(chart), '```', '', chartTable(doc, chart, links), '');
+    out.push('```mermaid', chartSource(chart), '```', '', chartTable(doc, chart, verdictLink), '');
   }
   return out;
 }

@@ -41,6 +41,10 @@ export const measured = (c) => c.status === 'ok' && Boolean(c.drill);
 export const neededKinds = (engine) => (engine === 'swarm' ? ['rollout'] : ['fault', 'rollout']);
 export const drillCellsOf = (doc) => (doc.cells ?? []).filter((c) => DRILL_KINDS.includes(c.kind));
 
+/** Why the writes of some measured drills were not counted: each reason once (`otherwise` for a drill without one). */
+export const notCountedWhys = (cells, otherwise) =>
+  [...new Set(cells.filter((c) => !c.drill.writes?.counted).map((c) => c.drill.writes?.why ?? otherwise))];
+
 /** { requestsOk, writes: 'kept' | 'lost' | 'not counted', lostNothing } for one measured drill. */
 export function judgeDrill(cell) {
   const d = cell.drill;
@@ -53,9 +57,8 @@ export function judgeDrill(cell) {
 /** What one drill lost, in words ('' when nothing). */
 export function lossText(cell) {
   const d = cell.drill;
-  const parts = [];
   const failed = (part, what) => (part.failed ? `${num(part.failed)} of ${num(part.requests)} ${what} failed` : '');
-  parts.push(failed(d.get, 'GETs'), failed(d.post, 'POSTs'));
+  const parts = [failed(d.get, 'GETs'), failed(d.post, 'POSTs')];
   const w = d.writes;
   if (w?.counted && w.lost)
     parts.push(`${num(w.lost)} acknowledged write${w.lost === 1 ? '' : 's'} missing from the store`);
@@ -125,13 +128,7 @@ export function drillVerdict(doc, strategy, budget, { app, engine, name } = {}) 
   const losses = judged.filter((x) => !x.j.lostNothing).map((x) => `${where(x)}: ${lossText(x.c)}`);
   const counted = judged.filter((x) => x.c.drill.writes?.counted);
   const acked = counted.reduce((n, x) => n + x.c.drill.writes.acknowledged, 0);
-  const notCounted = [
-    ...new Set(
-      judged
-        .filter((x) => !x.c.drill.writes?.counted)
-        .map((x) => x.c.drill.writes?.why ?? 'the drill did not count writes'),
-    ),
-  ];
+  const notCounted = notCountedWhys(ok, 'the drill did not count writes');
   const inFlight = judged.filter((x) => x.c.kind === 'fault').reduce((n, x) => n + x.c.drill.post.failed, 0);
   const kinds = [...new Set(judged.map((x) => kindName(x.c.kind)))].join(', ');
   const sentences = [];

@@ -2,7 +2,9 @@
 // a run (doc.cells of kind fault, rollout, stop and scale-down): a table per engine with each
 // strategy judged against the pass line (drill-verdict.js), then every drill with its counts, and
 // why requests failed. Every number comes from the cells; the prose from templates/drills-*.md.
-import { aboutCell, drillCellsOf, judgeDrill, kindName, measured, neededKinds, DRILL_KINDS } from './drill-verdict.js';
+import {
+  aboutCell, drillCellsOf, judgeDrill, kindName, measured, neededKinds, notCountedWhys, DRILL_KINDS,
+} from './drill-verdict.js';
 import { fill } from './template.js';
 import { num, table } from './format.js';
 
@@ -23,26 +25,17 @@ const orderOf = (s) => (ORDER.includes(s) ? ORDER.indexOf(s) : ORDER.length);
 
 function writesText(w) {
   if (!w?.counted) return 'not counted';
-  const extra = [
-    w.ambiguous ? `${num(w.ambiguous)} ambiguous` : '',
-    w.unexpected ? `${num(w.unexpected)} unexpected` : '',
-  ]
-    .filter(Boolean)
-    .map((x) => `, ${x}`)
-    .join('');
+  const extra = ['ambiguous', 'unexpected'].map((k) => (w[k] ? `, ${num(w[k])} ${k}` : '')).join('');
   return `${num(w.acknowledged)} acknowledged: ${num(w.lost)} lost, ${num(w.duplicated)} duplicated${extra}`;
 }
 
 // The rows of the summary: one per app, strategy, processes and budget, in the strategies' order.
 function strategyRows(cells, doc) {
-  const rows = new Map();
-  for (const c of cells) {
-    const a = aboutCell(c, doc);
-    const key = `${a.app}|${a.strategy}|${a.processes}|${a.budget}`;
-    if (!rows.has(key)) rows.set(key, { ...a, cells: {} });
-    rows.get(key).cells[c.kind] = c;
-  }
-  return [...rows.values()].sort(
+  const keyOf = (a) => `${a.app}|${a.strategy}|${a.processes}|${a.budget}`;
+  const groups = Map.groupBy(cells, (c) => keyOf(aboutCell(c, doc)));
+  const rows = [...groups.values()].map((cs) =>
+    ({ ...aboutCell(cs[0], doc), cells: Object.fromEntries(cs.map((c) => [c.kind, c])) }));
+  return rows.sort(
     (x, y) =>
       orderOf(x.strategy) - orderOf(y.strategy) ||
       String(x.app).localeCompare(String(y.app)) ||
@@ -60,8 +53,7 @@ function kindCell(c) {
 
 // How late the generator sent, the worst of the row's drills (p99 / max): each is under the bound.
 function rowLateness(r) {
-  const lags = Object.values(r.cells).filter(measured).map((c) => (c.drill.duringEvents ?? c.drill).sendLagMs)
-    .filter(Boolean);
+  const lags = Object.values(r.cells).filter(measured).map((c) => duringOf(c.drill).sendLagMs).filter(Boolean);
   if (!lags.length) return 'not recorded';
   return `${lat(Math.max(...lags.map((l) => l.p99)))} / ${lat(Math.max(...lags.map((l) => l.max)))} ms`;
 }
@@ -89,10 +81,9 @@ function rowWrites(r) {
 }
 
 function summaryTable(cells, doc, engine) {
-  const head = ['strategy', 'app', 'processes', 'CPU'].concat(
-    DRILL_KINDS.map((k) => `${k === 'fault' ? 'crash' : k}: failed; p50 / p99 / max`),
-    ['writes', 'generator late by (p99 / max)', 'pass line'],
-  );
+  const byKind = DRILL_KINDS.map((k) => `${k === 'fault' ? 'crash' : k}: failed; p50 / p99 / max`);
+  const head = ['strategy', 'app', 'processes', 'CPU', ...byKind, 'writes', 'generator late by (p99 / max)',
+    'pass line'];
   return table(head, strategyRows(cells, doc).map((r) => {
     const kinds = DRILL_KINDS.map((k) => kindCell(r.cells[k]));
     return [r.strategy, r.app ?? '—', num(r.processes), r.budget ?? '—', ...kinds, rowWrites(r), rowLateness(r),
@@ -100,6 +91,8 @@ function summaryTable(cells, doc, engine) {
   }));
 }
 
+// The figures of the requests sent while the events ran; an older record keeps them on the drill itself.
+const duringOf = (d) => d.duringEvents ?? d;
 const eventsOf = (d) => d.kills?.length ?? d.steps?.length ?? d.events?.length ?? 0;
 
 // Latency to 0.1 ms below 10 ms, whole ms above.
@@ -114,54 +107,43 @@ const triple = (l) => (l ? `${lat(l.p50)} / ${lat(l.p99)} / ${lat(l.max)} ms` : 
  * its generator may have stalled with the orchestration, and its figures would be the stall's.
  */
 function eventLatency(d) {
-  const during = d.duringEvents ?? { latencyMs: d.latencyMs, sendLagMs: d.sendLagMs };
+  const during = duringOf(d);
   const lag = during.sendLagMs;
   if (!lag) return ['not published: no lateness record', 'not recorded'];
   return [triple(during.latencyMs), `${lat(lag.p99)} / ${lat(lag.max)} ms`];
 }
 
 function detailTable(cells, doc) {
-  const head = ['drill', 'strategy', 'app', 'processes', 'events', 'failed GETs', 'failed POSTs'].concat([
-    'back after (median / max)',
-    'clients saw failures for (max)',
-    'writes',
-    'latency during the events (p50 / p99 / max)',
-    'generator late by (p99 / max)',
-  ]);
+  const head = ['drill', 'strategy', 'app', 'processes', 'events', 'failed GETs', 'failed POSTs',
+    'back after (median / max)', 'clients saw failures for (max)', 'writes',
+    'latency during the events (p50 / p99 / max)', 'generator late by (p99 / max)'];
   return table(head, cells.filter(measured).map((c) => {
     const a = aboutCell(c, doc);
     const d = c.drill;
     const back = d.backMs ?? d.recoverMs;
     const outage = d.outageMs ? ms(d.outageMs.max) : 'n/a';
-    return [kindName(c.kind), a.strategy, a.app ?? '—', num(a.processes), num(eventsOf(d)), failedOf(d.get)]
-      .concat([failedOf(d.post), `${ms(back?.median)} / ${ms(back?.max)}`, outage, writesText(d.writes)])
-      .concat(eventLatency(d));
+    return [kindName(c.kind), a.strategy, a.app ?? '—', num(a.processes), num(eventsOf(d)), failedOf(d.get),
+      failedOf(d.post), `${ms(back?.median)} / ${ms(back?.max)}`, outage, writesText(d.writes), ...eventLatency(d)];
   }));
 }
 
 // Why requests failed, for the kinds of failure this run saw.
-const WHY = { 'HTTP 502': 'drills-why-502', ECONNRESET: 'drills-why-reset', ECONNREFUSED: 'drills-why-refused' };
+const WHY = { 'HTTP 502': 'drills-why-502', ECONNRESET: 'drills-why-reset', ECONNREFUSED: 'drills-why-refused',
+  ETIMEDOUT: 'drills-why-timeout' };
 function lostRequests(cells) {
   const errorsOf = (d, key) => (d.get.errors?.[key] ?? 0) + (d.post.errors?.[key] ?? 0);
   const seen = (key) => cells.some((c) => errorsOf(c.drill, key) > 0);
-  return [...Object.entries(WHY), ['ETIMEDOUT', 'drills-why-timeout']]
-    .filter(([k]) => seen(k))
-    .flatMap(([, t]) => fill(t));
+  return Object.entries(WHY).filter(([k]) => seen(k)).flatMap(([, t]) => fill(t));
 }
 
 // What each drill did to each strategy, in the words its records keep (`what`).
 function howDrilled(cells, doc) {
-  const by = new Map();
-  for (const c of cells) {
-    const a = aboutCell(c, doc);
-    if (!c.drill.what) continue;
-    if (!by.has(a.strategy)) by.set(a.strategy, new Map());
-    by.get(a.strategy).set(c.kind, c.drill.what);
-  }
-  // One item per strategy and drill: short enough to read at a glance.
-  const line = ([s, kinds]) =>
-    DRILL_KINDS.filter((k) => kinds.has(k))
-      .map((k) => `- **${s}**, ${kindName(k)}: ${kinds.get(k)}.`)
+  const by = Map.groupBy(cells.filter((c) => c.drill.what), (c) => aboutCell(c, doc).strategy);
+  // One item per strategy and drill (the last record of a kind): short enough to read at a glance.
+  const line = ([s, mine]) =>
+    DRILL_KINDS.map((k) => mine.findLast((c) => c.kind === k))
+      .filter(Boolean)
+      .map((c) => `- **${s}**, ${kindName(c.kind)}: ${c.drill.what}.`)
       .join('\n');
   return [...by].sort(([x], [y]) => orderOf(x) - orderOf(y)).map(line);
 }
@@ -199,15 +181,8 @@ export function renderDrills(doc, { docs = '' } = {}) {
     out.push(`### On ${ENGINE_NAME[engine] ?? engine}`, '', summaryTable(mine, doc, engine), '');
     out.push('Each drill:', '', detailTable(mine, doc), '');
   }
-  const whys = new Set(
-    ok.filter((c) => !c.drill.writes?.counted).map((c) => c.drill.writes?.why ?? 'this drill did not count its writes'),
-  );
-  out.push(
-    ...block(
-      'Writes not counted:',
-      [...whys].map((w) => `- ${w}.`),
-    ),
-  );
+  const whys = notCountedWhys(ok, 'this drill did not count its writes');
+  out.push(...block('Writes not counted:', whys.map((w) => `- ${w}.`)));
   out.push(...block('Why requests failed:', lostRequests(ok)));
   out.push(...block('Not measured in this run:', notMeasured(cells, doc)));
   out.push(...fill('drills-by-hand', { docs }), '');

@@ -52,33 +52,25 @@ const FIELDS = [
 /** Rows of "published beside ours": { label, what, published, ours, range, unit }. */
 export function publishedRows(doc, s) {
   const byId = new Map(doc.cells.map((c) => [c.id, c]));
-  const rows = [];
-  for (const p of s.experiment.published ?? []) {
+  return (s.experiment.published ?? []).flatMap((p) => {
     const c = byId.get(p.cell);
-    const label = c?.topology.label ?? p.cell;
     const ok = c?.status === 'ok';
-    if (p.metric && p.metric !== 'rps' || p.value !== undefined || p.runs) {
-      const metric = p.metric ?? 'rps';
-      const published = p.runs ? lowerMedian(p.runs) : p.value;
-      const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
-      const [publishedMin, publishedMax] = bounds(p.runs);
-      const [oursMin, oursMax] = ours.bounds ?? [];
-      rows.push({
-        label, cell: p.cell, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin,
-        publishedMax, ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct,
-        note: p.note, status: c?.status ?? 'not run',
-      });
-    } else {
-      for (const [key, what, get] of FIELDS) {
-        if (p[key] === undefined) continue;
-        rows.push({
-          label, cell: p.cell, what, published: p[key], ours: ok ? get(c) : null, range: '', unit: '', note: p.note,
-          status: c?.status ?? 'not run',
-        });
-      }
+    const label = c?.topology.label ?? p.cell;
+    const row = { label, cell: p.cell, note: p.note, status: c?.status ?? 'not run', range: '', unit: '' };
+    if (!(p.metric && p.metric !== 'rps' || p.value !== undefined || p.runs)) {
+      const given = FIELDS.filter(([key]) => p[key] !== undefined);
+      return given.map(([key, what, get]) => ({ ...row, what, published: p[key], ours: ok ? get(c) : null }));
     }
-  }
-  return rows;
+    const metric = p.metric ?? 'rps';
+    const published = p.runs ? lowerMedian(p.runs) : p.value;
+    const ours = ok ? OURS[metric](c) : { value: null, range: '', unit: OURS[metric]({}).unit };
+    const [publishedMin, publishedMax] = bounds(p.runs);
+    const [oursMin, oursMax] = ours.bounds ?? [];
+    return [{
+      ...row, what: metric, published, publishedRange: p.runs ? range(p.runs) : '', publishedMin, publishedMax,
+      ours: ours.value, oursMin, oursMax, range: ours.range, unit: ours.unit, pct: ours.pct,
+    }];
+  });
 }
 
 function valueText(v, pct) {
@@ -249,7 +241,8 @@ function claimText(s) {
   return `${esc(e.source)}. **Claim**: ${esc(e.claim)}${explanation}${warning}${requirement}`;
 }
 
-export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
+/** An experiment's section of the report: the claim, the answer, what ran, its charts (Markdown lines) and tables. */
+export function experimentSection(doc, s, chartLines = []) {
   const e = s.experiment;
   const out = [`## ${s.title}`, '', claimText(s), ''];
   const answer = seedAnswers(doc).find((a) => a.id === s.name);
@@ -258,21 +251,8 @@ export function experimentSection(doc, s, { detail = true, charts = {} } = {}) {
     const [first, ...more] = paragraphsUnder(answer.why);
     out.push(`**Answer: ${answer.answer}**${control} — ${first}`, '', ...more.flatMap((p) => [p, '']));
   }
-  out.push(`Run alone with \`make bench SCENARIO=${s.name}\`${detail ? '' : '; every table is in the report'}.`, '');
-  if (detail) out.push(...parameterTable(doc, s));
-  for (const [file, c] of Object.entries(charts)) {
-    if (c.scenario === s.name) out.push(`![${c.title?.text ?? c.title}](${file})`, '');
-  }
-  out.push(...publishedTable(doc, s));
-  out.push(...comparisons(doc, s));
-  if (detail) for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
+  out.push(`Run alone with \`make bench SCENARIO=${s.name}\`.`, '', ...parameterTable(doc, s));
+  out.push(...chartLines, ...publishedTable(doc, s), ...comparisons(doc, s));
+  for (const k of e.show ?? []) out.push(...(SHOW[k]?.(doc, s) ?? []));
   return out;
-}
-
-/** The experiments' sections: in full in the report, one short section each in the guide. */
-export function experimentSections(doc, where, charts = {}) {
-  const exps = experimentsOf(doc);
-  if (!exps.length) return [];
-  // The guide answers each experiment in a paragraph (seeds.js); the tables are the report's.
-  return where === 'report' ? exps.flatMap((s) => experimentSection(doc, s, { charts })) : [];
 }

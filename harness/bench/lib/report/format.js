@@ -23,6 +23,8 @@ export const row = (cells) => `| ${cells.join(' | ')} |`;
 export const table = (head, rows) => [row(head), row(head.map(() => '---')), ...rows.map(row)].join('\n');
 /** A whole number with thousands separators, or n/a. */
 export const num = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+/** "4 cores (<model>), 16 GiB": the machine a run measured on (results.json meta.machine). */
+export const machineText = (m) => `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB`;
 /** "1 CPU", "2 CPUs". */
 export const cpus = (b) => `${b} CPU${b === 1 ? '' : 's'}`;
 

@@ -2,7 +2,7 @@
 // which machine and run it answers, how to get the answer for yours, and what its words mean —
 // the labels' bounds are the rule's own (judge/stats.js decide(), through protocol.rule).
 import { fill } from './template.js';
-import { fmt, cpus, andList } from './format.js';
+import { fmt, cpus, andList, machineText } from './format.js';
 import { budgetsOf, ruleOf } from './labels.js';
 import { cleanText } from './sanitize.js';
 
@@ -34,7 +34,7 @@ export function firstScreen(doc, { reportLink, resultsLink, docsLink }) {
     mode: doc.mode === 'quick' ? 'a default' : `a ${doc.mode}`,
     date: doc.startedAt.slice(0, 16).replace('T', ' '),
     duration: durationOf(doc),
-    machine: `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}`,
+    machine: `${machineText(m)}, ${m.os}`,
     engine: engineText(doc).replace(/^as /, ''),
     node: v.node ?? 'not recorded',
     dotnet: v.dotnet ?? 'not used',

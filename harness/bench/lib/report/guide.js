@@ -30,7 +30,7 @@ function warnings(doc) {
 }
 
 function decideIntro(doc, reportLink) {
-  const charts = reportLink.includes('/') ? reportLink.slice(0, reportLink.lastIndexOf('/') + 1) : '';
+  const charts = reportLink.slice(0, reportLink.lastIndexOf('/') + 1);
   const largest = budgetsOf(doc).at(-1);
   return [
     ...fill('guide-decide', {
@@ -136,7 +136,7 @@ export function renderGuide(
     '',
     ...warnings(doc),
     ...decideIntro(doc, reportLink),
-    ...decideSection(doc, { verdictLink: reportLink, drillsLink: '' }),
+    ...decideSection(doc, reportLink),
     ...why(doc),
     ...drills(doc, { reportLink, docsLink }),
     ...seeds(doc, reportLink),

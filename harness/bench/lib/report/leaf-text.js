@@ -31,40 +31,22 @@ export function citeLine(doc, v) {
  * measured; or none was asked (notAsked says why).
  */
 export function absent(doc, key, title, verdicts, notAsked) {
+  const leaf = (lines, answer, cites, note) => ({ key, title, lines, answer, cites, note });
   const bounded = verdicts.find((v) => labelOf(v, doc) === 'bounded');
   if (bounded) {
     const b = boundText(doc, bounded);
-    return {
-      key,
-      title,
-      lines: [b.short, citeLine(doc, bounded)],
-      answer: 'none: the strategies were not the bottleneck',
-      cites: [bounded],
-      note: b.long,
-    };
+    return leaf([b.short, citeLine(doc, bounded)], 'none: the strategies were not the bottleneck', [bounded], b.long);
   }
   const suspect = verdicts.find((v) => labelOf(v, doc) !== null && v.suspect);
   if (suspect) {
     const why = cleanText(suspect.reasons?.[0] ?? 'suspect');
-    return {
-      key,
-      title,
-      lines: ['kept out as suspect', citeLine(doc, suspect)],
-      answer: 'none',
-      cites: [suspect],
-      note: `not measured here, because the verdict was kept out as suspect: ${why}`,
-    };
+    const note = `not measured here, because the verdict was kept out as suspect: ${why}`;
+    return leaf(['kept out as suspect', citeLine(doc, suspect)], 'none', [suspect], note);
   }
   const missing = verdicts.find((v) => labelOf(v, doc) === null);
   const because = missing ? shortReason(missing.reasons?.[0] ?? 'a cell did not run') : notAsked;
-  return {
-    key,
-    title,
-    lines: ['not measured here', because],
-    answer: 'none',
-    cites: missing ? [missing] : [],
-    note: `not measured here, because ${because}`,
-  };
+  const note = `not measured here, because ${because}`;
+  return leaf(['not measured here', because], 'none', missing ? [missing] : [], note);
 }
 
 /** "a, b or c". */

@@ -28,48 +28,24 @@ function basisOf(doc, pairs, pick) {
  */
 function bestLeaf(doc, at, { key, title, metric, notAsked, decides, short = null }) {
   const r = ranked(doc, at, metric);
-  if (!r.top.length)
-    return {
-      leaf: absent(
-        doc,
-        key,
-        title,
-        r.pairs.map((p) => p.v),
-        notAsked,
-      ),
-      top: [],
-    };
+  if (!r.top.length) return { leaf: absent(doc, key, title, r.pairs.map((p) => p.v), notAsked), top: [] };
   // An option no usable verdict speaks for (bounded, suspect, not measured) is not ranked: said so.
   const unranked = at.options.filter((o) => !r.evidenced.includes(o));
   const aside = unranked.length ? [`not compared: ${orList(unranked.map((o) => shortName(doc, o.topology)))}`] : [];
-  const asideNote = unranked.length
-    ? ` ${unranked.map((o) => o.name).join(', ')}: no usable verdict (bounded, suspect or not measured), ` +
-      'so not compared.'
-    : '';
+  const why = 'no usable verdict (bounded, suspect or not measured), so not compared.';
+  const asideNote = unranked.length ? ` ${unranked.map((o) => o.name).join(', ')}: ${why}` : '';
+  const leaf = (lines, answer, cites, note) =>
+    ({ leaf: { key, title, lines: [...lines, ...aside], answer, cites, note: `${note}${asideNote}` }, top: r.top });
   if (r.top.length === 1) {
-    const pick = r.top[0];
+    const [pick] = r.top;
     const v = basisOf(doc, r.pairs, pick);
-    const leaf = {
-      key,
-      title,
-      lines: [shortName(doc, pick.topology), citeLine(doc, v), ...aside],
-      answer: pick.name,
-      cites: [v],
-      note: `nothing measured beat ${pick.name} here.${asideNote}`,
-    };
-    return { leaf, top: r.top };
+    const lines = [shortName(doc, pick.topology), citeLine(doc, v)];
+    return leaf(lines, pick.name, [v], `nothing measured beat ${pick.name} here.`);
   }
   const among = verdictsAmong(doc, r.pairs, r.top);
   const names = orList(r.top.map((o) => shortName(doc, o.topology)));
-  const leaf = {
-    key,
-    title,
-    lines: [names, citeLine(doc, among[0] ?? null), ...(short ? [short] : []), ...aside],
-    answer: orList(r.top.map((o) => o.name)),
-    cites: among,
-    note: `the verdicts between them can't pick one: ${decides}.${asideNote}`,
-  };
-  return { leaf, top: r.top };
+  const lines = [names, citeLine(doc, among[0] ?? null), ...(short ? [short] : [])];
+  return leaf(lines, orList(r.top.map((o) => o.name)), among, `the verdicts between them can't pick one: ${decides}.`);
 }
 
 const capacityFigure = (o) =>
@@ -101,28 +77,17 @@ function memoryLeaf(doc, at, capacityTop) {
     decides: 'no memory verdict tells them apart',
   });
   if (!r.top.length) return r.leaf;
-  const kept = r.top.find((o) => capacityTop.includes(o));
-  if (kept)
-    return {
-      ...r.leaf,
-      lines: [...r.leaf.lines, 'gives up no capacity measured'],
-      note: `${r.leaf.note} It gives up no capacity any verdict shows.`,
-    };
-  const pick = r.top[0];
-  const best = capacityTop[0];
+  // The leaf with what its pick gives up in capacity: a line, a sentence, the verdict it rests on.
+  const { lines, cites, note } = r.leaf;
+  const givesUp = (line, sentence, more = []) =>
+    ({ ...r.leaf, lines: [...lines, line], cites: [...cites, ...more], note: `${note} ${sentence}` });
+  if (r.top.some((o) => capacityTop.includes(o)))
+    return givesUp('gives up no capacity measured', 'It gives up no capacity any verdict shows.');
+  const capacity = (o) => between(doc, at.workload, at.budget, 'capacity', r.top[0].topology.id, o.topology.id);
   // Against the throughput pick; where nothing was picked (bounded), the closest capacity verdict it is in.
-  const v = best
-    ? between(doc, at.workload, at.budget, 'capacity', pick.topology.id, best.topology.id)
-    : (at.options
-        .map((o) => between(doc, at.workload, at.budget, 'capacity', pick.topology.id, o.topology.id))
-        .find(Boolean) ?? null);
+  const v = capacityTop.length ? capacity(capacityTop[0]) : (at.options.map(capacity).find(Boolean) ?? null);
   const cost = v ? `capacity: ${citeLine(doc, v)}` : 'its capacity: not measured';
-  return {
-    ...r.leaf,
-    lines: [...r.leaf.lines, cost],
-    cites: [...r.leaf.cites, ...(v ? [v] : [])],
-    note: `${r.leaf.note} What it gives up: ${cost}.`,
-  };
+  return givesUp(cost, `What it gives up: ${cost}.`, v ? [v] : []);
 }
 
 function tailLeaf(doc, at) {
@@ -148,9 +113,8 @@ function runtimeLeaf(doc, at, capacityTop) {
   const title = 'runtime';
   if (!others.length) return absent(doc, key, title, [], 'this run measured no app of another runtime here');
   const targets = capacityTop.length ? capacityTop : at.options;
-  const vs = others
-    .flatMap((o) => targets.map((t) => between(doc, at.workload, at.budget, 'capacity', o.topology.id, t.topology.id)))
-    .filter(Boolean);
+  const capacity = (o, t) => between(doc, at.workload, at.budget, 'capacity', o.topology.id, t.topology.id);
+  const vs = others.flatMap((o) => targets.map((t) => capacity(o, t))).filter(Boolean);
   const ok = vs.filter((v) => usable(v, doc));
   if (!ok.length) return absent(doc, key, title, vs, 'no direct verdict between the runtimes was asked here');
   const winners = new Set(ok.map((v) => (labelOf(v, doc) === 'wins' ? v.winner : 'none')));
@@ -158,16 +122,9 @@ function runtimeLeaf(doc, at, capacityTop) {
   const one = winners.size === 1 && !winners.has('none') ? nameOf(doc, [...winners][0]) : null;
   const against = targets.map((t) => shortName(doc, t.topology)).join(' or ');
   const answer = one ?? (winners.has('none') && winners.size === 1 ? 'either runtime' : 'it depends on the strategy');
-  return {
-    key,
-    title,
-    lines: [answer, citeLine(doc, v)],
-    answer,
-    cites: ok,
-    note:
-      `${others.map((o) => o.name).join(', ')} against ${against}, the best Node strategy here, ` +
-      'directly (capacity).',
-  };
+  const note = `${others.map((o) => o.name).join(', ')} against ${against}, the best Node strategy here, `
+    + 'directly (capacity).';
+  return { key, title, lines: [answer, citeLine(doc, v)], answer, cites: ok, note };
 }
 
 /** The five leaves at one workload and budget (at: { workload, budget, options: the baseline app's }). */

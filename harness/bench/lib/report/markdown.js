@@ -5,8 +5,11 @@ import { methodLines, machineLine } from './method.js';
 import { verdictTable } from './verdict-table.js';
 import { budgetsOf, shownVerdicts } from './labels.js';
 import { shortReason } from './sanitize.js';
-import { extraSections } from './sections.js';
-import { VERDICT_CHART_NOTE } from './charts.js';
+import { chartLines } from './charts.js';
+import { experimentsOf, experimentSection } from './experiments.js';
+import { renderDrills } from './drills.js';
+import { appMetricsSection } from './app-metrics.js';
+import { drillCellsOf } from './drill-verdict.js';
 import { costSection } from './cost.js';
 import { scalingSection } from './scaling-table.js';
 import { everyVerdict } from './every-verdict.js';
@@ -71,51 +74,34 @@ function closedTable(cells) {
     'memory MiB (own pages)',
     'flags',
   ];
-  const failed = (c) => [
-    `\`${c.id}\``,
-    esc(c.topology.label),
-    '',
-    '',
-    `**${c.status}**: ${esc(c.error)}`,
-    ...head.slice(5).map(() => ''),
-  ];
-  return table(
-    head,
-    cells.map((c) => (c.status === 'ok' ? closedRow(c, paced) : failed(c))),
-  );
+  return table(head, cells.map((c) => (c.status === 'ok' ? closedRow(c, paced) : failedRow(c, head.length, 4))));
+}
+
+// A cell that did not run: its id and topology, and why in the column of its first figure.
+const failedRow = (c, width, at) =>
+  [`\`${c.id}\``, esc(c.topology.label), ...Array(width - 2).fill('')].with(at, `**${c.status}**: ${esc(c.error)}`);
+
+function openRow(c) {
+  const rate = `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`;
+  const steps = c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', ');
+  return [`\`${c.id}\``, esc(c.topology.label), fmt(c.probeRps), rate, steps];
 }
 
 function openTable(cells) {
-  return table(
-    ['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate', 'steps (rate → p99 ms, sustained?)'],
-    cells.map((c) =>
-      c.status === 'ok'
-        ? [
-            `\`${c.id}\``,
-            esc(c.topology.label),
-            fmt(c.probeRps),
-            `${fmt(c.maxRate)}${c.bracketed ? '' : ' (not bracketed)'}${c.suspect ? ` ⚠ ${esc(c.suspect)}` : ''}`,
-            c.steps.map((s) => `${s.rate}→${fmt(s.latencyMs.p99, 0)}${s.sustained ? '✓' : '✗'}`).join(', '),
-          ]
-        : [`\`${c.id}\``, esc(c.topology.label), '', `**${c.status}**: ${esc(c.error)}`, ''],
-    ),
-  );
+  const head = ['cell', 'topology', 'closed-loop probe req/s', 'highest sustained rate',
+    'steps (rate → p99 ms, sustained?)'];
+  return table(head, cells.map((c) => (c.status === 'ok' ? openRow(c) : failedRow(c, head.length, 3))));
 }
 
 function roundsDetails(cells) {
   const ok = cells.filter((c) => c.status === 'ok' && c.kind === 'closed');
   if (!ok.length) return '';
-  const n = Math.max(...ok.map((c) => c.rounds.length));
+  const rounds = Array.from({ length: Math.max(...ok.map((c) => c.rounds.length)) }, (_, i) => i + 1);
+  const row = (c) => [`\`${c.id}\``, ...rounds.map((n) => fmt(c.rounds.find((r) => r.round === n)?.rps))];
   return [
     '<details><summary>req/s in each round (the order alternates: A B C, then C B A)</summary>',
     '',
-    table(
-      ['cell', ...Array.from({ length: n }, (_, i) => `round ${i + 1}`)],
-      ok.map((c) => [
-        `\`${c.id}\``,
-        ...Array.from({ length: n }, (_, i) => fmt(c.rounds.find((r) => r.round === i + 1)?.rps)),
-      ]),
-    ),
+    table(['cell', ...rounds.map((n) => `round ${n}`)], ok.map(row)),
     '',
     '</details>',
   ].join('\n');
@@ -143,14 +129,7 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
       '',
     );
     // The charts first: a reader sees the picture before the tables.
-    for (const [file, c] of Object.entries(charts)) {
-      if (c.scenario !== s.name) continue;
-      out.push(
-        `![${c.title?.text ?? c.title}](${file})`,
-        '',
-        ...(file.startsWith('verdicts-') ? [VERDICT_CHART_NOTE, ''] : []),
-      );
-    }
+    out.push(...chartLines(charts, s.name));
     for (const budget of verdicts.length ? budgetsOf(doc) : []) {
       const grid = verdictTable(doc, { scenario: s.name, budget });
       if (grid.length) out.push(`**${budget} CPU budget**`, '', ...grid, '');
@@ -179,7 +158,10 @@ export function renderReport(doc, charts, { guideLink = '../decision-guide.md', 
     }
   }
   out.push(...costSection(doc), ...scalingSection(doc));
-  out.push(...extraSections(doc, 'report', charts, { docsLink }));
+  // The sections the other scenarios contribute: the drills, the published experiments, the samples' metrics.
+  if (drillCellsOf(doc).length) out.push(...renderDrills(doc, { docs: docsLink }));
+  out.push(...experimentsOf(doc).flatMap((s) => experimentSection(doc, s, chartLines(charts, s.name))));
+  out.push(...appMetricsSection(doc, 'report'));
   out.push(...everyVerdict(doc));
   const bad = doc.cells.filter((c) => c.status !== 'ok');
   if (bad.length) {

@@ -1,6 +1,6 @@
 // How a run was measured, from results.json's structured protocol fields and the report-method
 // template: machine, isolation, engine, rounds, capacity, latency, statistics, generator, box.
-import { fmt, cpus } from './format.js';
+import { fmt, cpus, machineText } from './format.js';
 import { slicesBySpeed } from './core-speed.js';
 import { cleanText } from './sanitize.js';
 import { ruleOf, budgetsOf } from './labels.js';
@@ -20,7 +20,7 @@ export function machineLine(doc) {
   const m = doc.meta.machine;
   const steal = doc.box.stealPct !== null ? `, ${fmt(doc.box.stealPct, 1)}% CPU steal during the run` : '';
   return (
-    `${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}; ${doc.mode} mode, started ` +
+    `${machineText(m)}, ${m.os}; ${doc.mode} mode, started ` +
     `${doc.startedAt.slice(0, 16).replace('T', ' ')} UTC; load average ${doc.box.loadBefore.join(' / ')} before, ` +
     `${doc.box.loadAfter.join(' / ')} after${steal}.`
   );

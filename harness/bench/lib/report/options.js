@@ -8,17 +8,10 @@ import { sideName } from './verdict-table.js';
 export function baselineSample(doc) {
   const marked = doc.apps?.find((a) => a.baseline)?.sample;
   if (marked) return marked;
-  const topo = topologyIndex(doc);
+  const topo = new Map(doc.cells.filter((c) => c.topology).map((c) => [c.topology.id, c.topology]));
   const one = (id) => topo.get(id)?.strategy === 'one process';
   const across = mainVerdicts(doc).find((v) => one(v.a) && one(v.b) && topo.get(v.a)?.sample !== topo.get(v.b)?.sample);
   return across ? topo.get(across.b).sample : (doc.cells.find((c) => c.kind === 'closed')?.topology.sample ?? null);
-}
-
-/** Topology id -> topology, from the cells. */
-export function topologyIndex(doc) {
-  const out = new Map();
-  for (const c of doc.cells) if (c.topology && !out.has(c.topology.id)) out.set(c.topology.id, c.topology);
-  return out;
 }
 
 const cellBudget = (c) => c.budget ?? c.topology.budgetCpus ?? c.budgetCpus;
@@ -35,20 +28,13 @@ export function optionsAt(doc, workload, budget, keep = () => true) {
   );
   // A strategy this machine could not run is said once in the guide, not weighed in every leaf.
   const skipped = new Set(skippedStrategies(doc).map((s) => s.strategy));
-  const seen = new Map();
-  for (const c of doc.cells) {
-    if (
-      !ids.has(c.id) ||
-      c.kind !== 'closed' ||
-      cellBudget(c) !== budget ||
-      !keep(c.topology) ||
-      seen.has(c.topology.id)
-    )
-      continue;
-    if (c.status === 'skipped' && skipped.has(c.topology.strategy)) continue;
-    seen.set(c.topology.id, { topology: c.topology, cell: c, name: sideName(c.topology) });
-  }
-  return [...seen.values()].sort((x, y) => x.topology.processes - y.topology.processes);
+  const weighed = (c) => !(c.status === 'skipped' && skipped.has(c.topology.strategy));
+  const cells = doc.cells.filter((c) => ids.has(c.id) && c.kind === 'closed' && cellBudget(c) === budget);
+  // One option per topology: its first cell.
+  const byTopology = Map.groupBy(cells.filter((c) => keep(c.topology) && weighed(c)), (c) => c.topology.id);
+  return [...byTopology.values()]
+    .map(([c]) => ({ topology: c.topology, cell: c, name: sideName(c.topology) }))
+    .sort((x, y) => x.topology.processes - y.topology.processes);
 }
 
 /** The baseline app's options at a workload and budget. */
@@ -82,20 +68,16 @@ export const usable = (v, doc) => Boolean(v) && ['wins', 'equal', 'cant-tell'].i
  * @param {any} doc @param {{ workload: string, budget: number, options: any[] }} at @param {string} metric
  */
 export function ranked(doc, { workload, budget, options }, metric) {
-  const pairs = [];
-  for (let i = 0; i < options.length; i += 1) {
-    for (let j = i + 1; j < options.length; j += 1) {
-      const v = between(doc, workload, budget, metric, options[i].topology.id, options[j].topology.id);
-      if (v) pairs.push({ x: options[i], y: options[j], v });
-    }
-  }
-  const ok = pairs.filter((p) => usable(p.v, doc));
+  const verdict = (x, y) => between(doc, workload, budget, metric, x.topology.id, y.topology.id);
+  const pairs = options.flatMap((x, i) => options.slice(i + 1).map((y) => ({ x, y, v: verdict(x, y) })));
+  const asked = pairs.filter((p) => p.v);
+  const ok = asked.filter((p) => usable(p.v, doc));
   const evidenced = options.filter((o) => ok.some((p) => p.x === o || p.y === o));
   const lost = (o) =>
     ok.some((p) => (p.x === o || p.y === o) && labelOf(p.v, doc) === 'wins' && p.v.winner !== o.topology.id);
   const top = evidenced.filter((o) => !lost(o));
   // Beaten all round (a cycle no run should show): none is picked, all are named.
-  return { pairs, evidenced, top: top.length ? top : evidenced };
+  return { pairs: asked, evidenced, top: top.length ? top : evidenced };
 }
 
 /** The verdicts among a set of options (usable ones first, the closest contest first). */

@@ -68,12 +68,16 @@ export function render(doc, p, format = 'text') {
   return f(v);
 }
 
+/** A marker of the figure at path `p`, holding its current text (render() throws for a bad path). */
+export const quote = (doc, p, format = 'text') =>
+  `<!-- q ${p}${format !== 'text' ? ` ${format}` : ''} -->${render(doc, p, format)}<!-- /q -->`;
+
 /** Rewrites every marker of a Markdown text. Returns { text, problems: [message] }. */
 export function refresh(text, doc) {
   const problems = [];
   const out = text.replace(MARKER, (whole, p, format = 'text') => {
     try {
-      return `<!-- q ${p}${format !== 'text' ? ` ${format}` : ''} -->${render(doc, p, format)}<!-- /q -->`;
+      return quote(doc, p, format);
     } catch (e) {
       problems.push(e.message);
       return whole;

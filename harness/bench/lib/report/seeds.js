@@ -172,7 +172,7 @@ export function seedAnswers(doc) {
 export const OWN_EXPLANATION = new Set(['exp-cluster-vs-containers']);
 
 /** Markdown lines: one short paragraph per experiment. */
-export function seedSection(doc, { anchor = (id) => `#${id}` } = {}) {
+export function seedSection(doc, { anchor }) {
   const answers = seedAnswers(doc);
   if (!answers.length) return [];
   const control = (a) => (a.control ? ` (control: [\`${a.control}\`](${anchor(a.control)}))` : '');

@@ -3,7 +3,7 @@
 // verdict they rest on, and where the finding does not hold (which budgets, what bounded them). A
 // question the run did not answer reads "not measured in this run" with the reason, never a blank,
 // a stale figure or a crash.
-import { render } from './quotes.js';
+import { render, quote } from './quotes.js';
 import { labelOf, anchorOf, budgetsOf, LABEL_TEXT } from './labels.js';
 import { shortReason } from './sanitize.js';
 import { nameOf } from './leaf-text.js';
@@ -34,7 +34,7 @@ class Words {
   }
 
   quote(p, format) {
-    return `<!-- q ${p}${format ? ` ${format}` : ''} -->${render(this.doc, p, format)}<!-- /q -->`;
+    return quote(this.doc, p, format);
   }
 
   v(id) {

@@ -4,20 +4,14 @@
 import { fmt, fmtX, fmtCi, esc, table, topologyOf as topoOf } from './format.js';
 import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
-const UNIT = {
-  throughput: (v) => `${fmt(v)} req/s`,
-  capacity: (v) => `${fmt(v)} req/s`,
-  p99: (v) => `${fmt(v, 1)} ms`,
-  cpu: (v) => `${fmt(v, 0)} µs`,
-  memory: (v) => `${fmt(v)} MiB`,
-};
-// CPU per request only as measured at a fixed rate below capacity (cell.paced), never the saturated figure.
-const FIELD = {
-  throughput: (c) => c.rps?.median,
-  capacity: (c) => c.capacity?.rps,
-  p99: (c) => (c.paced ?? c).latencyMs?.p99?.median,
-  cpu: (c) => c.paced?.cpuPerRequestUs?.median,
-  memory: (c) => c.memoryMiB?.median,
+// A cell's figure of each metric, in words. CPU per request only as measured at a fixed rate below
+// capacity (cell.paced), never the saturated figure.
+const FIGURE = {
+  throughput: (c) => `${fmt(c.rps?.median)} req/s`,
+  capacity: (c) => `${fmt(c.capacity?.rps)} req/s`,
+  p99: (c) => `${fmt((c.paced ?? c).latencyMs?.p99?.median, 1)} ms`,
+  cpu: (c) => `${fmt(c.paced?.cpuPerRequestUs?.median, 0)} µs`,
+  memory: (c) => `${fmt(c.memoryMiB?.median)} MiB`,
 };
 export const GROUP_TITLE = {
   cluster: 'cluster',
@@ -42,14 +36,14 @@ const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** A topology's strategy in words: "cluster of 2", "2 replicas", "1 process"; one of a kind reads as one. */
 export function strategyWords(t) {
   const n = t.processes ?? Math.max(t.workers ?? 1, t.instances ?? 1);
-  return (
-    {
-      cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
-      replicas: count(t.instances, 'replica'),
-      reuseport: count(n, 'reusePort process', 'reusePort processes'),
-      pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
-    }[t.strategy] ?? (t.strategy === 'one process' ? '1 process' : t.strategy)
-  );
+  const words = {
+    'one process': '1 process',
+    cluster: t.workers === 1 ? 'cluster of 1 worker' : `cluster of ${t.workers}`,
+    replicas: count(t.instances, 'replica'),
+    reuseport: count(n, 'reusePort process', 'reusePort processes'),
+    pm2: n === 1 ? 'PM2, 1 process' : `PM2 cluster of ${n}`,
+  };
+  return words[t.strategy] ?? t.strategy;
 }
 
 /** Short names of a verdict's sides: "Express cluster of 2" vs "Express 1 process". */
@@ -98,14 +92,10 @@ export function verdictTable(doc, { scenario = mainScenario(doc), budget = budge
       );
       if (vs.every((v) => !v)) continue;
       // The single-process figure this row compares against (Express, direct, where measured).
-      const baseline =
-        vs
-          .map((v) => v && cellById.get(v.cells?.[1]))
-          .find((c) => c?.status === 'ok' && c.topology.strategy === 'one process' && !c.topology.viaNginx) ??
-        vs.map((v) => v && cellById.get(v.cells?.[1])).find((c) => c?.status === 'ok');
+      const bases = vs.map((v) => v && cellById.get(v.cells?.[1])).filter((c) => c?.status === 'ok');
+      const baseline = bases.find((c) => c.topology.strategy === 'one process' && !c.topology.viaNginx) ?? bases[0];
       const base = baseline
-        ? `${UNIT[m](FIELD[m](baseline))} (${esc(sideName(baseline.topology))}` +
-          `${baseline.topology.viaNginx ? ' + nginx' : ''})`
+        ? `${FIGURE[m](baseline)} (${esc(sideName(baseline.topology))}${baseline.topology.viaNginx ? ' + nginx' : ''})`
         : 'n/a';
       rows.push([
         m === metrics[0] ? `**${esc(doc.workloads[w]?.title ?? w)}**` : '',
