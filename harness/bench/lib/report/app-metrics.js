@@ -34,7 +34,7 @@ export function disagreements(m, cpusPerInstance) {
 const TITLE = '## The samples\' own metrics beside the bench\'s probes';
 
 /**
- * The report's section (sections.js): per cell read, both answers and the probes beside them, and
+ * The report's section (markdown.js): per cell read, both answers and the probes beside them, and
  * where they disagree. On Docker with no reading, why; nothing for a run before them.
  */
 export function appMetricsSection(doc, where) {
