@@ -37,6 +37,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempRunDir } from './helpers.js';
+import { waitFor } from '../lib/poll.js';
 
 const WRK_OK = `Running 3s test @ http://127.0.0.1:8080/
   2 threads and 64 connections
@@ -1436,10 +1437,16 @@ test(
 test('the core-speed probe runs pinned where it is told and is gone when stopped', { timeout: 20_000 }, async () => {
   const probe = startCoreProbe('0', { periodMs: 50 });
   assert.ok(probe, 'taskset is installed (make setup)');
-  await new Promise((r) => setTimeout(r, 1500));
-  const affinity = fs.readFileSync(`/proc/${probe.pid}/status`, 'utf8').match(/Cpus_allowed_list:\s*(\S+)/)[1];
+  let affinity;
+  try {
+    // Until it has read 5 times: on a loaded machine Node's start alone can take over a second.
+    await waitFor(() => probe.readings.length >= 5, { what: '5 readings', timeoutMs: 15_000 });
+    affinity = fs.readFileSync(`/proc/${probe.pid}/status`, 'utf8').match(/Cpus_allowed_list:\s*(\S+)/)[1];
+  } finally {
+    await probe.stop();
+  }
   assert.equal(affinity, '0');
-  const readings = await probe.stop();
+  const { readings } = probe;
   assert.ok(readings.length >= 5, `${readings.length} readings`);
   assert.ok(readings.every(([t, us]) => t > 0 && us > 0));
   assert.throws(() => process.kill(probe.pid, 0), /ESRCH/);

@@ -18,8 +18,8 @@ function hasTaskset() {
 
 /**
  * Starts the probe on `cpus` (a cpu list, e.g. "1"); call before this process is pinned elsewhere
- * (a child starts in its parent's cpuset). Returns { stop() -> readings [[epoch ms, µs], …] }, or
- * null where it can't be pinned (no taskset).
+ * (a child starts in its parent's cpuset). Returns { pid, readings (so far), stop() -> readings
+ * [[epoch ms, µs], …] }, or null where it can't be pinned (no taskset).
  */
 export function startCoreProbe(cpus, { periodMs = PROBE_PERIOD_MS } = {}) {
   if (!cpus || !hasTaskset()) return null;
@@ -39,7 +39,7 @@ export function startCoreProbe(cpus, { periodMs = PROBE_PERIOD_MS } = {}) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const untrack = track(stop);
-  return { pid: child.pid, stop: async () => { await stop(); untrack(); return readings; } };
+  return { pid: child.pid, readings, stop: async () => { await stop(); untrack(); return readings; } };
 }
 
 /**
