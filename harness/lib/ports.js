@@ -1,6 +1,8 @@
 // Loopback port allocation: free ports for the runner's instances and the tests' servers.
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 function holdPort(port) {
   return new Promise((resolve, reject) => {
@@ -22,10 +24,54 @@ async function listenOnce(port) {
 // them can be handed the same port (a FULL run's drills did: a reusePort process and a published
 // container range both got 32087).
 const handedOut = new Set();
+// The same across processes (make test runs its files side by side, each picking before it binds:
+// Docker refused a published port "address already in use", make test 2026-12-05): a file a port
+// handed out, named after it, holding the pid of the process that took it, removed when it exits.
+const RESERVED = path.join(os.tmpdir(), 'scaling-lab-ports');
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+};
+/** Takes `port` for this process; false where a live process holds it (a dead one's is cleared). */
+function reserve(port) {
+  const file = path.join(RESERVED, String(port));
+  const mine = `${file}.${process.pid}`;
+  fs.mkdirSync(RESERVED, { recursive: true });
+  fs.writeFileSync(mine, String(process.pid));
+  try {
+    fs.linkSync(mine, file); // created with its pid in one step, or not at all
+    return true;
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    const owner = Number(fs.readFileSync(file, 'utf8'));
+    if (!alive(owner)) release(port); // free for the next pick, not this one
+    return false;
+  } finally {
+    fs.rmSync(mine, { force: true });
+  }
+}
+const release = (port) => fs.rmSync(path.join(RESERVED, String(port)), { force: true });
+process.once('exit', () => handedOut.forEach(release));
 const handOut = (ports) => {
   for (const p of ports) handedOut.add(p);
   return ports;
 };
+/** Reserves every port of `ports` or none of them. */
+function reserveAll(ports) {
+  const taken = [];
+  for (const p of ports) {
+    if (!reserve(p)) {
+      taken.forEach(release);
+      return false;
+    }
+    taken.push(p);
+  }
+  return true;
+}
 
 // The range the kernel draws source ports of outgoing connections from. A port picked there (as
 // port 0 does) can be taken by one of the load generator's or nginx's connections before the
@@ -44,10 +90,11 @@ export async function freePort() {
   const max = lo - 1;
   for (let i = 0; max > min && i < 100; i += 1) {
     const port = min + Math.floor(Math.random() * (max - min));
-    if (handedOut.has(port)) continue;
+    if (handedOut.has(port) || !reserve(port)) continue;
     try {
       return handOut([await listenOnce(port)])[0];
     } catch (err) {
+      release(port);
       if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
     }
   }
@@ -65,13 +112,14 @@ export async function freePortRange(count) {
   for (let i = 0; max > min && i < 100; i += 1) {
     const first = min + Math.floor(Math.random() * (max - min));
     const ports = Array.from({ length: count }, (_, k) => first + k);
-    if (ports.some((p) => handedOut.has(p))) continue;
+    if (ports.some((p) => handedOut.has(p)) || !reserveAll(ports)) continue;
     const held = [];
     try {
       for (const p of ports) held.push(await holdPort(p));
       handOut(ports);
       return [first, first + count - 1];
     } catch (err) {
+      ports.forEach(release);
       if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES') throw err;
     } finally {
       await Promise.all(held.map((server) => new Promise((r) => server.close(r))));

@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { freePort, freePortRange } from '../lib/ports.js';
 import { waitFor } from '../lib/poll.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import readline from 'node:readline';
 
 test('free ports come from below the ephemeral range, where outgoing connections cannot take them first', async () => {
   const lo = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
@@ -52,6 +55,31 @@ test('a port is handed out once per process, even while nobody has bound it yet 
   for (let i = 0; i < 100; i += 1) {
     const [a, b] = await freePortRange(3);
     for (let p = a; p <= b; p += 1) take(p, `range ${a}-${b}`);
+  }
+});
+
+test('a port another live process was handed out is not handed out here (test files pick side by side, ' +
+  'each before it binds)', async () => {
+  // The other process takes 300 ports and stays up. Without a record shared between processes, 400
+  // picks here from about 12,000 would meet theirs about 9 times (none at all: p < 0.0001).
+  const other = spawn(process.execPath, ['--input-type=module', '-e', `
+    import { freePort } from ${JSON.stringify(new URL('../lib/ports.js', import.meta.url).href)};
+    const ports = [];
+    for (let i = 0; i < 300; i += 1) ports.push(await freePort());
+    console.log(JSON.stringify(ports));
+    process.stdin.resume();
+    process.stdin.on('end', () => process.exit(0));`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const [line] = await once(readline.createInterface({ input: other.stdout }), 'line');
+    const theirs = new Set(JSON.parse(line));
+    assert.equal(theirs.size, 300);
+    for (let i = 0; i < 400; i += 1) {
+      const port = await freePort();
+      assert.ok(!theirs.has(port), `${port} is the other process's`);
+    }
+  } finally {
+    other.stdin.end();
+    if (other.exitCode === null) await once(other, 'exit');
   }
 });
 
