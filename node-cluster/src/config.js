@@ -49,7 +49,8 @@ export function loadConfig(env = process.env) {
     // that watches readiness or DNS (nginx re-resolves every 2 s) has stopped sending here. 0: close at once. Not on
     // SIGINT or a rolling restart, where the cluster's other workers keep the port.
     drainDelayMs: int(env, 'DRAIN_DELAY_MS', 0, { min: 0, max: 600_000 }),
-    // During a drain, keep-alive sockets get this long to take their `Connection: close` response.
+    // During a drain, keep-alive sockets get this long to take their `Connection: close` response,
+    // and a connection is closed as idle only once quiet this long (its request may be on the way).
     idleGraceMs: int(env, 'DRAIN_IDLE_GRACE_MS', 1_000, { min: 0, max: 60_000 }),
     // Must outlive nginx's upstream keepalive_timeout (10 s) so the proxy closes idle sockets first.
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, { min: 1 }),

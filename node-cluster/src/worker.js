@@ -34,12 +34,22 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
   // In-flight responses, so a shutdown can ask each to close its connection when done. Tracked
   // before the app sees the request: a synchronous route has answered by the time it returns.
   const inFlight = new Set();
+  // Each open connection with no request in progress, and since when: accepted, or its last answer.
+  const quietSince = new Map();
   let closing = false;
   const server = http.createServer((req, res) => {
     if (closing) res.shouldKeepAlive = false;
     inFlight.add(res);
-    res.on('close', () => inFlight.delete(res));
+    quietSince.delete(req.socket);
+    res.on('close', () => {
+      inFlight.delete(res);
+      if (!req.socket.destroyed) quietSince.set(req.socket, Date.now());
+    });
     app(req, res);
+  });
+  server.on('connection', (socket) => {
+    quietSince.set(socket, Date.now());
+    socket.on('close', () => quietSince.delete(socket));
   });
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
@@ -69,6 +79,14 @@ export function startWorker(config = loadConfig(), { reusePort = false, ownPrima
     draining = true;
     state.draining = true;
     log('worker draining', { reason, inFlight: inFlight.size, delayMs });
+    // While draining, "idle" means quiet for the grace, not just without a request: a connection
+    // accepted a moment ago has its request in flight, unread yet (after a wait at the CPU quota
+    // the loop runs its timers before it reads), and closing it loses a POST as a 502 nginx never
+    // resends (a cluster rolling restart, make test 2026-12-05). server.close() closes idle
+    // connections through this method too (Node >= 19), cluster.worker.disconnect() included.
+    server.closeIdleConnections = () => {
+      for (const [socket, since] of quietSince) if (Date.now() - since >= config.idleGraceMs) socket.destroy();
+    };
     // Backstop: requests still running when the drain timeout (counted from now, the delay
     // included) runs out are cut off.
     setTimeout(() => {

@@ -176,6 +176,30 @@ test('CLUSTERING_ENABLED=false serves from one process; while draining, answers 
   assert.equal((await p.exited).code, 0);
 });
 
+// nginx opens a connection and writes its request at once; the worker may not have read it yet when
+// its drain closes the server. Closed as idle then, a POST on it is a 502 nginx never resends.
+test('draining, a connection accepted a moment before the server closes is answered, not closed as idle', async () => {
+  current = await startPrimary({ WORKERS: '1', DRAIN_IDLE_GRACE_MS: '3000' });
+  const p = current;
+  process.kill(p.child.pid, 'SIGTERM');
+  await p.waitLog('worker draining');
+  const began = Date.now();
+  await sleep(2000); // the worker closes its server at 3 s (the grace)
+  const socket = net.connect(p.port, '127.0.0.1');
+  let text = '';
+  /** @type {NodeJS.ErrnoException | null} */
+  let error = null;
+  socket.setEncoding('utf8').on('data', (d) => { text += d; }).on('error', (err) => { error = err; });
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  await sleep(4000 - (Date.now() - began)); // after the close; quiet 2 s, under the grace
+  socket.write('GET / HTTP/1.1\r\nHost: lab\r\n\r\n');
+  await closed;
+  assert.match(text, /^HTTP\/1\.1 200 /, `answered (${error?.code ?? 'no error'}, got ${JSON.stringify(text.slice(0, 40))})`);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  assert.equal((await p.exited).code, 0);
+});
+
 // What a container stop needs (compose: DRAIN_DELAY_MS): the workers keep serving for the delay,
 // /ready 503 and keep-alive on (nginx keeps reusing its connections, opening none), then stop
 // accepting and exit 0.
