@@ -10,22 +10,16 @@ export const MARKER = /<!-- q (\S+)(?: (\w+))? -->([\s\S]*?)<!-- \/q -->/g;
 
 /** Resolves `verdicts[light.cluster.throughput].ci95` in a results document; undefined if absent. */
 export function resolve(doc, p) {
+  // One step a match: a name, [<id>] or an index, after an optional dot.
+  const re = /\.?(?:([A-Za-z_$][\w$-]*)|\[([^\]]+)\]|(\d+))/y;
   let cur = doc;
-  const re = /([A-Za-z_$][\w$-]*)|\[([^\]]+)\]|(\d+)/gy;
-  let m;
-  let at = 0;
-  while (at < p.length) {
-    if (p[at] === '.') at += 1;
-    re.lastIndex = at;
-    m = re.exec(p);
-    if (!m) return undefined;
-    at = re.lastIndex;
-    if (cur === null || cur === undefined) return undefined;
-    if (m[1] !== undefined) cur = cur[m[1]];
-    else if (m[2] !== undefined) {
-      cur = Array.isArray(cur) ? cur.find((e) => e?.id === m[2] || e?.name === m[2]) : cur[m[2]];
-    }
-    else cur = cur[Number(m[3])];
+  while (re.lastIndex < p.length) {
+    const m = re.exec(p);
+    if (!m || cur === null || cur === undefined) return undefined;
+    const [, name, id, index] = m;
+    if (name !== undefined) cur = cur[name];
+    else if (id !== undefined) cur = Array.isArray(cur) ? cur.find((e) => e?.id === id || e?.name === id) : cur[id];
+    else cur = cur[Number(index)];
   }
   return cur;
 }
