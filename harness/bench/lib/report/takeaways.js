@@ -33,10 +33,6 @@ class Words {
     this.drills = `${link}#${slugOf('When something dies / when you deploy')}`;
   }
 
-  quote(p, format) {
-    return quote(this.doc, p, format);
-  }
-
   v(id) {
     return this.byId.get(id) ?? null;
   }
@@ -47,7 +43,7 @@ class Words {
 
   /** A verdict's ratio, quoted, linked to its row in the report. */
   fig(v) {
-    return `[${this.quote(`verdicts[${v.id}].ratio`, 'x')}](${this.link}#${anchorOf(v.id)})`;
+    return `[${quote(this.doc, `verdicts[${v.id}].ratio`, 'x')}](${this.link}#${anchorOf(v.id)})`;
   }
 
   name(topologyId) {
@@ -174,8 +170,8 @@ function deploys(w) {
   const about = (c) => aboutCell(c, w.doc);
   const who = (c) => String(c.topology?.label ?? `${about(c).app} ${about(c).strategy}`).replace(/ \+ nginx$/, '');
   const counted = (c, part) =>
-    `[${w.quote(`cells[${c.id}].drill.${part}.failed`, 'int')} of ` +
-    `${w.quote(`cells[${c.id}].drill.${part}.requests`, 'int')}](${w.drills})`;
+    `[${quote(w.doc, `cells[${c.id}].drill.${part}.failed`, 'int')} of ` +
+    `${quote(w.doc, `cells[${c.id}].drill.${part}.requests`, 'int')}](${w.drills})`;
   const multi = cells.filter((c) => about(c).processes >= 2);
   const lone = cells.find((c) => about(c).processes < 2 && c.kind === 'fault' && c.drill.get.failed > 0);
   const posts = multi.find((c) => c.kind === 'fault' && c.drill.post.failed > 0);
