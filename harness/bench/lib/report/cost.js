@@ -50,11 +50,11 @@ const money = (x) => (x >= 0.01 ? fmt(x, 2) : fmt(x, 4));
 const or = (x, text) => (x === null || x === undefined ? 'n/a' : text);
 
 /** The main scenario's ok closed-loop cells, by workload, budget and topology. */
-export function costCells(doc, scenario = 'verdicts') {
+export function costCells(doc) {
   const order = Object.keys(doc.workloads ?? {});
   const budget = (c) => c.topology.budgetCpus ?? c.budgetCpus ?? 0;
   return doc.cells
-    .filter((c) => c.scenario === scenario && c.kind === 'closed' && c.status === 'ok')
+    .filter((c) => c.scenario === 'verdicts' && c.kind === 'closed' && c.status === 'ok')
     .sort((a, b) => order.indexOf(a.workload) - order.indexOf(b.workload) || budget(a) - budget(b));
 }
 

@@ -242,7 +242,7 @@ function claimText(s) {
 }
 
 /** An experiment's section of the report: the claim, the answer, what ran, its charts (Markdown lines) and tables. */
-export function experimentSection(doc, s, chartLines = []) {
+export function experimentSection(doc, s, chartLines) {
   const e = s.experiment;
   const out = [`## ${s.title}`, '', claimText(s), ''];
   const answer = seedAnswers(doc).find((a) => a.id === s.name);

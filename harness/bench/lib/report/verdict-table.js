@@ -2,7 +2,7 @@
 // budget (cluster, PM2, replicas behind nginx, .NET ...; each header names the strategy and its
 // baseline), with the baseline's own figure first. From results.json alone.
 import { fmt, fmtX, fmtCi, esc, table, topologyOf as topoOf } from './format.js';
-import { labelOf, LABEL_TEXT, budgetOf, budgetsOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
+import { labelOf, LABEL_TEXT, budgetOf, groupOf, skippedOf, mainVerdicts } from './labels.js';
 
 // A cell's figure of each metric, in words. CPU per request only as measured at a fixed rate below
 // capacity (cell.paced), never the saturated figure.
@@ -64,14 +64,8 @@ export function verdictCell(doc, v) {
   return `${LABEL_TEXT[label]} ${interval}`;
 }
 
-/** The scenario the verdict table shows: `verdicts`, else the first one that has verdicts. */
-export function mainScenario(doc) {
-  const has = (name) => doc.verdicts.some((v) => doc.cells.some((c) => c.scenario === name && v.cells?.includes(c.id)));
-  return has('verdicts') ? 'verdicts' : (doc.scenarios.map((s) => s.name).find(has) ?? 'verdicts');
-}
-
-/** Markdown lines of the verdict table of one scenario's verdicts at one budget (default: the smallest). */
-export function verdictTable(doc, { scenario = mainScenario(doc), budget = budgetsOf(doc)[0] } = {}) {
+/** Markdown lines of the verdict table of one scenario's verdicts at one budget. */
+export function verdictTable(doc, { scenario, budget }) {
   // A strategy this machine could not run gets no column: the guide says once why.
   const verdicts = mainVerdicts(doc).filter(
     (v) =>
