@@ -40,10 +40,9 @@ const TITLE = '## The samples\' own metrics beside the bench\'s probes';
 export function appMetricsSection(doc, where) {
   const cells = (doc.cells ?? []).filter((c) => c.status === 'ok' && c.appMetrics);
   if (where !== 'report') return [];
-  if (!cells.length && doc.protocol?.engine?.name === 'docker') {
-    return [TITLE, '', inline('report-app-metrics-docker'), ''];
+  if (!cells.length) {
+    return doc.protocol?.engine?.name === 'docker' ? [TITLE, '', inline('report-app-metrics-docker'), ''] : [];
   }
-  if (!cells.length) return [];
   const f = (s) => (Number.isFinite(s?.median)
     ? `${s.median.toFixed(2)} (${s.min.toFixed(2)}–${s.max.toFixed(2)})` : '—');
   const rows = cells.map((c) => {

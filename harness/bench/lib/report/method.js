@@ -48,10 +48,9 @@ export function placementText(doc) {
 function capacityText(pr) {
   const c = pr.capacity;
   if (!c) return 'not searched in this run.';
-  const held = `${fmt(c.heldShare * 100)}%`;
   return inline('report-capacity', {
     target: fmt(c.p99TargetMs),
-    held,
+    held: `${fmt(c.heldShare * 100)}%`,
     lo: c.range[0],
     hi: c.range[1],
     steps: c.steps,

@@ -9,9 +9,7 @@ const NO_DATABASE = /no database here|no mongod|MongoDB .*could not be (?:downlo
 
 /** "no MongoDB server could be had" for every missing-database reason; else the text without paths or log lines. */
 export function shortReason(text) {
-  const s = String(text ?? '');
-  if (NO_DATABASE.test(s)) return 'no MongoDB server could be had';
-  return cleanText(s);
+  return NO_DATABASE.test(String(text ?? '')) ? 'no MongoDB server could be had' : cleanText(text);
 }
 
 /** A text without absolute paths (kept from `.run/` or the last two parts on) and without quoted log lines. */
