@@ -18,7 +18,6 @@ export const ofAllowance = (share, cpusPerInstance) =>
  * @param {any} m the cell's appMetrics @param {number} [cpusPerInstance] its topology's quota per instance
  */
 export function disagreements(m, cpusPerInstance) {
-  if (!m) return [];
   const out = [];
   const lc = ofAllowance(m.busiestCpu.median, cpusPerInstance);
   const [s, cs, l] = [m.spread.median, m.cpuSpread.median, m.busiestLoop.median];

@@ -14,7 +14,7 @@ export const esc = (s) =>
     .replaceAll('|', '\\|')
     .replaceAll('\n', ' ');
 /** The same for a text that may carry a machine's path or a log line (sanitize.js cleanText). */
-export const escText = (s) => cleanText(s).replaceAll('\n', ' ').replaceAll('|', '\\|');
+export const escText = (s) => esc(cleanText(s));
 /** "a, b and c". */
 export const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 /** A row of a Markdown table. */
