@@ -55,10 +55,9 @@ export const skippedOf = (v, doc) =>
 // own (saturated) measure, which its answer rests on; the guide says so beside it.
 export const isExperiment = (v) => String(v.id).startsWith('exp-');
 export const saturatedCpu = (v) => v.metric === 'cpu' && v.latencyAt !== 'fixed rate';
-const shown = (v) => !saturatedCpu(v) || isExperiment(v);
 
 /** Every verdict a page may show (the published experiments' too). */
-export const shownVerdicts = (doc) => doc.verdicts.filter(shown);
+export const shownVerdicts = (doc) => doc.verdicts.filter((v) => !saturatedCpu(v) || isExperiment(v));
 
 /** The margin and confidence of the labels, and the bounds they put on a ratio (×1.10, ×0.909). */
 export function ruleOf(doc) {
