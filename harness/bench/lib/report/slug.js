@@ -4,7 +4,7 @@ export function slugOf(heading) {
   return String(heading)
     .replace(/<[^>]+>/g, '')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[`*_~]/g, (c) => (c === '_' ? '_' : ''))
+    .replace(/[`*~]/g, '')
     .trim()
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
