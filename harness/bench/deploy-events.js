@@ -221,8 +221,7 @@ const ms = (x) => (x === null ? '-' : `${Math.round(x)}`);
 /** The requests meant to leave in [from, to) of the load's clock: what failed, latency, lateness, the bar. */
 function judge(records, from, to) {
   const sent = records.filter((r) => r.at >= from && r.at < to);
-  const s = summarise(sent);
-  const { latencyMs, sendLagMs } = s;
+  const { latencyMs, sendLagMs, ...s } = summarise(sent);
   const failed = failuresBetween(records, from, to);
   // From when each request really left: what the server took, the generator's lateness apart.
   const served = Math.max(0, ...sent.filter((r) => r.status !== undefined).map((r) => r.latencyMs - r.lagMs));

@@ -17,8 +17,7 @@ import { startDeployment } from './lib/run/deployments.js';
 import { stopAll } from './lib/run/cleanup.js';
 import { renderDrills, drillVerdict } from './lib/report/drills.js';
 import { SEND_LAG_P99_BOUND_MS } from './lib/judge/send-lag-bound.js';
-
-const REPO = path.resolve(new URL('../..', import.meta.url).pathname);
+import { REPO_ROOT } from '../lib/repo-root.js';
 
 const list = (name, known) => (v) => {
   const items = v
@@ -128,7 +127,7 @@ async function main() {
   const opts = program.parse().opts();
   const choice = selectEngine(opts.engine ?? process.env.ENGINE);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const outDir = path.resolve(opts.out ?? path.join(REPO, '.run', 'drills', stamp));
+  const outDir = path.resolve(opts.out ?? path.join(REPO_ROOT, '.run', 'drills', stamp));
   const log = (line) => console.log(line);
   const startedAt = new Date().toISOString();
   process.once('SIGINT', () => {

@@ -40,16 +40,13 @@ export async function rolloutDrill(options) {
   if (!ROLLS.includes(roll))
     throw new Error(`roll must be ${ROLLS.map((r) => `'${r}'`).join(' or ')} (got ${JSON.stringify(roll)})`);
   const tag = `rollout-${about.strategy ?? roll}`;
-  const run = await drillUnderLoad({ ...o, name: about.app ?? sample, tag }, async (load) => {
-    const began = load.now();
-    const r =
-      roll === 'restart'
-        ? await restartInPlace({ runner, runDir, service, log })
-        : await runner.reload({ runDir, sample, service, log });
-    return { ...r, beganMs: began, startedAt: load.startedAt };
-  });
+  const run = await drillUnderLoad({ ...o, name: about.app ?? sample, tag }, () =>
+    roll === 'restart'
+      ? restartInPlace({ runner, runDir, service, log })
+      : runner.reload({ runDir, sample, service, log }),
+  );
   const { result } = run;
-  const timed = result.steps.map(({ startedAt, ...s }) => ({ ...s, startedAtMs: startedAt - result.startedAt }));
+  const timed = result.steps.map(({ startedAt, ...s }) => ({ ...s, startedAtMs: startedAt - run.startedAt }));
   const { events: steps, ...rest } = eventsRecord(run, timed, {
     startOf: (s) => s.startedAtMs,
     backOf: (s) => s.tookMs,

@@ -122,17 +122,15 @@ export async function drillUnderLoad({ runner, runDir, url, rate, mix, settleMs 
   await preflight(url, sent, prefix);
   const load = await startLoad({ url, rate, mix: sent, idPrefix: prefix });
   let result;
-  let error;
+  let records;
   try {
     await sleep(settleMs);
     result = await action(load);
     await sleep(settleMs);
-  } catch (err) {
-    error = err;
+  } finally {
+    // The load stops whatever happened, so no request outlives the drill.
+    records = await load.stop();
   }
-  // The load stops whatever happened, so no request outlives the drill.
-  const records = await load.stop();
-  if (error) throw error;
   const durationS = Math.round(records.at(-1)?.at ?? 0) / 1000;
   const run = { records, result, durationS, startedAt: load.startedAt, rate, mix: sent };
   if (!plan.counted) return { ...run, writes: { counted: false, why: plan.why } };

@@ -8,6 +8,7 @@
 //   failed at the client but stored: ambiguous  allowed (the client can't know), counted
 // An app with no store (`writes: null`), or whose store does not run here, says so instead; a store
 // that runs but cannot be read back fails the drill with one line naming it.
+import { failed as failedRequest } from './load.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
@@ -88,12 +89,13 @@ export const writePost = (writes) => ({
   contentType: writes.content_type ?? 'application/json',
 });
 
-// The first line a failing command printed (psql and compose put the cause there).
-const firstLine = (text) =>
+// A command's output as its non-blank lines, trimmed (a failing one's first says why: psql and compose put
+// the cause there).
+const linesOf = (text) =>
   String(text ?? '')
     .split('\n')
     .map((l) => l.trim())
-    .find(Boolean) ?? '';
+    .filter(Boolean);
 
 /**
  * The ids the store holds that start with `prefix`, one per stored row (a duplicate twice).
@@ -112,14 +114,9 @@ export async function readBack({ runner, runDir, writes, prefix }) {
   } catch (err) {
     throw failed(err.message);
   }
-  if (res.code !== 0) throw failed(firstLine(res.stderr) || `${argv[0]} exited ${res.code}`);
-  return res.stdout
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
+  if (res.code !== 0) throw failed(linesOf(res.stderr)[0] || `${argv[0]} exited ${res.code}`);
+  return linesOf(res.stdout);
 }
-
-const ok = (r) => r.error === undefined && r.status >= 200 && r.status < 300;
 
 /**
  * The accounting of a drill's POSTs (records carrying `id`) against the ids the store printed.
@@ -131,8 +128,8 @@ export function accountWrites(records, storedIds) {
   const times = new Map();
   for (const id of storedIds) times.set(id, (times.get(id) ?? 0) + 1);
   const sent = new Set(posts.map((r) => r.id));
-  const acked = posts.filter(ok);
-  const failedAtClient = posts.filter((r) => !ok(r));
+  const acked = posts.filter((r) => !failedRequest(r));
+  const failedAtClient = posts.filter(failedRequest);
   const lost = acked.filter((r) => !times.has(r.id)).map((r) => r.id);
   const ambiguous = failedAtClient.filter((r) => times.has(r.id)).map((r) => r.id);
   const duplicated = [...times].filter(([id, n]) => n > 1 && sent.has(id)).map(([id]) => id);
