@@ -47,14 +47,6 @@ function logFiles(runDir, service) {
   }
 }
 
-function fromLogFiles(runDir, service) {
-  for (const f of logFiles(runDir, service)) {
-    const line = lastMeaningfulLine(tail(f));
-    if (line) return line;
-  }
-  return null;
-}
-
 // Docker: the containers' own logs, through the run's record (while the project exists).
 function fromContainers(record, service) {
   const args = [
@@ -91,5 +83,5 @@ export async function lastLogLine({ runDir, service, engine = 'processes' }) {
     const record = await runnerFor('docker').readState(path.resolve(runDir));
     return record ? fromContainers(record, service) : null;
   }
-  return fromLogFiles(path.resolve(runDir), service);
+  return logFiles(runDir, service).map((f) => lastMeaningfulLine(tail(f))).find(Boolean) ?? null;
 }
