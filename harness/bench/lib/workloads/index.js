@@ -38,10 +38,9 @@ export const WORKLOADS = Object.fromEntries(
 export function requestOf(app, name) {
   const r = WORKLOADS[name] ? null : app?.requests?.find((x) => x.name === name);
   if (!r || (r.method ?? 'GET') === 'GET') return null;
-  const body = r.body === undefined ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
   return {
     method: r.method,
-    ...(body !== undefined ? { body } : {}),
+    ...(r.body !== undefined ? { body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body) } : {}),
     headers: { 'content-type': r.content_type ?? 'application/json' },
   };
 }
