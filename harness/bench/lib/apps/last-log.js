@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { runnerFor } from '../../../runner/index.js';
+import { attempt } from '../../wrap/listening.js';
 
 const PROGRESS = /^\[bench-wrap \d+\] /;
 const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
@@ -38,13 +39,9 @@ function tail(file, bytes = 16_384) {
 // also after the run is down. Newest first: the instance that wrote last said the last thing.
 function logFiles(runDir, service) {
   const dir = path.join(path.resolve(runDir), 'logs');
-  try {
-    const mine = new RegExp(`-${service}-\\d+\\.log$`);
-    const files = fs.readdirSync(dir).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
-    return files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
-  } catch {
-    return [];
-  }
+  const mine = new RegExp(`-${service}-\\d+\\.log$`);
+  const files = attempt(() => fs.readdirSync(dir), []).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
+  return attempt(() => files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs), []);
 }
 
 // Docker: the containers' own logs, through the run's record (while the project exists).
