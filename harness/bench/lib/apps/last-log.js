@@ -17,9 +17,8 @@ const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
  */
 export function lastMeaningfulLine(text) {
   const noise = (l) => /^(at\s|\^+$|Node\.js v\d|[{}[\]]+$|\w+: ('.*'|-?\d+|true|false|null|undefined),?$|Emitted '\w+' event|\[bench-wrap \d+\])/.test(l);
-  const lines = String(text).split('\n').map((l) => l.trim()).filter(Boolean);
-  const said = lines.filter((l) => !noise(l));
-  const error = said.filter((l) => ERROR_LINE.test(l)).at(-1);
+  const said = String(text).split('\n').map((l) => l.trim()).filter((l) => l && !noise(l));
+  const error = said.findLast((l) => ERROR_LINE.test(l));
   return (error ?? said.at(-1))?.slice(0, 400) ?? null;
 }
 
