@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { attempt } from './listening.js';
 import { shapeOf } from './shell-script.js';
 
 const PROBE_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'probe');
@@ -47,14 +48,10 @@ export function lookUp(word, env, cwd) {
   const candidates = word.includes('/')
     ? [path.resolve(cwd, word)]
     : withoutProbe(env.PATH).split(':').map((d) => path.join(path.resolve(cwd, d), word));
-  return candidates.find((f) => {
-    try {
-      fs.accessSync(f, fs.constants.X_OK);
-      return fs.statSync(f).isFile();
-    } catch {
-      return false;
-    }
-  }) ?? null;
+  return candidates.find((f) => attempt(() => {
+    fs.accessSync(f, fs.constants.X_OK);
+    return fs.statSync(f).isFile();
+  }, false)) ?? null;
 }
 
 /**

@@ -21,8 +21,8 @@ function addressOf(hex) {
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
 
-const attempt = (fn, fallback) => { try { return fn(); } catch { return fallback; } };
-const read = (file) => attempt(() => fs.readFileSync(file, 'utf8'), '');
+export const attempt = (fn, fallback) => { try { return fn(); } catch { return fallback; } };
+export const read = (file) => attempt(() => fs.readFileSync(file, 'utf8'), '');
 // A /proc/net table's rows (its first line is the header), each split into its fields.
 const rowsOf = (text) => text.split('\n').slice(1).map((line) => line.trim().split(/\s+/));
 

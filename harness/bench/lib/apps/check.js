@@ -10,7 +10,7 @@ import { track } from '../run/cleanup.js';
 import { AppInputError, outputBlock } from './errors.js';
 import { lastLogLine, lastOutput } from './last-log.js';
 import { requestText } from './requests.js';
-import { removeLeftSockets, watchStart } from './start-watch.js';
+import { outcome, removeLeftSockets, watchStart } from './start-watch.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const IN_USE = /EADDRINUSE\D*?(?:[\d.:[\]a-f]*:)?(\d{2,5})\b/;
@@ -36,8 +36,6 @@ export async function send(base, r, timeoutMs = REQUEST_TIMEOUT_MS) {
     };
   }
 }
-
-const outcome = (res) => (res.status ? `answered ${res.status}` : `failed (${res.error})`);
 
 // The evidence under a failed check's line: where it listens (from the watch), its last output.
 function evidenceOf({ runDir, service, engine }, listening = '') {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { runnerFor } from '../../../runner/index.js';
+import { attempt } from '../../wrap/listening.js';
 
 const PROGRESS = /^\[bench-wrap \d+\] /;
 const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
@@ -16,9 +17,8 @@ const ERROR_LINE = /^(\w+)?(Error|Exception)\b[^:]*:/;
  */
 export function lastMeaningfulLine(text) {
   const noise = (l) => /^(at\s|\^+$|Node\.js v\d|[{}[\]]+$|\w+: ('.*'|-?\d+|true|false|null|undefined),?$|Emitted '\w+' event|\[bench-wrap \d+\])/.test(l);
-  const lines = String(text).split('\n').map((l) => l.trim()).filter(Boolean);
-  const said = lines.filter((l) => !noise(l));
-  const error = said.filter((l) => ERROR_LINE.test(l)).at(-1);
+  const said = String(text).split('\n').map((l) => l.trim()).filter((l) => l && !noise(l));
+  const error = said.findLast((l) => ERROR_LINE.test(l));
   return (error ?? said.at(-1))?.slice(0, 400) ?? null;
 }
 
@@ -38,21 +38,9 @@ function tail(file, bytes = 16_384) {
 // also after the run is down. Newest first: the instance that wrote last said the last thing.
 function logFiles(runDir, service) {
   const dir = path.join(path.resolve(runDir), 'logs');
-  try {
-    const mine = new RegExp(`-${service}-\\d+\\.log$`);
-    const files = fs.readdirSync(dir).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
-    return files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
-  } catch {
-    return [];
-  }
-}
-
-function fromLogFiles(runDir, service) {
-  for (const f of logFiles(runDir, service)) {
-    const line = lastMeaningfulLine(tail(f));
-    if (line) return line;
-  }
-  return null;
+  const mine = new RegExp(`-${service}-\\d+\\.log$`);
+  const files = attempt(() => fs.readdirSync(dir), []).filter((f) => mine.test(f)).map((f) => path.join(dir, f));
+  return attempt(() => files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs), []);
 }
 
 // Docker: the containers' own logs, through the run's record (while the project exists).
@@ -91,5 +79,5 @@ export async function lastLogLine({ runDir, service, engine = 'processes' }) {
     const record = await runnerFor('docker').readState(path.resolve(runDir));
     return record ? fromContainers(record, service) : null;
   }
-  return fromLogFiles(path.resolve(runDir), service);
+  return logFiles(runDir, service).map((f) => lastMeaningfulLine(tail(f))).find(Boolean) ?? null;
 }

@@ -12,15 +12,14 @@ import { DEFAULT_REQUESTS, parsePaths } from './requests.js';
 import { isNodeFolder, nodeFolderApp } from './node-folder.js';
 import { composeFileOf, containerApp, ownDescription } from './container.js';
 import { checkApp } from './check.js';
+import { attempt } from '../../wrap/listening.js';
 
 export const APPS_DIR = path.join(REPO_ROOT, '.run', 'bench', 'apps');
 
 // A name for folders, ids and Compose projects: the package's (without its scope), else the folder's.
 function nameOf(dir) {
-  let raw = path.basename(dir);
-  try {
-    raw = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name?.split('/').at(-1) || raw;
-  } catch { /* no package.json */ }
+  const raw = attempt(() => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'))
+    .name?.split('/').at(-1), '') || path.basename(dir);
   return raw.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'app';
 }
 

@@ -7,7 +7,7 @@
 // it was given, what its health path answered; the evidence under that line is those sockets.
 import fs from 'node:fs';
 import path from 'node:path';
-import { listenersOf, processTree } from '../../wrap/listening.js';
+import { attempt, listenersOf, processTree, read } from '../../wrap/listening.js';
 
 export const SETTLED_S = 20;
 
@@ -19,6 +19,11 @@ function listenerText(l) {
   if (l.kind === 'unix') return `Unix socket '${l.path}'`;
   return l.address.includes(':') ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`;
 }
+
+export const outcome = (res) => (res.status ? `answered ${res.status}` : `failed (${res.error})`);
+
+// A Unix socket with a file ('@…' is abstract, '' unnamed).
+const socketFile = (l) => l.kind === 'unix' && l.path && !l.path.startsWith('@');
 
 const addressWhy = (address) => {
   if (address === '::1') return 'the IPv6 loopback (the host name "localhost" resolved to ::1)';
@@ -44,7 +49,7 @@ export function causeOf({ port, listeners, health, answered, seconds, cwd }) {
     return `listens on its PORT ${port} on ${where}, and the bench connects to 127.0.0.1: listen on `
       + '0.0.0.0 or :: (or give no host), or on 127.0.0.1';
   }
-  const unix = listeners.filter((l) => l.kind === 'unix' && l.path && !l.path.startsWith('@'));
+  const unix = listeners.filter(socketFile);
   if (unix.length) {
     const name = unix[0].path;
     const inFolder = cwd && !name.startsWith('/') ? ` in ${cwd}` : '';
@@ -61,8 +66,11 @@ export function causeOf({ port, listeners, health, answered, seconds, cwd }) {
   return `runs, but listened on no port in ${seconds} s (its PORT was ${port})`;
 }
 
+const commandOf = (pid) => read(`/proc/${pid}/cmdline`).split('\0').filter(Boolean)
+  .map((a) => (a.length > 60 ? `…${a.slice(-59)}` : a)).join(' ').slice(0, 160);
+
 /** The evidence block's lines on where the processes listen. */
-function listenersBlock(listeners, commandOf) {
+function listenersBlock(listeners) {
   if (!listeners.length) return '  where it listens (read from /proc): nowhere';
   return ['  where it listens (read from /proc):', ...listeners.map((l) => {
     const cmd = commandOf(l.pid);
@@ -70,16 +78,7 @@ function listenersBlock(listeners, commandOf) {
   })].join('\n');
 }
 
-const commandOf = (pid) => {
-  try {
-    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    return argv.map((a) => (a.length > 60 ? `…${a.slice(-59)}` : a)).join(' ').slice(0, 160);
-  } catch {
-    return '';
-  }
-};
-
-const cwdOf = (pid) => { try { return fs.readlinkSync(`/proc/${pid}/cwd`); } catch { return undefined; } };
+const cwdOf = (pid) => attempt(() => fs.readlinkSync(`/proc/${pid}/cwd`), undefined);
 
 /**
  * @param {{ runDir: string, service: string, health: string, timeoutS: number,
@@ -93,15 +92,11 @@ export function watchStart({ runDir, service, health, timeoutS, ps, send, giveUp
   let busy = false;
   let settled = { key: '', since: Date.now() };
   const look = async () => {
-    const rows = (await ps({ runDir }).catch(() => [])).filter((r) => r.service === service && r.status === 'running');
-    const row = rows[0];
+    const row = (await ps({ runDir }).catch(() => [])).find((r) => r.service === service && r.status === 'running');
     if (!row?.url || !/^https?:/.test(row.url)) return;
     const port = Number(new URL(row.url).port);
     const listeners = processTree(row.pid).flatMap(listenersOf);
-    for (const l of listeners) {
-      if (l.kind !== 'unix' || !l.path || l.path.startsWith('@')) continue;
-      sockets.add(path.resolve(cwdOf(l.pid) ?? '/', l.path));
-    }
+    for (const l of listeners.filter(socketFile)) sockets.add(path.resolve(cwdOf(l.pid) ?? '/', l.path));
     const reachable = listeners.some((l) => l.kind === 'tcp' && l.port === port && REACHABLE.has(l.address));
     const res = reachable ? await send(`http://127.0.0.1:${port}`, { path: health }, 2000) : null;
     if (res?.status >= 200 && res.status < 300) return;
@@ -110,10 +105,10 @@ export function watchStart({ runDir, service, health, timeoutS, ps, send, giveUp
     const seconds = Math.round((Date.now() - began) / 1000);
     const elsewhere = !reachable && listeners.length && Date.now() - settled.since >= SETTLED_S * 1000;
     if (!elsewhere && Date.now() - began < timeoutS * 1000) return;
-    const answered = res ? (res.status ? `answered ${res.status}` : `failed (${res.error})`) : null;
+    const answered = res ? outcome(res) : null;
     giveUp({
       cause: causeOf({ port, listeners, health, answered, seconds, cwd: cwdOf(row.pid) }),
-      evidence: listenersBlock(listeners, commandOf),
+      evidence: listenersBlock(listeners),
     });
   };
   const timer = setInterval(() => {

@@ -3,7 +3,6 @@
 // it needs from an app, how it is started with n processes, how it is drilled and how the guide
 // explains it. The plan is built from these records and from each app's x-bench description
 // (../topologies/app-descriptions.js); nothing here names an app.
-import { fileURLToPath } from 'node:url';
 import { recordsIn } from '../records/read-folder.js';
 
 /** @typedef {{ knobs: Record<string, string>, instances: number, workers: number }} Configured */
@@ -28,7 +27,7 @@ import { recordsIn } from '../records/read-folder.js';
  */
 
 /** @type {Strategy[]} every record of this folder (and of BENCH_EXTRA_DIR's strategies/), in their `order` */
-export const STRATEGIES = await recordsIn(fileURLToPath(new URL('.', import.meta.url)), 'strategies', 'key');
+export const STRATEGIES = await recordsIn(import.meta.dirname, 'strategies', 'key');
 
 /** The record of a strategy key ('cluster'), or a one-line error naming the keys there are. */
 export function strategyOf(key) {

@@ -3,7 +3,6 @@
 // what a right answer looks like (checked before anything is timed), and where the default run asks
 // it. Each app's x-bench.workloads says how it spells the path; an app that spells none of a
 // workload is not asked it.
-import { fileURLToPath } from 'node:url';
 import { recordsIn } from '../records/read-folder.js';
 
 /**
@@ -26,7 +25,7 @@ import { recordsIn } from '../records/read-folder.js';
 
 /** @type {Record<string, Workload>} every record of this folder, by name, in their `order` */
 export const WORKLOADS = Object.fromEntries(
-  (await recordsIn(fileURLToPath(new URL('.', import.meta.url)), 'workloads', 'name')).map((w) => [w.name, w]),
+  (await recordsIn(import.meta.dirname, 'workloads', 'name')).map((w) => [w.name, w]),
 );
 
 /**
@@ -38,10 +37,9 @@ export const WORKLOADS = Object.fromEntries(
 export function requestOf(app, name) {
   const r = WORKLOADS[name] ? null : app?.requests?.find((x) => x.name === name);
   if (!r || (r.method ?? 'GET') === 'GET') return null;
-  const body = r.body === undefined ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
   return {
     method: r.method,
-    ...(body !== undefined ? { body } : {}),
+    ...(r.body !== undefined ? { body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body) } : {}),
     headers: { 'content-type': r.content_type ?? 'application/json' },
   };
 }
