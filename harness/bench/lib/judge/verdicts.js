@@ -86,13 +86,9 @@ const capacityProblems = (cell) => {
 // Throughput and capacity say something about a strategy only where it bounded the cells (judge/bottleneck.js).
 const BOUND_METRICS = new Set(['throughput', 'capacity']);
 
-/** Per-round values of a cell, keyed by round number. */
-const byRound = (cell, field) => new Map(cell.rounds.map((r) => [r.round, FIELD[field](r)]));
-
 /** The paired ratio of two cells' values (pairedRatio) over the rounds both completed, in round order. */
 export function roundsRatio(a, b, field) {
-  const va = byRound(a, field);
-  const vb = byRound(b, field);
+  const [va, vb] = [a, b].map((cell) => new Map(cell.rounds.map((r) => [r.round, FIELD[field](r)])));
   const rounds = [...va.keys()].filter((k) => vb.has(k) && Number.isFinite(va.get(k)) && Number.isFinite(vb.get(k)))
     .sort((x, y) => x - y);
   return pairedRatio(rounds.map((k) => va.get(k)), rounds.map((k) => vb.get(k)));
