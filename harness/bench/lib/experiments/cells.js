@@ -1,9 +1,14 @@
 // Helpers the experiments share: a cell on a topology, a comparison between two cells, and the
 // mode's rounds and windows. Each experiment keeps the original's tool, connections and duration
 // and says where this machine made it scale something down.
-import { workloadPath } from '../topologies/app-descriptions.js';
+import { workloadPath, appWith } from '../topologies/app-descriptions.js';
 import { WORKLOADS } from '../workloads/index.js';
 import { METRICS, EXTRA_METRICS } from '../judge/compared-metrics.js';
+
+// The samples the Node experiments run on: an app with both a cluster and replicas, a plain node:http one.
+const hasBoth = (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances;
+export const sampleWithBoth = (apps) => appWith(apps, hasBoth, 'a Node app with both a cluster and replicas').sample;
+export const plainHttpSample = (apps) => appWith(apps, { framework: 'node:http' }, 'a plain node:http app').sample;
 
 /**
  * @param {string} scenario @param {string} key @param {{ sample: string }} topology

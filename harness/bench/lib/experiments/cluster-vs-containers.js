@@ -1,8 +1,7 @@
 // "Node Clustering vs Container Load Balancing" (2021): autocannon, 10 connections, 10 s, through
 // nginx; 0.1 CPU × 1 or × 4 containers vs 0.4 CPU with 4 cluster workers or 1; mem_limit 128m.
 import { topology } from '../topologies/topology.js';
-import { appWith } from '../topologies/app-descriptions.js';
-import { cell, compare } from './cells.js';
+import { cell, compare, sampleWithBoth } from './cells.js';
 
 const NAME = 'exp-cluster-vs-containers';
 
@@ -64,8 +63,7 @@ const deviations = (mode, windowS, rounds) => [
 ];
 
 export function build({ mode, params, apps }) {
-  const sample = appWith(apps, (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances,
-    'a Node app with both a cluster and replicas').sample;
+  const sample = sampleWithBoth(apps);
   const rounds = params.experimentRounds;
   const windowS = mode === 'full' ? 10 : 5;
   const common = { workload: 'light', tool: 'autocannon', connections: 10, windowS, rounds };

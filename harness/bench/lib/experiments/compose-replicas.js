@@ -2,8 +2,7 @@
 // each draw a delay of 0, 500, 1000, 1500 or 2000 ms at start; 1 instance vs 10 replicas behind
 // nginx least_conn; `autocannon -c 500 -d 5`; about 900 → 7500 req/s.
 import { topology } from '../topologies/topology.js';
-import { appWith } from '../topologies/app-descriptions.js';
-import { cell, compare } from './cells.js';
+import { cell, compare, plainHttpSample } from './cells.js';
 import { summary } from '../judge/stats.js';
 
 const NAME = 'exp-compose-replicas';
@@ -88,7 +87,7 @@ const deviations = (budget, rounds) => [
 ];
 
 export function build({ budget, params, apps }) {
-  const sample = appWith(apps, { framework: 'node:http' }, 'a plain node:http app').sample;
+  const sample = plainHttpSample(apps);
   const rounds = params.experimentRounds;
   const common = { workload: 'light', tool: 'autocannon', connections: 500, windowS: 5, rounds };
   // No quota per container, as in the article: each instance may use the whole budget.

@@ -2,8 +2,7 @@
 // --rps 10000` against `/`, the welcome route (no database), without keep-alive ("Agent: none");
 // one process: 1853 effective rps, 43,446 errors, p99 1450 ms; the cluster: no error, p99 < 200 ms.
 import { topology } from '../topologies/topology.js';
-import { appWith } from '../topologies/app-descriptions.js';
-import { cell } from './cells.js';
+import { cell, sampleWithBoth } from './cells.js';
 
 const NAME = 'exp-node-scale';
 
@@ -61,8 +60,7 @@ const deviations = (requests, budget, n) => [
 ];
 
 export function build({ mode, budget, n, apps }) {
-  const sample = appWith(apps, (a) => a.runtime === 'node' && a.knobs.workers && a.knobs.instances,
-    'a Node app with both a cluster and replicas').sample;
+  const sample = sampleWithBoth(apps);
   const requests = mode === 'full' ? 120_000 : 60_000;
   const common = {
     workload: 'light', kind: 'fixedrate', tool: 'loadtest', rate: 10_000, requests, connections: 10, expectRps: 2500,

@@ -2,9 +2,8 @@
 // request; 10 users × 5 requests; 1 server vs 3 behind a round-robin proxy; the slowest answer
 // "nearly three seconds" → "under one second"; a crashed server still gets every third request.
 import { topology } from '../topologies/topology.js';
-import { appWith } from '../topologies/app-descriptions.js';
 import { availableCpus } from '../../../runner/index.js';
-import { cell, compare } from './cells.js';
+import { cell, compare, plainHttpSample } from './cells.js';
 
 const NAME = 'exp-pi-loadbalancing';
 const SAMPLES = 10_000_000;
@@ -81,7 +80,7 @@ const deviations = (all) => [
 ];
 
 export function build({ budget, params, apps }) {
-  const sample = appWith(apps, { framework: 'node:http' }, 'a plain node:http app').sample;
+  const sample = plainHttpSample(apps);
   const rounds = params.experimentRounds;
   const all = availableCpus().length;
   const common = {

@@ -44,12 +44,7 @@ export function boundOf(cell, { minLatencyMs, ceilings = {}, generatorShareLimit
   const app = perWall(rounds, 'appCpuMs');
   const proxy = perWall(rounds, 'proxyCpuMs');
   const rps = cell.rps?.median ?? median(rounds.map((r) => r.rps));
-  const base = {
-    usedCpus: round(used, 2),
-    appCpus: Number.isFinite(app) ? round(app, 2) : null,
-    proxyCpus: Number.isFinite(proxy) ? round(proxy, 2) : null,
-    budget,
-  };
+  const base = { usedCpus: round(used, 2), appCpus: round(app, 2), proxyCpus: round(proxy, 2), budget };
   const cpus = (x) => `${round(x, 2)} CPU`;
   const by = (what, why) => ({ ...base, by: what, why });
   if (budget && used >= SPENT * budget) return by('strategy', `spent ${cpus(used)} of its ${budget}-CPU budget`);

@@ -41,11 +41,9 @@ function workloadsOf(plan) {
 
 // The latency windows at a fixed rate, as the protocol says them; null where the plan has none.
 function latencyProtocol(params) {
-  const byWorkload = Object.keys(params.latencyRoundsByWorkload ?? {}).length;
-  if (!params.latencyRounds && !byWorkload) return null;
+  if (!params.latencyRounds) return null;
   return {
     rounds: params.latencyRounds,
-    ...(byWorkload ? { roundsByWorkload: params.latencyRoundsByWorkload } : {}),
     windowS: params.latencyWindowS ?? params.windowS,
     sliceS: params.latencySliceS,
     load: params.latencyLoad,
@@ -101,9 +99,6 @@ export function buildResults({
       warmupS: plan.params.warmupS,
       rewarmS: plan.params.rewarmS,
       rounds: plan.params.rounds,
-      ...(Object.keys(plan.params.roundsByWorkload ?? {}).length
-        ? { roundsByWorkload: plan.params.roundsByWorkload }
-        : {}),
       ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS } : {}),
       memory: { counts: 'anon+shmem PSS', of: 'every process of the topology, nginx included', sampledEveryS: 1 },
       latency: latencyProtocol(plan.params),

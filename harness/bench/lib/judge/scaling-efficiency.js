@@ -2,8 +2,8 @@
 // process at budget 1, from rounds of the same scenario (paired, so the machine's drift cancels).
 // No strategy can exceed ×1.00 by more than the noise: one that does is flagged suspect (a figure
 // beyond a physical limit is a fault in the measurement, not a finding).
-import { pairedRatio, withFloor, breaksLimit, round } from './stats.js';
-import { paired } from './verdicts.js';
+import { withFloor, breaksLimit, round } from './stats.js';
+import { roundsRatio } from './verdicts.js';
 
 /**
  * defs: [{ id, workload, cell, base, budget, … }] (plan/scenarios.js scalingOf). floor: the interval's least
@@ -20,8 +20,7 @@ export function computeScaling(defs, cells, { floor = 0 } = {}) {
     if (c?.status !== 'ok' || b?.status !== 'ok') {
       return { ...def, efficiency: null, ci95: null, rps: null, suspect: null, measured: false };
     }
-    const v = paired(c, b, 'rps');
-    const r = withFloor(pairedRatio(v.a, v.b), floor);
+    const r = withFloor(roundsRatio(c, b, 'rps'), floor);
     const suspect = breaksLimit(r, d.budget);
     // The figure the tables show reproduces from the two medians beside it; its interval is the
     // paired rounds' (widened to hold it).

@@ -67,7 +67,7 @@ function overSlices(a, b, field, stat) {
 function capacityRatio(a, b) {
   const [ca, cb] = [a.capacity, b.capacity];
   if (!ca?.fraction || !cb?.fraction) return null;
-  const r = pairedRatio(...Object.values(paired(a, b, 'rps')));
+  const r = roundsRatio(a, b, 'rps');
   if (r.ratio === null) return r;
   const [fa, fb] = [ca.bracket, cb.bracket];
   return {
@@ -86,23 +86,17 @@ const capacityProblems = (cell) => {
 // Throughput and capacity say something about a strategy only where it bounded the cells (judge/bottleneck.js).
 const BOUND_METRICS = new Set(['throughput', 'capacity']);
 
-/** Per-round values of a cell, keyed by round number. */
-const byRound = (cell, field) => new Map(cell.rounds.map((r) => [r.round, FIELD[field](r)]));
-
-/** Values of two cells from the rounds both completed, in round order. */
-export function paired(a, b, field) {
-  const va = byRound(a, field);
-  const vb = byRound(b, field);
+/** The paired ratio of two cells' values (pairedRatio) over the rounds both completed, in round order. */
+export function roundsRatio(a, b, field) {
+  const [va, vb] = [a, b].map((cell) => new Map(cell.rounds.map((r) => [r.round, FIELD[field](r)])));
   const rounds = [...va.keys()].filter((k) => vb.has(k) && Number.isFinite(va.get(k)) && Number.isFinite(vb.get(k)))
     .sort((x, y) => x - y);
-  return { a: rounds.map((k) => va.get(k)), b: rounds.map((k) => vb.get(k)) };
+  return pairedRatio(rounds.map((k) => va.get(k)), rounds.map((k) => vb.get(k)));
 }
 
 function cellProblems(cell) {
-  const why = [];
-  if (cell.status !== 'ok') why.push(`${cell.id} ${cell.status}${cell.error ? `: ${cell.error}` : ''}`);
-  else if (cell.errors > 0) why.push(`${cell.id} had ${cell.errors} failed requests`);
-  return why;
+  if (cell.status !== 'ok') return [`${cell.id} ${cell.status}${cell.error ? `: ${cell.error}` : ''}`];
+  return cell.errors > 0 ? [`${cell.id} had ${cell.errors} failed requests`] : [];
 }
 
 // A generator-bound cell measured the generator's limit, a lower bound of what the server can do:
@@ -119,7 +113,7 @@ export function runChecks(checks, cells) {
     const a = byId.get(ch.a);
     const b = byId.get(ch.b);
     if (a?.status !== 'ok' || b?.status !== 'ok') return { ...ch, ratio: null, ci95: null, ok: null };
-    const r = pairedRatio(...Object.values(paired(a, b, ch.field)));
+    const r = roundsRatio(a, b, ch.field);
     const ci95 = r.ci95?.map((x) => round(x, 3)) ?? null;
     return { ...ch, ratio: round(r.ratio, 3), ci95, ok: !breaksLimit(r, ch.limit) };
   });
@@ -211,14 +205,13 @@ export function computeVerdicts(comparisons, cells, { isolation, checks = [], fl
         generator: null,
       };
     }
-    const v = paired(a, b, fieldOf(q));
     if (q.latencyAt === 'fixed rate') reasons.push(...pacedProblems(a), ...pacedProblems(b));
     const pooled = pooledRatio(q, a, b);
     if (q.metric === 'capacity') reasons.push(...capacityProblems(a), ...capacityProblems(b));
     // At least as wide as the question's spread over repeated runs (judge/run-to-run-spread.js), and for memory ±5%.
     const between = floorFor(q, floors);
     const floor = Math.max(REPEATABILITY_FLOOR[q.metric] ?? 0, between.floor);
-    const r = withFloor(pooled ?? pairedRatio(v.a, v.b), floor);
+    const r = withFloor(pooled ?? roundsRatio(a, b, fieldOf(q)), floor);
     if (q.limit && breaksLimit(r, q.limit.ratio)) {
       reasons.push(`×${round(r.ratio, 2)} is above the physical limit of ×${round(q.limit.ratio, 2)} (${q.limit.why})`);
     }

@@ -106,6 +106,7 @@ function verdicts({ mode, budgets, params, apps }) {
   const cells = new Map();
   const questions = [];
   const base = baselineOf(apps);
+  const { latencyRounds } = params;
   // Multi-core questions first: they are what the run is for.
   for (const { budget, cpuset } of [...budgets].sort((x, y) => y.budget - x.budget)) {
     const entries = topologiesAt(apps, { budget, cpuset, mode });
@@ -113,13 +114,10 @@ function verdicts({ mode, budgets, params, apps }) {
       const asked = askedFor(mode, budget, pair);
       const shared = workloadsOf(pair.a.app, asked).filter((w) => workloadsOf(pair.b.app, asked).includes(w));
       for (const workload of shared) {
-        const rounds = params.roundsByWorkload?.[workload];
-        const latencyRounds = params.latencyRoundsByWorkload?.[workload] ?? params.latencyRounds ?? 0;
         const extra = {
           latencyRounds,
           budget,
           searchCapacity: params.capacitySteps > 0,
-          ...(rounds ? { rounds } : {}),
           ...(params.closedSliceS ? { sliceS: params.closedSliceS } : {}),
         };
         const a = closedCell('verdicts', workload, pair.a.t, extra);
@@ -269,21 +267,11 @@ export const SCENARIOS = {
   ...EXPERIMENTS,
 };
 
-// The mode's parameters with the command line's. --rounds means every cell: the per-workload
-// counts go, and latency takes the last 3 of them.
-function paramsOf(mode, overrides) {
-  const params = {
-    ...MODES[mode],
-    ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
-  };
-  if (overrides.rounds !== undefined)
-    Object.assign(params, {
-      roundsByWorkload: {},
-      latencyRoundsByWorkload: {},
-      latencyRounds: params.latencyRounds || 3,
-    });
-  return params;
-}
+// The mode's parameters with the command line's.
+const paramsOf = (mode, overrides) => ({
+  ...MODES[mode],
+  ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+});
 
 /**
  * The cells and comparisons to run. scenario: one name, or all of the mode's; sample: only cells
@@ -369,7 +357,7 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
       const closed = (c.kind ?? 'closed') === 'closed';
       const cell = closedCell(name, c.workload, t, {
         kind: c.kind ?? 'closed',
-        latencyRounds: closed ? (params.latencyRoundsByWorkload?.[c.workload] ?? params.latencyRounds ?? 0) : 0,
+        latencyRounds: closed ? params.latencyRounds : 0,
         ...(closed && params.closedSliceS ? { sliceS: params.closedSliceS } : {}),
         ...(c.connections ? { connections: c.connections } : {}),
       });
