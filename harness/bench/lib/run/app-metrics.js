@@ -131,8 +131,8 @@ export function summariseAppMetrics(rounds) {
 }
 
 /**
- * Runs `measure` (one saturated window) between two readings of the app's metrics and of the own
- * probes, both outside its timing; returns its window, with `appMetrics` where `hook` is given
+ * Runs `measure` (one saturated window, with its wallMs) between two readings of the app's metrics and
+ * of the own probes, both outside its timing; returns its window, with `appMetrics` where `hook` is given
  * ({ read, usage, processesPerInstance }: the cell's, scenario.js).
  * @param {{ read: () => Promise<any>, usage: () => Promise<any>, processesPerInstance: number } | null} hook
  * @param {() => Promise<any>} measure
@@ -140,9 +140,8 @@ export function summariseAppMetrics(rounds) {
 export async function withAppMetrics(hook, measure) {
   if (!hook) return measure();
   const [m0, u0] = await Promise.all([hook.read(), hook.usage()]);
-  const started = performance.now();
   const w = await measure();
-  const wallMs = w.wallMs ?? performance.now() - started;
+  const { wallMs } = w;
   const [m1, u1] = await Promise.all([hook.read(), hook.usage()]);
   return { ...w, appMetrics: windowOf(m0, m1, { u0, u1, wallMs, processesPerInstance: hook.processesPerInstance }) };
 }

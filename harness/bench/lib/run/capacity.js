@@ -36,7 +36,7 @@ export function stepOutcome({ rate, sliceS, p99TargetMs }, r) {
   const lag = paced.latencySummary(r.lags);
   const late = lateWhy(lag);
   return {
-    rate, held: h.held && !(latencyMs.p99 > p99TargetMs), why, achieved: h.achieved, p99Ms: latencyMs.p99,
+    rate, held: h.held && !over, why, achieved: h.achieved, p99Ms: latencyMs.p99,
     errors: rec.errors, requests: r.requests, sendLagP99Ms: lag.p99, ...(late ? { late } : {}),
   };
 }

@@ -11,13 +11,10 @@ import { WORKLOADS } from '../workloads/index.js';
 // recipe): { state, databaseError, startedAlone }.
 /** @param {Runner} runner @param {any} s @param {any} options */
 async function upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownDatabaseError }) {
-  if (s.database && !needsDb && s.withoutDatabase) {
-    return { state: await runner.up(alone), databaseError: null, startedAlone: true };
-  }
-  if (knownDatabaseError && s.withoutDatabase) {
-    // Another deployment of this sample already found its database can't run here: don't retry.
-    return { state: await runner.up(alone), databaseError: knownDatabaseError, startedAlone: true };
-  }
+  const upAlone = async (databaseError) => ({ state: await runner.up(alone), databaseError, startedAlone: true });
+  if (s.database && !needsDb && s.withoutDatabase) return upAlone(null);
+  // Another deployment of this sample already found its database can't run here: don't retry.
+  if (knownDatabaseError && s.withoutDatabase) return upAlone(knownDatabaseError);
   try {
     return { state: await runner.up(base), databaseError: null, startedAlone: false };
   } catch (e) {
@@ -25,7 +22,7 @@ async function upWithOrWithoutDatabase(runner, s, { base, alone, needsDb, knownD
     if (!s.withoutDatabase) throw e;
     base.log?.(`${base.sample}: starting without its database (${e.message})`);
     await runner.down({ runDir: base.runDir });
-    return { state: await runner.up(alone), databaseError: e.message, startedAlone: true };
+    return upAlone(e.message);
   }
 }
 

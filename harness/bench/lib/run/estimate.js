@@ -56,10 +56,10 @@ export function costOf(cell, p, firstOnDeployment = false, lends = false) {
 }
 
 /**
- * @param {any} plan @param {{ buildS?: number, startS?: number, moves?: boolean }} [options] moves: the
+ * @param {any} plan @param {{ moves?: boolean }} [options] moves: the
  * engine's Runner moves a deployment between budgets (run/families.js): one start and warm-up floor per family.
  */
-export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S, moves = false } = {}) {
+export function estimateSeconds(plan, { moves = false } = {}) {
   const p = plan.params;
   // The closed-loop tool's ceiling, then the paced generator's search (about 15 s).
   let s = 2 * p.ceilingS + 2 + PACED_CEILING_S;
@@ -68,7 +68,7 @@ export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S, move
     const keyOf = moves && sc.interleaved ? familyKeysOf(sc) : (c) => deploymentKey(c.topology);
     const deps = new Set(sc.cells.map(keyOf));
     for (const c of sc.cells) samples.add(c.topology.sample);
-    s += deps.size * startS;
+    s += deps.size * START_S;
     const seen = new Set();
     for (const c of sc.cells) {
       const key = keyOf(c);
@@ -76,5 +76,5 @@ export function estimateSeconds(plan, { buildS = BUILD_S, startS = START_S, move
       seen.add(key);
     }
   }
-  return Math.round(s + [...samples].filter((x) => describeSample(x).builds).length * buildS);
+  return Math.round(s + [...samples].filter((x) => describeSample(x).builds).length * BUILD_S);
 }

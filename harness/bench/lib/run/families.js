@@ -70,8 +70,6 @@ export function cellPlacement(c, iso) {
   };
 }
 
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-
 /**
  * Whether a scenario's deployments can be moved between budgets (interleaved, pinned, a Runner with place).
  * @param {any} scenario @param {import('../../../runner/index.js').Runner} runner @param {any} iso
@@ -91,7 +89,7 @@ export async function placeBlock(run, cells, lent = null) {
     const own = cellPlacement(c, run.ctx.isolation);
     const cpus = lent ? Object.fromEntries(Object.keys(own.cpus).map((k) => [k, lent])) : own.cpus;
     const want = lent ? { ...own, budget: lent, cpus } : own;
-    if (same(d.placed, want)) continue;
+    if (JSON.stringify(d.placed) === JSON.stringify(want)) continue;
     run.ctx.hooks.phase?.(lent
       ? `warm-up ${c.id} under ${lent} CPU (measured under its own quotas)`
       : `moving ${c.topology.label} to ${want.budget} CPU (CPU ${want.cpuset})`);

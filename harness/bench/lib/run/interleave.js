@@ -105,19 +105,15 @@ async function roundsOfBlock(run, cells) {
       if (rec.status === 'failed' || r > roundsOf(c, p) || c.sliceS) continue;
       ctx.hooks.phase?.(`round ${r}/${rounds} ${c.id}`);
       await guarded(rec, async () => {
-        if (c.kind === 'count') {
-          const w = await fixedCount(rec.url, c, toolOf(c), run.usageOf(c));
-          rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
-          return;
-        }
         // A short re-warm before every window: the cell sat idle while the others were measured.
-        if (p.rewarmS > 0) {
+        if (c.kind !== 'count' && p.rewarmS > 0) {
           await getTool(toolOf(c)).run({
-            url: rec.url, connections: c.connections, durationS: p.rewarmS, threads,
-            ...(c.request ? { request: c.request } : {}),
+            url: rec.url, connections: c.connections, durationS: p.rewarmS, threads, request: c.request,
           });
         }
-        const w = await windowOfCell(run, c, windowOf(c, p));
+        const w = c.kind === 'count'
+          ? await fixedCount(rec.url, c, toolOf(c), run.usageOf(c))
+          : await windowOfCell(run, c, windowOf(c, p));
         rec.rounds.push({ round: r, at: new Date().toISOString(), ...w });
       });
       ctx.hooks.tick?.(c.kind === 'count' ? (c.expectS ?? 8) : closedCost(c, p));
@@ -133,7 +129,6 @@ async function roundsOfBlock(run, cells) {
 // alike instead of on whichever one held a 5 s window then. The slices add up to the round's window.
 // No re-warm first: every slice, the first too, follows the same wait while the others take theirs.
 async function slicedRound(run, r, rounds, cells) {
-  if (!cells.length) return;
   const { records, params: p, ctx } = run;
   const live = () => cells.filter((c) => records.get(c.id).status !== 'failed');
   const windows = new Map(cells.map((c) => [c.id, []]));

@@ -27,7 +27,6 @@ export function blockRate(cells, records, load) {
 export async function latencyWindows(run, cells) {
   const { records, params: p, ctx } = run;
   const asked = cells.filter((c) => c.latencyRounds && records.get(c.id).status !== 'failed');
-  if (!asked.length) return;
   const at = blockRate(asked, records, p.latencyLoad);
   if (!at) return;
   for (const c of asked) records.get(c.id).latencyRate = at;
@@ -48,8 +47,7 @@ export async function latencyWindows(run, cells) {
     }));
     // A block whose generator sent late for some cell is taken again, LATE_TRIES times in all; one
     // still late is kept, not held (judge/held-rate.js), so its verdict says why instead of a figure.
-    const warmS = p.latencyWarmS ?? 0;
-    const block = () => latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS });
+    const block = () => latencyBlock({ targets, slices, sliceS: p.latencySliceS, round: r, warmS: p.latencyWarmS });
     let byId = await block();
     let tries = 1;
     for (; tries < LATE_TRIES && [...byId.values()].some((x) => lateWhy(x.sendLagMs)); tries += 1) {

@@ -65,14 +65,12 @@ export function boxReport(before, after, cores = os.availableParallelism(), core
     ? { total: after.cpu.total - before.cpu.total, steal: after.cpu.steal - before.cpu.steal }
     : null;
   const stealPct = d && d.total > 0 ? Math.round((1000 * d.steal) / d.total) / 10 : null;
-  const why = [];
   // The CPU in use when the run started, where measured; the load average lags a minute behind.
-  if (before.busyShare != null ? before.busyShare >= 0.5 : before.loadAvg[0] > cores / 2) {
-    why.push(before.busyShare != null
-      ? `${Math.round(before.busyShare * 100)}% of the CPU in use before the run`
-      : `load average ${before.loadAvg[0]} on ${cores} cores before the run`);
-  }
-  if (stealPct !== null && stealPct > 5) why.push(`${stealPct}% of CPU time stolen by the hypervisor during the run`);
+  const busyBefore = before.busyShare != null
+    ? before.busyShare >= 0.5 && `${Math.round(before.busyShare * 100)}% of the CPU in use before the run`
+    : before.loadAvg[0] > cores / 2 && `load average ${before.loadAvg[0]} on ${cores} cores before the run`;
+  const stolen = stealPct > 5 && `${stealPct}% of CPU time stolen by the hypervisor during the run`;
+  const why = [busyBefore, stolen].filter(Boolean);
   return {
     loadBefore: before.loadAvg, loadAfter: after.loadAvg, busyBefore: before.busyShare ?? null, stealPct,
     ...(coreSpeed ? { coreSpeed } : {}), busy: why.length > 0, busyWhy: why.join('; ') || null,

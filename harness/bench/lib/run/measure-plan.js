@@ -57,12 +57,11 @@ function onStopSignals(ui, releaseAll) {
 // generator is pinned (a private Docker daemon started later would inherit the generator's CPUs).
 // `unavailable` maps another engine to why it could not be opened: its cells are skipped, the run goes on.
 async function openEngines(plan, engineChoice, ui) {
-  const log = (line) => ui.log(line);
-  const engines = [await openEngine(engineChoice, { log })];
+  const engines = [await openEngine(engineChoice, { log: ui.log })];
   const unavailable = {};
   for (const name of enginesOf(plan).filter((x) => x !== engines[0].record.name)) {
     try {
-      engines.push(await openEngine({ engine: name, why: "the plan's cells on it" }, { log }));
+      engines.push(await openEngine({ engine: name, why: "the plan's cells on it" }, { log: ui.log }));
     } catch (e) {
       unavailable[name] = e.message.split('\n')[0];
       ui.log(`engine ${name}: not here (${unavailable[name]}); its cells are skipped`);

@@ -16,6 +16,8 @@ const errorsOf = (r) => r.non2xx + r.socketErrors;
 const meanOf = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const SWITCHES = ['voluntary', 'involuntary'];
 const THROTTLING = ['periods', 'throttled', 'throttledMs'];
+// Each of `keys` in `to` plus `sign` × the same in `from`: a window's (after less before), or slices added up.
+const addUp = (keys, to, from, sign) => Object.fromEntries(keys.map((k) => [k, to[k] + sign * (from?.[k] ?? 0)]));
 
 // The CPU a window cost each role of the topology (its app, nginx, its store): what bounded it.
 const ROLES = ['appCpuMs', 'proxyCpuMs', 'databaseCpuMs'];
@@ -29,7 +31,7 @@ function cpuByRole(before, after) {
 // before), or a round's (its slices added up).
 function throttlingOf(to, from, sign) {
   return Object.fromEntries(Object.entries(to ?? {}).map(([name, t]) => {
-    const d = Object.fromEntries(THROTTLING.map((k) => [k, t[k] + sign * (from?.[name]?.[k] ?? 0)]));
+    const d = addUp(THROTTLING, t, from?.[name], sign);
     return [name, { ...d, throttledMs: round(d.throttledMs, 1) }];
   }));
 }
@@ -38,24 +40,22 @@ function throttlingOf(to, from, sign) {
  * Closed loop: `connections` clients each send the next request when the last one answered, for
  * durationS. usage() is read before and after: CPU time per request and memory of the topology.
  * @param {{ url: string, tool: string, connections: number, durationS: number, threads?: number,
- *   usage?: () => Promise<any>, sampleMs?: number, request?: any }} options
+ *   usage?: () => Promise<any>, request?: any }} options
  */
-export async function closedWindow({
-  url, tool, connections, durationS, threads, usage, sampleMs = 1000, request = null,
-}) {
+export async function closedWindow({ url, tool, connections, durationS, threads, usage, request = null }) {
   const before = usage ? await usage() : null;
   const generatorBefore = generatorCpuMs();
   const startedMs = performance.now();
-  // Memory is sampled through the window (a garbage-collected heap breathes): the mean of the samples,
-  // of the topology's own pages (anonymous and shared memory; see runner/processes/usage.js).
+  // Memory is sampled every second of the window (a garbage-collected heap breathes): the mean of the
+  // samples, of the topology's own pages (anonymous and shared memory; see runner/processes/usage.js).
   const samples = [];
   const sample = async () => {
     try { samples.push((await usage()).anonMiB); } catch { /* gone */ }
   };
-  const timer = usage ? setInterval(sample, sampleMs) : null;
+  const timer = usage ? setInterval(sample, 1000) : null;
   let r;
   try {
-    r = await getTool(tool).run({ url, connections, durationS, threads, ...(request ? { request } : {}) });
+    r = await getTool(tool).run({ url, connections, durationS, threads, request });
   } finally {
     if (timer) clearInterval(timer);
   }
@@ -83,12 +83,10 @@ export async function closedWindow({
     pssMiB: after ? round(after.pssMiB, 1) : null,
     rssMiB: after ? round(after.rssMiB, 1) : null,
     processes: after?.processes ?? null,
-    throttling: after && before ? throttlingOf(after.throttling, before.throttling, -1) : null,
+    throttling: after ? throttlingOf(after.throttling, before.throttling, -1) : null,
     // The app's processes only: threads at the end, context switches during the window.
     appThreads: after?.threads ?? null,
-    contextSwitches: after && before
-      ? Object.fromEntries(SWITCHES.map((k) => [k, after.contextSwitches[k] - before.contextSwitches[k]]))
-      : null,
+    contextSwitches: after ? addUp(SWITCHES, after.contextSwitches, before.contextSwitches, -1) : null,
   };
 }
 
@@ -289,9 +287,7 @@ export async function fixedRateRun({ url, tool, rate, requests, connections, kee
     latencyMs: r.latencyMs,
     cpuMs: after ? round((after.cpuNs - before.cpuNs) / 1e6, 1) : null,
     sockets: {
-      activeOpens: net1.activeOpens - net0.activeOpens,
-      listenOverflows: net1.listenOverflows - net0.listenOverflows,
-      listenDrops: net1.listenDrops - net0.listenDrops,
+      ...addUp(['activeOpens', 'listenOverflows', 'listenDrops'], net1, net0, -1),
       timeWaitAfter: timeWaitSockets(),
       ...net1.settings,
     },

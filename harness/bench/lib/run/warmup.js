@@ -49,7 +49,7 @@ export async function warmUp(tool, { url, connections, threads, request = null }
   const rps = [];
   let spent = 0;
   while (spent < (p.warmupMaxS ?? p.warmupS)) {
-    const r = await tool.run({ url, connections, durationS: chunk, threads, ...(request ? { request } : {}) });
+    const r = await tool.run({ url, connections, durationS: chunk, threads, request });
     rps.push(round(r.rps));
     spent += chunk;
     const [prev, last] = rps.slice(-2);
