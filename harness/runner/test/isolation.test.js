@@ -50,7 +50,11 @@ test('a pinned run: every process on the cpuset, CPU time per instance, memory o
     assert.equal(after.instances[0].name, 'echo-app-1');
     assert.ok(busy > 900e6, 'the busy loop\'s second of CPU time is the instance\'s that ran it');
     assert.ok(busy > 10 * idle, 'and not of the idle one');
-    assert.ok(after.cpuNs - before.cpuNs >= busy, 'the run total includes every instance');
+    // Within 5%: a snapshot reads the instances' counters, then the run's, so what an instance ran in
+    // between (a busy CI machine deschedules the reader) counts in one delta and not in the other
+    // (1001 ms for the run, 1002 ms for the busy instance, make test 2026-12-05). A total without
+    // the busy instance would be about 0.
+    assert.ok(after.cpuNs - before.cpuNs >= 0.95 * (busy + idle), 'the run total includes every instance');
     assert.ok(after.instances.find((i) => i.service === 'nginx'), 'nginx is accounted too');
     assert.equal(after.memory.processes, members.length);
     assert.ok(after.memory.pssMiB > 10 && after.memory.pssMiB <= after.memory.rssMiB, JSON.stringify(after.memory));
