@@ -1,6 +1,7 @@
 // The static checks that `make test` runs (harness/bin/lint.js) catch a mistake in a harness file:
-// the real ESLint and the real TypeScript checker run over the repository with one file's text
-// replaced by a broken copy.
+// the real ESLint and the real TypeScript checker, under the repository's own configuration, run
+// over a broken copy of one file's text (the checker with what it imports; the whole repository is
+// the static suite's run).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,7 +19,7 @@ const CALL = 'const value = await check();';
 test('an unused variable in a harness file fails ESLint, naming the file, line and rule', async () => {
   assert.ok(original.includes(CALL));
   const broken = original.replace(CALL, `${CALL}\n    const leftover = value;`);
-  const problems = await lint({ overrides: { [FILE]: broken } });
+  const problems = await lint({ overridesOnly: true, overrides: { [FILE]: broken } });
   const line = original.slice(0, original.indexOf(CALL)).split('\n').length + 1;
   assert.ok(
     problems.some(
@@ -31,9 +32,14 @@ test('an unused variable in a harness file fails ESLint, naming the file, line a
 test('a wrong type in a harness file fails the TypeScript check, naming the file and line', () => {
   // timeoutMs is documented as a number: a string there is what the checker must refuse.
   const broken = `${original}\nexport const misuse = () => waitFor(() => true, { timeoutMs: '5 s' });\n`;
-  const problems = typecheck({ overrides: { [FILE]: broken } });
+  const problems = typecheck({ overridesOnly: true, overrides: { [FILE]: broken } });
   const line = broken.trimEnd().split('\n').length;
   assert.ok(problems.some((p) => p.startsWith(`${FILE}:${line}:`) && p.endsWith('(TS2322)')), problems.join('\n'));
+  // A file the configuration leaves out is said to be out, not found clean.
+  const outside = 'database/mongo/broken.js';
+  assert.deepEqual(typecheck({ overridesOnly: true, overrides: { [outside]: broken } }), [
+    `${outside} is not in tsconfig.json's files`,
+  ]);
 });
 
 test('outside harness/runner, an import of a runner internal fails ESLint; inside it, or through index.js, it ' +
@@ -47,6 +53,7 @@ test('outside harness/runner, an import of a runner internal fails ESLint; insid
     "export const supervisor = new URL('../runner/processes/supervisor-main.js', import.meta.url);",
   ];
   const problems = await lint({
+    overridesOnly: true,
     overrides: {
       [FILE]: `${original}${reach.join('\n')}\n`,
       [inside]: `${insideText}export { up } from '../processes/up.js';\n`,
@@ -66,7 +73,7 @@ test('a function over 80 lines or a line over 120 characters fails ESLint in the
   'them', async () => {
   const long = `export function long() {\n${'  void 0;\n'.repeat(80)}}\n`;
   const wide = `export const wide = ${'1 + '.repeat(30)}1;\n`;
-  const problems = await lint({ overrides: { [FILE]: `${original}${long}${wide}` } });
+  const problems = await lint({ overridesOnly: true, overrides: { [FILE]: `${original}${long}${wide}` } });
   const first = original.trimEnd().split('\n').length + 1;
   const mine = problems.filter((p) => p.startsWith(`${FILE}:`)).map((p) => `${p.split(' ')[0]} ${p.split(' ').at(-1)}`);
   assert.deepEqual(mine, [`${FILE}:${first}:8 (max-lines-per-function)`, `${FILE}:${first + 82}:1 (max-len)`]);
