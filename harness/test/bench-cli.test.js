@@ -83,6 +83,8 @@ const TINY = path.join(HARNESS, 'test', 'fixtures', 'tiny');
 const SHORT = ['--window', '1', '--warmup', '0', '--rewarm', '0'];
 const one = { sample: TINY, strategy: 'one process', viaNginx: true };
 const two = { sample: TINY, strategy: 'replicas', n: 2, viaNginx: true };
+// One cell, no latency window: what a test of how a run fails needs (no paced generator to start).
+const oneLightCell = { scenarios: [{ name: 'm', latency: false, cells: [{ workload: 'light', topology: one }] }] };
 
 after(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
@@ -331,6 +333,7 @@ test(
       scenarios: [
         {
           name: 'skip',
+          latency: false,
           cells: [
             { workload: 'light', topology: one },
             { workload: 'light', topology: { sample: TINY, strategy: 'reuseport', n: 2, viaNginx: true } },
@@ -355,6 +358,9 @@ test(
     assert.match(doc.skipped[0].why, /reuseport skipped: .*reusePort is not available on this platform/);
     assert.equal(doc.skipped[0].why.split('\n').length, 1);
     assert.equal(doc.verdicts[0].label, null, 'a question with a skipped side is not answered');
+    // "latency": false: no latency window, so no paced generator and no ceiling of it.
+    assert.deepEqual(Object.keys(doc.ceilings), ['wrk']);
+    assert.ok(doc.cells.every((c) => !c.latencyRounds), 'no cell measured at a fixed rate');
   },
 );
 
@@ -367,6 +373,7 @@ test(
       scenarios: [
         {
           name: 'crash',
+          latency: false,
           cells: [
             { workload: 'light', topology: { ...one, env: { CRASH_AT_START: '1' } } },
             { workload: 'light', topology: two },
@@ -389,7 +396,7 @@ test(
 
 test('a missing load generator stops the run at once with exit 2', { timeout: 60_000 }, async () => {
   const out = tmp('nowrk');
-  const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
+  const matrix = writeMatrix(out, oneLightCell);
   const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], {
     env: { WRK_BIN: path.join(out, 'no-such-wrk') },
   });
@@ -412,7 +419,7 @@ test(
         `touch "${out}/used"\nexec wrk "$@"\n`,
       { mode: 0o755 },
     );
-    const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] });
+    const matrix = writeMatrix(out, oneLightCell);
     const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: fake } });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /load generator failed: wrk failed: wrk: simulated crash/);
@@ -420,11 +427,13 @@ test(
   },
 );
 
-// 49 s and 78 s with two busy loops on this 2-core machine (CI runs other suites beside it): the
+// 20 s alone on this 2-core machine (2026-12-05; CI runs other suites beside it): the
 // limit only bounds a hang.
 test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 240_000 }, async () => {
   const out = tmp('sigint');
-  const matrix = writeMatrix(out, { scenarios: [{ name: 'm', cells: [{ workload: 'delay', topology: two }] }] });
+  const matrix = writeMatrix(out, {
+    scenarios: [{ name: 'm', latency: false, cells: [{ workload: 'delay', topology: two }] }],
+  });
   let sent = false;
   const r = await runCli(
     [
@@ -492,6 +501,13 @@ const BAD_INPUT = [
   [['--slo-p99', 'fast'], /--slo-p99 must be a positive number, got 'fast'/],
   [['--price-vcpu-hour', '-1'], /--price-vcpu-hour must be a positive number, got '-1'/],
   [['--price-gib-hour', 'x'], /--price-gib-hour must be a positive number, got 'x'/],
+  // A matrix scenario whose latency is neither true nor false.
+  [
+    ['--matrix', writeMatrix(tmp('latency'), {
+      scenarios: [{ name: 'm', latency: 'no', cells: [{ workload: 'light', topology: one }] }],
+    }), '--list'],
+    /^bench: error: --matrix: scenario m: latency is true or false$/,
+  ],
   // A results file of an older schema given to the re-render: the schema it needs.
   [
     ['--from', path.join(HARNESS, 'test', 'fixtures', 'results-schema2.json'), '--out', tmp('old')],
