@@ -14,6 +14,13 @@ export { childPids, freePort, isAlive, waitFor, sleep };
 // The name this sample's tests used before the helpers were shared.
 export const pidAlive = isAlive;
 
+/**
+ * The handle's exit, or { code: 'still running' } after `ms` (a bound on a hang: its timer does not
+ * keep the test file's process alive once the handle has exited).
+ */
+export const exitWithin = (handle, ms) =>
+  Promise.race([handle.exited, sleep(ms, undefined, { ref: false }).then(() => ({ code: 'still running' }))]);
+
 export const SAMPLE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const PRIMARY = fileURLToPath(new URL('../src/primary.js', import.meta.url));
 const START = fileURLToPath(new URL('../scripts/start.sh', import.meta.url));

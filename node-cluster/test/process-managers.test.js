@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childPids, pidAlive, request, sleep, startScript, waitFor, waitForChildren } from './helpers.js';
+import { childPids, exitWithin, pidAlive, request, sleep, startScript, waitFor, waitForChildren } from './helpers.js';
 
 let current;
 const tempDirs = [];
@@ -53,8 +53,6 @@ async function servingPids(port, count) {
   for (let i = 0; i < 100 && pids.size < count; i += 1) pids.add((await request(port, '/')).body.pid);
   return pids;
 }
-
-const exitWithin = (handle, ms) => Promise.race([handle.exited, sleep(ms).then(() => ({ code: 'still running' }))]);
 
 test('a bad PROCESS_MANAGER: one line naming the allowed values, exit 2', async () => {
   current = await startScript({ PROCESS_MANAGER: 'forever' });
