@@ -77,6 +77,11 @@ const program = new Command()
   .option('--warmup <s>', 'seconds of warm-up per cell', zeroOrPositive('--warmup'))
   .option('--rewarm <s>', 'seconds of warm-up before each window', zeroOrPositive('--rewarm'))
   .option('--rounds <n>', 'interleaved rounds', positive('--rounds', { integer: true }))
+  .option(
+    '--no-latency',
+    'throughput, CPU and memory only: no latency windows and no capacity search, so no paced generator to ' +
+      'start (quicker; no p99 or capacity question is asked)',
+  )
   .option('--label <text>', 'label for this run in the report')
   .option('--run-dir <dir>', "where the topologies' run folders and logs go (default: .run/bench-topologies/<time>)")
   .option('--list', 'print the plan and its estimated time, then exit', false)

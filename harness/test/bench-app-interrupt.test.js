@@ -51,7 +51,7 @@ test('Ctrl-C mid-run: exit 130, no process, no cgroup, nothing in the app folder
   const out = path.join(userFolder('interrupt-out', {}), 'run');
   const cli = spawn(process.execPath, [
     path.join(REPO_ROOT, 'harness/bench/cli.js'), '--app', dir, '--out', out,
-    '--budgets', '1', '--rounds', '1', '--window', '1', '--warmup', '0', '--rewarm', '0',
+    '--budgets', '1', '--rounds', '1', '--window', '1', '--warmup', '0', '--rewarm', '0', '--no-latency',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => cli.once('exit', (code, signal) => resolve({ code, signal })));
   try {

@@ -83,8 +83,9 @@ const TINY = path.join(HARNESS, 'test', 'fixtures', 'tiny');
 const SHORT = ['--window', '1', '--warmup', '0', '--rewarm', '0'];
 const one = { sample: TINY, strategy: 'one process', viaNginx: true };
 const two = { sample: TINY, strategy: 'replicas', n: 2, viaNginx: true };
-// One cell, no latency window: what a test of how a run fails needs (no paced generator to start).
-const oneLightCell = { scenarios: [{ name: 'm', latency: false, cells: [{ workload: 'light', topology: one }] }] };
+const oneLightCell = { scenarios: [{ name: 'm', cells: [{ workload: 'light', topology: one }] }] };
+// What a test of how a run fails or stops needs: no latency window, so no paced generator to start.
+const NO_LATENCY = '--no-latency';
 
 after(() => {
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
@@ -333,7 +334,6 @@ test(
       scenarios: [
         {
           name: 'skip',
-          latency: false,
           cells: [
             { workload: 'light', topology: one },
             { workload: 'light', topology: { sample: TINY, strategy: 'reuseport', n: 2, viaNginx: true } },
@@ -346,7 +346,7 @@ test(
         },
       ],
     });
-    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '2', ...SHORT]);
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '2', ...SHORT, NO_LATENCY]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stderr.split('\n').filter((l) => /reuseport skipped/.test(l));
     assert.equal(lines.length, 1, r.stderr);
@@ -358,7 +358,7 @@ test(
     assert.match(doc.skipped[0].why, /reuseport skipped: .*reusePort is not available on this platform/);
     assert.equal(doc.skipped[0].why.split('\n').length, 1);
     assert.equal(doc.verdicts[0].label, null, 'a question with a skipped side is not answered');
-    // "latency": false: no latency window, so no paced generator and no ceiling of it.
+    // --no-latency: no latency window, so no paced generator and no ceiling of it.
     assert.deepEqual(Object.keys(doc.ceilings), ['wrk']);
     assert.ok(doc.cells.every((c) => !c.latencyRounds), 'no cell measured at a fixed rate');
   },
@@ -373,7 +373,6 @@ test(
       scenarios: [
         {
           name: 'crash',
-          latency: false,
           cells: [
             { workload: 'light', topology: { ...one, env: { CRASH_AT_START: '1' } } },
             { workload: 'light', topology: two },
@@ -381,7 +380,7 @@ test(
         },
       ],
     });
-    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '1', ...SHORT]);
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', '--rounds', '1', ...SHORT, NO_LATENCY]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /1 of 2 measurements failed/);
     assert.match(r.stderr, /light:node-1-nginx: cannot start .*exited before it was healthy/);
@@ -397,7 +396,7 @@ test(
 test('a missing load generator stops the run at once with exit 2', { timeout: 60_000 }, async () => {
   const out = tmp('nowrk');
   const matrix = writeMatrix(out, oneLightCell);
-  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], {
+  const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT, NO_LATENCY], {
     env: { WRK_BIN: path.join(out, 'no-such-wrk') },
   });
   assert.equal(r.code, 2);
@@ -420,7 +419,9 @@ test(
       { mode: 0o755 },
     );
     const matrix = writeMatrix(out, oneLightCell);
-    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT], { env: { WRK_BIN: fake } });
+    const r = await runCli(['--matrix', matrix, '--out', out, '--tool', 'wrk', ...SHORT, NO_LATENCY], {
+      env: { WRK_BIN: fake },
+    });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /load generator failed: wrk failed: wrk: simulated crash/);
     assertNoLeftovers(r);
@@ -432,7 +433,7 @@ test(
 test('Ctrl-C while measuring stops every process it started and exits 130', { timeout: 240_000 }, async () => {
   const out = tmp('sigint');
   const matrix = writeMatrix(out, {
-    scenarios: [{ name: 'm', latency: false, cells: [{ workload: 'delay', topology: two }] }],
+    scenarios: [{ name: 'm', cells: [{ workload: 'delay', topology: two }] }],
   });
   let sent = false;
   const r = await runCli(
@@ -451,6 +452,7 @@ test('Ctrl-C while measuring stops every process it started and exits 130', { ti
       '0',
       '--rewarm',
       '0',
+      NO_LATENCY,
     ],
     {
       onStderr: (text, child) => {
@@ -501,13 +503,6 @@ const BAD_INPUT = [
   [['--slo-p99', 'fast'], /--slo-p99 must be a positive number, got 'fast'/],
   [['--price-vcpu-hour', '-1'], /--price-vcpu-hour must be a positive number, got '-1'/],
   [['--price-gib-hour', 'x'], /--price-gib-hour must be a positive number, got 'x'/],
-  // A matrix scenario whose latency is neither true nor false.
-  [
-    ['--matrix', writeMatrix(tmp('latency'), {
-      scenarios: [{ name: 'm', latency: 'no', cells: [{ workload: 'light', topology: one }] }],
-    }), '--list'],
-    /^bench: error: --matrix: scenario m: latency is true or false$/,
-  ],
   // A results file of an older schema given to the re-render: the schema it needs.
   [
     ['--from', path.join(HARNESS, 'test', 'fixtures', 'results-schema2.json'), '--out', tmp('old')],

@@ -53,10 +53,12 @@ export function runSetup(opts, { now = new Date(), isolation = isolationOf(opts)
   // The apps of the run: --app's folder (generated or yours), or every app of the repository (--sample
   // picks among them in the plan).
   const apps = (opts.appDir ? [opts.appDir] : listApps()).map((a) => describeSample(a));
-  // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum.
+  // --warmup 0: no warm-up at all (the apps' own floors aside); else it is the minimum. --no-latency:
+  // neither latency windows nor a capacity search, the two that need the paced generator.
   const overrides = {
     windowS: opts.window, warmupS: opts.warmup, warmupMaxS: opts.warmup === 0 ? 0 : undefined, rewarmS: opts.rewarm,
     rounds: opts.rounds, sloP99Ms: opts.sloP99,
+    ...(opts.latency === false ? { latencyRounds: 0, capacitySteps: 0 } : {}),
   };
   const plan = opts.matrixSpec
     ? matrixPlan(opts.matrixSpec, { full: opts.full, budget: isolation.budgetCpus, overrides })

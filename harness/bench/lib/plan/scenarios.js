@@ -338,10 +338,9 @@ export function plan({
 
 /**
  * A plan from a JSON file (--matrix), for your own comparisons and the tests:
- * { "scenarios": [ { "name", "title"?, "interleaved"?: true, "latency"?: true, "cells": [ { "workload",
- * "topology": { "sample", "strategy", "n"?, "viaNginx"?, "lb"?, "env"?, "id"?, "label"? }, "kind"?,
- * "connections"? } ], "compare"?: [ { "a": <cell index>, "b": <cell index>, "metrics"?: [...] } ] } ] }
- * `"latency": false`: no latency windows, so no p99 question and no paced generator (nor its ceiling).
+ * { "scenarios": [ { "name", "title"?, "interleaved"?: true, "cells": [ { "workload", "topology":
+ * { "sample", "strategy", "n"?, "viaNginx"?, "lb"?, "env"?, "id"?, "label"? }, "kind"?, "connections"? } ],
+ * "compare"?: [ { "a": <cell index>, "b": <cell index>, "metrics"?: [...] } ] } ] }
  */
 /** @param {object} spec @param {{ full?: boolean, budget?: number, overrides?: object }} [options] */
 export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) {
@@ -352,15 +351,13 @@ export function matrixPlan(spec, { full = false, budget, overrides = {} } = {}) 
   const scenarios = spec.scenarios.map((s, si) => {
     const name = s.name ?? `matrix-${si + 1}`;
     if (!Array.isArray(s.cells) || s.cells.length === 0) throw new Error(`--matrix: scenario ${name} has no cells`);
-    if (![undefined, true, false].includes(s.latency))
-      throw new Error(`--matrix: scenario ${name}: latency is true or false`);
     const cells = s.cells.map((c, ci) => {
       workloadSpec(describeSample(c.topology.sample), c.workload); // unknown: one line naming the ones there are
       const t = topology({ budget, ...c.topology });
       const closed = (c.kind ?? 'closed') === 'closed';
       const cell = closedCell(name, c.workload, t, {
         kind: c.kind ?? 'closed',
-        latencyRounds: closed && s.latency !== false ? params.latencyRounds : 0,
+        latencyRounds: closed ? params.latencyRounds : 0,
         ...(closed && params.closedSliceS ? { sliceS: params.closedSliceS } : {}),
         ...(c.connections ? { connections: c.connections } : {}),
       });
