@@ -3,12 +3,11 @@
 // checks; each sample's tests; the .NET tests; the samples on a real Docker engine) and closes with
 // one line summing them all: "N passed, N failed". Names of suites as arguments run only those.
 //
-// Suites run in three lanes side by side: the lint and the harness suite; the Docker suite (mostly
-// waiting on containers); the samples' own suites (mostly waiting on their processes' drains). On
-// two cores the machine is busy throughout; run after the others, the samples' suites left it half
-// idle for their last three minutes (make test 2026-12-05). The first lane streams its output; the
-// others' go to a log file each, printed whole as each suite ends. TEST_LANES=1 runs everything in
-// one lane, streamed.
+// Suites run in two lanes side by side: the Docker suite (mostly waiting on containers) beside the
+// lint and the harness suite (mostly waiting on processes) — on two cores that overlap is what
+// shortens a run; the samples' own suites go to whichever lane is free first. The first lane streams
+// its output; the Docker lane's goes to a log file, printed whole as each suite ends. TEST_LANES=1
+// runs everything in one lane, streamed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -26,7 +25,7 @@ const tapCount = (name) => () => {
 
 /**
  * A suite: how to run it, and how to count its results once it has run. `lane`: 'main' (the first
- * lane's, streamed), 'docker' or 'samples'.
+ * lane's), 'docker' (the second's), 'any' (whichever is free first).
  * @typedef {{ name: string, cwd: string, command: string, args: string[], lane?: string,
  *   count: () => { passed: number, failed: number, skipped: number } }} Suite
  */
@@ -101,13 +100,15 @@ function allSuites() {
   });
   /** @type {Suite[]} */
   const suites = [{ ...staticSuite(), lane: 'main' }, { ...harness, lane: 'main' }];
-  // The samples' own suites, in a lane of their own, the longest first.
+  // The samples' own suites: whichever lane is free first, the longest first. node-cluster's files two
+  // at a time: one at a time, its 2 min 21 s (mostly waiting on drains) were the run's last, the
+  // machine half idle (make test 2026-12-05).
   for (const sample of ['node-cluster', 'node-replicas']) {
-    if (fs.existsSync(path.join(REPO_ROOT, sample, 'test')))
-      suites.push({ ...nodeSuite(sample, sample), lane: 'samples' });
+    if (!fs.existsSync(path.join(REPO_ROOT, sample, 'test'))) continue;
+    suites.push({ ...nodeSuite(sample, sample, { concurrency: sample === 'node-cluster' ? 2 : 1 }), lane: 'any' });
   }
   if (fs.existsSync(path.join(REPO_ROOT, 'dotnet-api')) && dotnetSolution()) {
-    suites.splice(3, 0, { ...dotnetSuite(), lane: 'samples' });
+    suites.splice(3, 0, { ...dotnetSuite(), lane: 'any' });
   }
   // The samples on a real Docker engine (harness/test/docker/): one private daemon, one build of the
   // stand-in images and of the samples' images for the whole suite (harness/test-engine/global-setup.js);
@@ -151,10 +152,11 @@ async function runSuite(suite, log) {
   return { name: suite.name, ...counts, tookMs: Date.now() - began };
 }
 
-// One lane: its suites one after the other.
-async function runLane(suites, { buffered }) {
+// One lane: its own suites one after the other, then those of `shared` while some are left (the
+// lanes take from it in turn, each when it is free).
+async function runLane(own, shared, { buffered }) {
   const done = [];
-  for (const suite of suites) {
+  for (let suite = own.shift() ?? shared.shift(); suite; suite = own.shift() ?? shared.shift()) {
     const log = buffered ? path.join(results, `${suite.name}.log`) : undefined;
     const where = log ? ` (beside the others; its output, printed when it ends: ${log})` : '';
     console.log(`\n=== ${suite.name} ===${where}`);
@@ -168,12 +170,17 @@ async function runLane(suites, { buffered }) {
 const only = process.argv.slice(2);
 const chosen = allSuites().filter((s) => !only.length || only.includes(s.name));
 const oneLane = process.env.TEST_LANES === '1';
-// Three lanes (TEST_LANES=1: one, streamed): the first lane with suites streams its output, the others
-// go to a log each, printed when its suite ends.
-const lanes = oneLane ? [chosen] : ['main', 'docker', 'samples'].map((lane) => chosen.filter((s) => s.lane === lane));
-const streamed = lanes.find((l) => l.length);
+// Two lanes (TEST_LANES=1: one, streamed): the first streams its output, the Docker lane's goes to a
+// log printed when each suite ends.
+const lanes = oneLane
+  ? [{ own: chosen, buffered: false }]
+  : [
+    { own: chosen.filter((s) => s.lane === 'main'), buffered: false },
+    { own: chosen.filter((s) => s.lane === 'docker'), buffered: chosen.some((s) => s.lane === 'main') },
+  ];
+const shared = oneLane ? [] : chosen.filter((s) => s.lane === 'any');
 const began = Date.now();
-const ran = (await Promise.all(lanes.map((l) => runLane(l, { buffered: l !== streamed })))).flat();
+const ran = (await Promise.all(lanes.map((l) => runLane([...l.own], shared, l)))).flat();
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const lines = ran.map((r) => {
   for (const k of Object.keys(totals)) totals[k] += r[k];
