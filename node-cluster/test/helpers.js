@@ -36,12 +36,12 @@ export function startPrimary(env = {}, { waitReady = true } = {}) {
 }
 
 // Starts `sh scripts/start.sh` (PROCESS_MANAGER in `env`); waits for the log line `ready` if given.
-/** @param {Record<string, string>} [env] @param {{ ready?: string }} [options] */
-export function startScript(env = {}, { ready } = {}) {
-  return startProgram(['sh', START], env, { ready });
+/** @param {Record<string, string>} [env] @param {{ ready?: string, readyMs?: number }} [options] */
+export function startScript(env = {}, { ready, readyMs } = {}) {
+  return startProgram(['sh', START], env, { ready, readyMs });
 }
 
-async function startProgram([program, ...args], env, { ready }) {
+async function startProgram([program, ...args], env, { ready, readyMs = 60_000 }) {
   const port = await freePort();
   const child = spawn(program, args, {
     cwd: SAMPLE_DIR,
@@ -88,10 +88,20 @@ async function startProgram([program, ...args], env, { ready }) {
       for (const pid of [...handle.workerPids(), ...childPids(child.pid), child.pid]) {
         if (isAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
       }
-      await Promise.race([exited, sleep(2_000)]);
+      await Promise.race([exited, sleep(2_000, undefined, { ref: false })]);
     },
   };
-  if (ready) await handle.waitLog(ready);
+  // Not ready in time: what it started goes before the error does, or its processes would keep the
+  // test file's process alive (a reuseport launcher not ready in 15 s under a busy make test,
+  // 2026-12-05, held its suite for over 17 min). 60 s: a bound on a hang.
+  if (ready) {
+    try {
+      await handle.waitLog(ready, 1, readyMs);
+    } catch (err) {
+      await handle.cleanup();
+      throw err;
+    }
+  }
   return handle;
 }
 

@@ -54,6 +54,21 @@ async function servingPids(port, count) {
   return pids;
 }
 
+// The tests' own start helper: an instance not ready in time is stopped, every process of it, before
+// the error is thrown (else its processes hold the test file's process open).
+test('not ready in time: the launcher and its processes are stopped, then the error', async () => {
+  const mark = `not-ready-${process.pid}-${Date.now()}`;
+  const marked = () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try { return fs.readFileSync(`/proc/${p}/environ`, 'utf8').includes(`TEST_MARK=${mark}`); } catch { return false; }
+  });
+  const started = startScript({ PROCESS_MANAGER: 'reuseport', WORKERS: '2', TEST_MARK: mark }, {
+    ready: 'a line it never logs', readyMs: 3_000,
+  });
+  await waitFor(() => marked().length >= 2, { what: 'the launcher and a process of it running' });
+  await assert.rejects(started, /a line it never logs/);
+  assert.deepEqual(marked(), [], 'no process of it left');
+});
+
 test('a bad PROCESS_MANAGER: one line naming the allowed values, exit 2', async () => {
   current = await startScript({ PROCESS_MANAGER: 'forever' });
   const { code } = await exitWithin(current, 5_000);
