@@ -1,8 +1,6 @@
 // What the probe on the topologies' CPU (box.coreSpeed, lib/run/core-speed.js) says of the saturated
 // slices, from results.json alone.
-import { lowerMedian } from '../judge/stats.js';
-
-const round2 = (x) => Math.round(x * 100) / 100;
+import { lowerMedian, round } from '../judge/stats.js';
 
 /**
  * How the saturated slices of each workload went with the probe: the share of the probe's readings
@@ -15,11 +13,10 @@ export function slicesBySpeed(doc) {
   const c = doc.box?.coreSpeed;
   if (!c?.readings?.length) return [];
   const t0 = Date.parse(c.startedAt);
-  const times = c.readings.map(([t]) => t0 + t);
-  const slow = c.readings.map(([, us]) => c.fastUs / us < c.slowBelow);
+  const readings = c.readings.map(([t, us]) => ({ at: t0 + t, slow: c.fastUs / us < c.slowBelow }));
   const slowShareIn = (from, to) => {
-    const inside = slow.slice(lowerBound(times, from), lowerBound(times, to));
-    return inside.length ? inside.filter(Boolean).length / inside.length : null;
+    const inside = readings.filter((r) => r.at >= from && r.at < to);
+    return inside.length ? inside.filter((r) => r.slow).length / inside.length : null;
   };
   const byWorkload = new Map();
   for (const cell of doc.cells ?? []) {
@@ -40,17 +37,10 @@ export function slicesBySpeed(doc) {
     }
     byWorkload.set(cell.workload, w);
   }
-  const mean = (xs) => (xs.length ? round2(xs.reduce((a, b) => a + b, 0) / xs.length) : null);
+  const mean = (xs) => (xs.length ? round(xs.reduce((a, b) => a + b, 0) / xs.length, 2) : null);
   return [...byWorkload.values()].map((w) => ({
     workload: w.workload,
     fast: { slices: w.fast.length, rps: mean(w.fast) },
     slow: { slices: w.slow.length, rps: mean(w.slow) },
   }));
-}
-
-function lowerBound(xs, x) {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) { const m = (lo + hi) >> 1; if (xs[m] < x) lo = m + 1; else hi = m; }
-  return lo;
 }

@@ -10,15 +10,13 @@ export const LABEL_TEXT = {
   null: 'not measured',
 };
 
-const marginOf = (doc) => doc?.protocol?.rule?.margin ?? doc?.protocol?.minDifference ?? 0.1;
-
 /** 'wins' | 'equal' | 'cant-tell' | 'bounded' | null (not measured). */
 export function labelOf(v, doc) {
   if ('label' in v && (v.label === null || LABEL_TEXT[v.label])) return v.label;
   if (v.measured === false || !Array.isArray(v.ci95)) return null;
   if (v.winner && v.winner !== 'tie') return 'wins';
-  const m = marginOf(doc);
-  return v.ci95[0] >= 1 / (1 + m) && v.ci95[1] <= 1 + m ? 'equal' : 'cant-tell';
+  const { down, up } = ruleOf(doc);
+  return v.ci95[0] >= down && v.ci95[1] <= up ? 'equal' : 'cant-tell';
 }
 
 /** The anchor of a verdict's row in the guide's list of every verdict. */
@@ -61,9 +59,9 @@ export const shownVerdicts = (doc) => doc.verdicts.filter((v) => !saturatedCpu(v
 
 /** The margin and confidence of the labels, and the bounds they put on a ratio (×1.10, ×0.909). */
 export function ruleOf(doc) {
-  const margin = marginOf(doc);
+  const margin = doc?.protocol?.rule?.margin ?? doc?.protocol?.minDifference ?? 0.1;
   return {
-    confidence: doc.protocol?.rule?.confidence ?? doc.protocol?.confidence ?? 0.95,
+    confidence: doc?.protocol?.rule?.confidence ?? doc?.protocol?.confidence ?? 0.95,
     margin,
     up: 1 + margin,
     down: 1 / (1 + margin),
