@@ -133,16 +133,13 @@ function comparisons(doc, s) {
 
 const okCellsOf = (doc, s) => cellsOf(doc, s).filter((c) => c.status === 'ok');
 const pctOf = (part, whole) => (whole ? `${fmt((100 * part) / whole, 1)}%` : 'n/a');
+const sum = (xs, f) => xs.reduce((a, x) => a + f(x), 0);
 
 // CFS throttling of one cell's containers, summed over its rounds: a table row.
 function throttlingRow(c) {
-  let periods = 0; let throttled = 0; let ms = 0; let secs = 0;
-  for (const r of c.rounds) {
-    for (const t of Object.values(r.throttling ?? {})) {
-      periods += t.periods; throttled += t.throttled; ms += t.throttledMs;
-    }
-    secs += r.durationS ?? 0;
-  }
+  const ts = c.rounds.flatMap((r) => Object.values(r.throttling ?? {}));
+  const [periods, throttled, ms] = ['periods', 'throttled', 'throttledMs'].map((k) => sum(ts, (t) => t[k]));
+  const secs = sum(c.rounds, (r) => r.durationS ?? 0);
   return [
     esc(c.topology.label), fmt(c.rps.median), fmt(periods), fmt(throttled), pctOf(throttled, periods),
     secs ? fmt(ms / secs, 0) : 'n/a',
@@ -160,9 +157,9 @@ function socketsRow(c) {
 
 // Context switches of one cell's app processes per request: a table row; `kept` its usable rounds.
 function schedulingRow(c, kept) {
-  const req = kept.reduce((a, r) => a + r.requests, 0);
-  const cs = kept.reduce((a, r) => a + r.contextSwitches.voluntary + r.contextSwitches.involuntary, 0);
-  const inv = kept.reduce((a, r) => a + r.contextSwitches.involuntary, 0);
+  const req = sum(kept, (r) => r.requests);
+  const cs = sum(kept, (r) => r.contextSwitches.voluntary + r.contextSwitches.involuntary);
+  const inv = sum(kept, (r) => r.contextSwitches.involuntary);
   return [
     esc(c.topology.label), esc(c.workload), fmt(c.rps.median), fmt(lowerMedian(c.rounds.map((r) => r.appThreads))),
     req ? fmt(cs / req, 2) : 'n/a', req ? fmt(inv / req, 3) : 'n/a',
@@ -174,7 +171,7 @@ const SHOW = {
   draw: (doc, s) => {
     const drawn = cellsOf(doc, s).filter((c) => c.draw?.length);
     if (!drawn.length) return [];
-    const singles = cellsOf(doc, s).filter((c) => /1-instance-\d+ms$/.test(c.id) && c.status === 'ok');
+    const singles = okCellsOf(doc, s).filter((c) => /1-instance-\d+ms$/.test(c.id));
     return [inline('report-exp-draw', {
       delays: drawn[0].draw.map((x) => `${x.delayMs} ms`).join(', '),
       singles: singles.map((c) => `${fmt(c.rps.median)} req/s at ${c.topology.env.DELAY_MS} ms`).join(', '),
@@ -186,7 +183,7 @@ const SHOW = {
     return rows.length ? [inline('report-exp-throttling'), '', table(head, rows), ''] : [];
   },
   timeline: (doc, s) => {
-    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok' && c.rounds?.[0]?.timeline).map((c) => {
+    const rows = okCellsOf(doc, s).filter((c) => c.rounds?.[0]?.timeline).map((c) => {
       const t = c.rounds[0].timeline.map(([, ms]) => ms);
       const last = fmt(c.rounds[0].durationS, 1);
       return [esc(c.topology.label), fmt(t[0]), fmt(lowerMedian(t)), fmt(Math.max(...t)), last];
@@ -196,7 +193,7 @@ const SHOW = {
     return rows.length ? [intro, '', table(head, rows), ''] : [];
   },
   failures: (doc, s) => {
-    const rows = cellsOf(doc, s).filter((c) => c.status === 'ok' && /killed/.test(c.id))
+    const rows = okCellsOf(doc, s).filter((c) => /killed/.test(c.id))
       .map((c) => [esc(c.topology.label), fmt(c.requests), fmt(c.errors), pctOf(c.errors, c.requests)]);
     const head = ['balancer', 'requests', 'failed', 'share failed'];
     return rows.length ? ['With one of the three servers killed before the run:', '', table(head, rows), ''] : [];

@@ -2,7 +2,7 @@
 // machine — and the qualifier that says which part (the headline figure, the article's explanation)
 // and under which conditions (the CPU budget, what shared it) — with the control that decides it
 // and one sentence why, in the run's own figures (its prose in templates/seed-*.md).
-import { fmt, fmtX, fmtCi } from './format.js';
+import { fmt, fmtX, fmtCi, cpus } from './format.js';
 import { labelOf, LABEL_TEXT, ruleOf } from './labels.js';
 import { inline } from './template.js';
 
@@ -15,8 +15,8 @@ const said = (doc, v) => {
 const published = (doc, id) =>
   doc.scenarios.flatMap((s) => s.experiment?.publishedRatios ?? []).find((p) => p.comparison === id)?.value;
 const wins = (doc, v, side) => v && labelOf(v, doc) === 'wins' && v.winner === side;
-const cpus = (doc, v) => v?.budget ?? cell(doc, v?.cells?.[0])?.topology?.budgetCpus;
-const onCpus = (n) => (n === undefined ? '' : ` at ${n} CPU${n === 1 ? '' : 's'}`);
+const budget = (doc, v) => v?.budget ?? cell(doc, v?.cells?.[0])?.topology?.budgetCpus;
+const onCpus = (n) => (n === undefined ? '' : ` at ${cpus(n)}`);
 const NOT_RUN = {
   answer: 'not testable on this machine',
   control: null,
@@ -32,10 +32,10 @@ function composeReplicas(doc) {
   const same = labelOf(ctrl, doc) !== 'wins';
   const headline = wins(doc, claim, claim.a);
   const whenSame = headline
-    ? `confirmed in its headline (${fmtX(claim.ratio)}${onCpus(cpus(doc, claim))}), refuted in its explanation`
+    ? `confirmed in its headline (${fmtX(claim.ratio)}${onCpus(budget(doc, claim))}), refuted in its explanation`
     : 'refuted';
   return {
-    answer: same ? whenSame : `confirmed${onCpus(cpus(doc, ctrl))}`,
+    answer: same ? whenSame : `confirmed${onCpus(budget(doc, ctrl))}`,
     control: ctrl.id,
     why: same
       ? inline('seed-compose-replicas', { control: said(doc, ctrl), headline: fmtX(claim.ratio) })
@@ -48,7 +48,7 @@ function clusterVsContainers(doc) {
   const head = verdict(doc, 'exp-cluster-vs-containers.containers-vs-cluster');
   if (!ctrl || !head || labelOf(ctrl, doc) === null) return NOT_RUN;
   const l = labelOf(ctrl, doc);
-  const where = `${onCpus(cpus(doc, ctrl)).trim()} a container`;
+  const where = `${onCpus(budget(doc, ctrl)).trim()} a container`;
   // The control decides; the headline is said as it reads (it may have a label of its own).
   const both = l === 'cant-tell' && labelOf(head, doc) === 'cant-tell';
   const answer = l === 'cant-tell'
@@ -78,7 +78,7 @@ function piLoadBalancing(doc) {
   const few = o.users && o.requestsPerUser
     ? `the slowest of its ${fmt(o.users * o.requestsPerUser)} responses`
     : 'the slowest response';
-  const at = onCpus(cpus(doc, claim));
+  const at = onCpus(budget(doc, claim));
   const cantTell = labelOf(claim, doc) === 'cant-tell';
   return {
     answer: wins(doc, claim, claim.a)
@@ -137,7 +137,7 @@ function aspnetNginx(doc) {
   if (!claim || !ctrl || labelOf(claim, doc) === null) return NOT_RUN;
   const oneWins = wins(doc, claim, claim.a);
   // Every process of the topology — nginx, the replicas, the database — shared the budget.
-  const where = `${onCpus(cpus(doc, claim))}, shared by nginx, the replicas and the database`;
+  const where = `${onCpus(budget(doc, claim))}, shared by nginx, the replicas and the database`;
   const answer = oneWins && wins(doc, ctrl, ctrl.a)
     ? `confirmed${where}`
     : oneWins
@@ -178,21 +178,21 @@ export function seedSection(doc, { anchor }) {
   const control = (a) => (a.control ? ` (control: [\`${a.control}\`](${anchor(a.control)}))` : '');
   return answers
     .flatMap((a) => {
-      const [first, ...more] = paragraphsUnder(a.why, WORDS);
+      const [first, ...more] = paragraphsUnder(a.why);
       return [`- **${a.title}** — **${a.answer}**${control(a)}: ${first}`, ...more.map((p) => `\n  ${p}`)];
     })
     .concat(['']);
 }
 
 // The guide's paragraphs stay short: a long explanation goes on in paragraphs of its own under the
-// item, whole sentences of at most `max` words each (a longer sentence stands alone).
+// item, whole sentences of at most WORDS words each (a longer sentence stands alone).
 const WORDS = 60;
-export function paragraphsUnder(text, max = WORDS) {
+export function paragraphsUnder(text) {
   const out = [];
   for (const sentence of text.split(/(?<=[.:])\s+(?=[A-Z])/)) {
     const last = out.at(-1);
     const words = (t) => t.split(/\s+/).length;
-    if (last !== undefined && words(last) + words(sentence) <= max) out[out.length - 1] = `${last} ${sentence}`;
+    if (last !== undefined && words(last) + words(sentence) <= WORDS) out[out.length - 1] = `${last} ${sentence}`;
     else out.push(sentence);
   }
   return out;
