@@ -15,17 +15,13 @@ const BUDGETS_PER_CHART = 2;
 const labelEsc = (s) => String(s).replaceAll('`', "'").replaceAll('"', "'");
 const upperFirst = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
-/** The budgets at which a workload's verdicts were asked, smallest first. */
-function budgetsOfWorkload(doc, workload) {
-  const budgets = mainVerdicts(doc).filter((v) => v.workload === workload).map((v) => budgetOf(v, doc));
-  return [...new Set(budgets)].sort((a, b) => a - b);
-}
-
 /** [{ workload, title, budgets: [{ budget, leaves }] }], a workload's budgets in chunks of two. */
 export function decisions(doc) {
   const out = [];
   for (const [workload, w] of Object.entries(doc.workloads ?? {})) {
-    const budgets = budgetsOfWorkload(doc, workload).flatMap((budget) => {
+    // The budgets at which the workload's verdicts were asked, smallest first.
+    const asked = new Set(mainVerdicts(doc).filter((v) => v.workload === workload).map((v) => budgetOf(v, doc)));
+    const budgets = [...asked].sort((a, b) => a - b).flatMap((budget) => {
       const options = strategyOptions(doc, workload, budget);
       return options.length ? [{ budget, leaves: leavesAt(doc, { workload, budget, options }) }] : [];
     });

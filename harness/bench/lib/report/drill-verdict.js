@@ -13,7 +13,7 @@ import { num } from './format.js';
 const strategyKey = (name) => String(name).trim().toLowerCase().replace(/\s+/g, '-');
 
 export const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
-const KIND_NAME = { fault: 'crash', rollout: 'rollout', stop: 'graceful stop', 'scale-down': 'scale-down' };
+const KIND_NAME = { fault: 'crash', stop: 'graceful stop' };
 export const kindName = (kind) => KIND_NAME[kind] ?? kind;
 
 /** A drill cell's who and where, from its record or (older runs) its topology. */
@@ -73,8 +73,8 @@ const sameBudget = (a, b) => b === undefined || b === null || (Number.isFinite(a
  * and why: [{ engine, missing, why }], empty when both were measured everywhere.
  */
 function gaps(doc, mine, engine) {
-  const engines = engine ? [engine] : [...new Set(mine.map((c) => aboutCell(c, doc).engine))];
-  return (engines.length ? engines : [engine]).flatMap((e) => {
+  const engines = engine || !mine.length ? [engine] : [...new Set(mine.map((c) => aboutCell(c, doc).engine))];
+  return engines.flatMap((e) => {
     const here = mine.filter((c) => !e || aboutCell(c, doc).engine === e);
     const missing = neededKinds(e).filter((k) => !here.some((c) => c.kind === k && measured(c)));
     // One reason once, with every drill it stopped.

@@ -44,17 +44,8 @@ export const strategyOptions = (doc, workload, budget) =>
 /** The verdict comparing two topologies at a workload, budget and metric (either way round), or null. */
 export function between(doc, workload, budget, metric, x, y) {
   const ids = new Set([x, y]);
-  return (
-    mainVerdicts(doc).find(
-      (v) =>
-        v.workload === workload &&
-        v.metric === metric &&
-        budgetOf(v, doc) === budget &&
-        ids.has(v.a) &&
-        ids.has(v.b) &&
-        v.a !== v.b,
-    ) ?? null
-  );
+  const asked = (v) => v.workload === workload && v.metric === metric && budgetOf(v, doc) === budget;
+  return mainVerdicts(doc).find((v) => asked(v) && ids.has(v.a) && ids.has(v.b) && v.a !== v.b) ?? null;
 }
 
 /** A verdict a recommendation may rest on: measured, not bounded, not suspect. */

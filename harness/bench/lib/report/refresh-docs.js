@@ -52,7 +52,7 @@ export function refreshDocs(repo, doc) {
   const problems = [];
   for (const file of quotingFiles(repo)) {
     const text = fs.readFileSync(file, 'utf8');
-    if (!text.includes('<!-- q ') && !new RegExp(BLOCK.source).test(text)) continue;
+    if (!text.includes('<!-- q ') && text.search(BLOCK) < 0) continue;
     const r = refresh(text, doc);
     problems.push(...r.problems.map((m) => `${path.relative(repo, file)}: ${m}`));
     if (r.text !== text) {
