@@ -145,23 +145,16 @@ export function cellSpec(doc, scenario, { title, pick, unit }) {
     resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: {
       width: 240,
+      encoding: { y: { field: 'topology', type: 'nominal', title: null, sort: null } },
       layer: [
         {
           mark: { type: 'bar', tooltip: true },
           encoding: {
-            y: { field: 'topology', type: 'nominal', title: null, sort: null },
             x: { field: 'median', type: 'quantitative', title: unit },
             color: { field: 'runtime', type: 'nominal', title: null, legend: { orient: 'bottom' } },
           },
         },
-        {
-          mark: { type: 'rule' },
-          encoding: {
-            y: { field: 'topology', type: 'nominal', sort: null },
-            x: { field: 'min', type: 'quantitative' },
-            x2: { field: 'max' },
-          },
-        },
+        { mark: { type: 'rule' }, encoding: { x: { field: 'min', type: 'quantitative' }, x2: { field: 'max' } } },
       ],
     },
   };
