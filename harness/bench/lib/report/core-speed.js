@@ -25,8 +25,7 @@ export function slicesBySpeed(doc) {
       rps: r.sliceRps?.[i],
       s: r.durationS && r.slices ? r.durationS / r.slices : 1,
     })));
-    const rpss = slices.map((x) => x.rps).filter(Number.isFinite);
-    const mid = lowerMedian(rpss);
+    const mid = lowerMedian(slices.map((x) => x.rps));
     if (!mid) continue;
     const w = byWorkload.get(cell.workload) ?? { workload: cell.workload, fast: [], slow: [] };
     for (const x of slices) {

@@ -21,7 +21,7 @@ export function costOf(cell, prices = null) {
   const memoryMiB = finite(cell.memoryMiB?.median);
   const capacityRps = cell.capacity?.rps ?? null;
   if (coreSeconds === null && memoryMiB === null) return null;
-  const processes = lowerMedian((cell.rounds ?? []).map((r) => r.processes)) ?? null;
+  const processes = lowerMedian((cell.rounds ?? []).map((r) => r.processes));
   const gibHours = memoryMiB !== null && capacityRps > 0 ? ((memoryMiB / 1024) * (MILLION / capacityRps)) / 3600 : null;
   const money = prices && coreSeconds !== null && gibHours !== null
     ? (prices.vcpuHour ?? 0) * (coreSeconds / 3600) + (prices.gibHour ?? 0) * gibHours

@@ -18,9 +18,9 @@ const cellBudget = (c) => c.budget ?? c.topology.budgetCpus ?? c.budgetCpus;
 
 /**
  * The cells of the verdicts at a workload and budget, one per topology: [{ topology, cell, name }].
- * @param {any} doc @param {string} workload @param {number} budget @param {(t: any) => boolean} [keep]
+ * @param {any} doc @param {string} workload @param {number} budget @param {(t: any) => boolean} keep
  */
-export function optionsAt(doc, workload, budget, keep = () => true) {
+export function optionsAt(doc, workload, budget, keep) {
   const ids = new Set(
     mainVerdicts(doc)
       .filter((v) => v.workload === workload && budgetOf(v, doc) === budget)

@@ -1,6 +1,6 @@
 // The report's "How throughput grew with cores": each strategy's median req/s at a budget of B CPUs
 // against B × the same app's one process at 1 CPU (its efficiency), with the interval and what
-// bounded the cell. From results.json alone; the prose is templates/guide-scaling.md.
+// bounded the cell. From results.json alone; the prose is templates/report-scaling.md.
 import { fmt, esc, table, topologyOf } from './format.js';
 import { sideName } from './verdict-table.js';
 import { skippedOf } from './labels.js';
