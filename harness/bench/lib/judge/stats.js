@@ -132,14 +132,14 @@ export const BOOTSTRAP_REPLICATES = 2000;
  * of the pooled blocks, like a p99 over every slice's requests, which paired rounds can't give.
  * stat(blocks) -> number. Fewer than 4 pairs: no interval.
  */
-export function blockBootstrapRatio(blocksA, blocksB, stat, { replicates = BOOTSTRAP_REPLICATES, seed = 1 } = {}) {
+export function blockBootstrapRatio(blocksA, blocksB, stat) {
   const n = Math.min(blocksA.length, blocksB.length);
   const ratioOf = (a, b) => { const x = stat(a) / stat(b); return Number.isFinite(x) && x > 0 ? x : null; };
   const ratio = n ? ratioOf(blocksA.slice(0, n), blocksB.slice(0, n)) : null;
   if (ratio === null || n < 4) return { ratio, ci95: null, n };
-  const random = mulberry32(seed);
+  const random = mulberry32(1);
   const ratios = [];
-  for (let r = 0; r < replicates; r += 1) {
+  for (let r = 0; r < BOOTSTRAP_REPLICATES; r += 1) {
     const a = [];
     const b = [];
     for (let i = 0; i < n; i += 1) {

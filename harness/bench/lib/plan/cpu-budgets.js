@@ -27,7 +27,7 @@ export function splitCpus(cpus) {
  */
 export function defaultBudgets(cpus) {
   const split = splitCpus(cpus);
-  const room = split.shared ? cpus.length : split.sut.length;
+  const room = split.sut.length; // every CPU where the generator shares them
   const out = [];
   for (let b = 1; b <= room; b *= 2) out.push(b);
   // Every CPU left after the generator's, whether or not a power of two (6 of 8: the cores a team has).
@@ -77,7 +77,7 @@ export function parseBudgets(text) {
 /** @param {{ budget?: number, budgets?: number[] }} [options] @param {number[]} [cpus] */
 export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) {
   const split = splitCpus(cpus);
-  const room = split.shared ? cpus.length : split.sut.length;
+  const room = split.sut.length; // every CPU where the generator shares them
   const budgetCpus = budget ?? room;
   if (!(budgetCpus > 0) || budgetCpus > room) {
     const why = split.shared
