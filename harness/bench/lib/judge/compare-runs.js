@@ -44,7 +44,6 @@ function runSummary(doc) {
   const medianHalfWidth = lowerMedian(vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio));
   const count = (label) => vs.filter((v) => verdictLabel(v) === label).length;
   return {
-    verdicts: vs.length,
     medianHalfWidth,
     narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10,
     wins: count('wins'),

@@ -26,8 +26,7 @@ export function splitCpus(cpus) {
  * then shares: its own CPU use is measured in every window and set beside the verdicts.
  */
 export function defaultBudgets(cpus) {
-  const split = splitCpus(cpus);
-  const room = split.sut.length; // every CPU where the generator shares them
+  const room = splitCpus(cpus).sut.length; // every CPU where the generator shares them
   const out = [];
   for (let b = 1; b <= room; b *= 2) out.push(b);
   // Every CPU left after the generator's, whether or not a power of two (6 of 8: the cores a team has).
