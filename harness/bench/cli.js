@@ -21,7 +21,7 @@ import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js'
 import { positive } from '../lib/option-parsers.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
-if (!process.noDeprecation) process.noDeprecation = true;
+process.noDeprecation = true;
 
 const zeroOrPositive = (name) => (v) => (Number(v) === 0 && String(v).trim() !== '' ? 0 : positive(name)(v));
 

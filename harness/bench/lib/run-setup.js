@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { plan as buildPlan, matrixPlan } from './plan/scenarios.js';
 import { isolationOf, budgetChoice } from './plan/cpu-budgets.js';
 import { describeSample, listApps } from './topologies/app-descriptions.js';
-import { pacedToolName } from './tools/index.js';
+import { pacedToolName, TOOLS } from './tools/index.js';
 import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
@@ -29,7 +29,7 @@ export function resultsFolder({ out, guide }, fallback) {
 
 function hasWrk() {
   try {
-    execFileSync(process.env.WRK_BIN || 'wrk', ['--version'], { stdio: 'ignore' });
+    execFileSync(TOOLS.wrk.bin(), ['--version'], { stdio: 'ignore' });
     return true;
   } catch (e) {
     return e.status !== undefined && e.code !== 'ENOENT';

@@ -71,7 +71,7 @@ export function loadSpread() {
 export function describeSpread(spread) {
   if (!spread) return null;
   const dates = spread.runs.map((r) => r.startedAt?.slice(0, 10)).filter(Boolean);
-  const span = dates.length ? `${[...new Set(dates)].join(', ')}` : 'unknown dates';
+  const span = [...new Set(dates)].join(', ') || 'unknown dates';
   return {
     runs: spread.runs.length,
     mode: spread.mode,
