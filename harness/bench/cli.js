@@ -189,7 +189,7 @@ async function main() {
     }
   }
   const { runSetup } = await import('./lib/run-setup.js');
-  const setup = runSetup(opts, { isolation });
+  const setup = runSetup(opts, isolation);
   const { plan, measuring } = setup;
   if (opts.list) return listPlan(setup, (await import('./lib/run/index.js')).estimateSeconds);
   checkSecrets(plan); // a sample's password files: else one line, exit 2, before anything starts
