@@ -36,7 +36,7 @@ export function defaultBudgets(cpus) {
 }
 
 /** The budgets a run sweeps and why those: for the list line and results.json (protocol.budgetChoice). */
-export function budgetChoice(iso, asked = false) {
+export function budgetChoice(iso, asked) {
   const budgets = iso.budgets.map((b) => b.budget);
   if (asked) return { budgets, why: 'asked for (BUDGETS=)' };
   const gen = iso.generatorThreads;
@@ -54,8 +54,7 @@ export function budgetChoice(iso, asked = false) {
 
 /** BUDGETS=1,2 -> [1, 2]; one line naming the problem for anything but whole numbers ≥ 1. */
 export function parseBudgets(text) {
-  const parts = String(text).split(',').map((x) => x.trim());
-  const out = parts.map((x) => {
+  const out = String(text).split(',').map((x) => x.trim()).map((x) => {
     const n = Number(x);
     if (x === '' || !Number.isInteger(n) || n < 1) {
       throw new Error(`BUDGETS: '${x}' is not a whole number of CPUs ≥ 1 (e.g. BUDGETS=1,2)`);
