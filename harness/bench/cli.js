@@ -21,7 +21,7 @@ import { appOptions, appFromOptions, checkAppOnEngine } from './lib/apps/cli.js'
 import { positive } from '../lib/option-parsers.js';
 
 // loadtest uses a deprecated Node API; its warning would only clutter the progress display.
-if (!process.noDeprecation) process.noDeprecation = true;
+process.noDeprecation = true;
 
 const zeroOrPositive = (name) => (v) => (Number(v) === 0 && String(v).trim() !== '' ? 0 : positive(name)(v));
 
@@ -189,7 +189,7 @@ async function main() {
     }
   }
   const { runSetup } = await import('./lib/run-setup.js');
-  const setup = runSetup(opts, { isolation });
+  const setup = runSetup(opts, isolation);
   const { plan, measuring } = setup;
   if (opts.list) return listPlan(setup, (await import('./lib/run/index.js')).estimateSeconds);
   checkSecrets(plan); // a sample's password files: else one line, exit 2, before anything starts

@@ -5,9 +5,9 @@
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { plan as buildPlan, matrixPlan } from './plan/scenarios.js';
-import { isolationOf, budgetChoice } from './plan/cpu-budgets.js';
+import { budgetChoice } from './plan/cpu-budgets.js';
 import { describeSample, listApps } from './topologies/app-descriptions.js';
-import { pacedToolName } from './tools/index.js';
+import { pacedToolName, TOOLS } from './tools/index.js';
 import { selectEngine, runnerFor } from '../../runner/index.js';
 import { REPO_ROOT } from '../../lib/repo-root.js';
 
@@ -29,7 +29,7 @@ export function resultsFolder({ out, guide }, fallback) {
 
 function hasWrk() {
   try {
-    execFileSync(process.env.WRK_BIN || 'wrk', ['--version'], { stdio: 'ignore' });
+    execFileSync(TOOLS.wrk.bin(), ['--version'], { stdio: 'ignore' });
     return true;
   } catch (e) {
     return e.status !== undefined && e.code !== 'ENOENT';
@@ -41,11 +41,11 @@ function hasWrk() {
 const drillEngines = (main, full) => [main, ...(full ? ['processes', 'docker'].filter((e) => e !== main) : [])];
 
 /**
- * The run from the parsed options (nothing is started); `isolation`, when the caller has checked the
- * options with isolationOf() already. `measuring` is what run/measure-plan.js takes; `folder`, where
+ * The run from the parsed options (nothing is started) and their isolation, which the caller has
+ * checked with isolationOf(). `measuring` is what run/measure-plan.js takes; `folder`, where
  * report/write-folder.js writes.
  */
-export function runSetup(opts, { now = new Date(), isolation = isolationOf(opts) } = {}) {
+export function runSetup(opts, isolation) {
   // ENGINE=foo: one line, exit 2; an app of yours decides by its kind (a Node folder, a container).
   const engineChoice = opts.engineWhy
     ? { engine: selectEngine(opts.engine).engine, why: opts.engineWhy }
@@ -68,7 +68,7 @@ export function runSetup(opts, { now = new Date(), isolation = isolationOf(opts)
       engines: drillEngines(engineChoice.engine, opts.full),
     });
   const tool = opts.tool ?? (hasWrk() ? 'wrk' : 'autocannon');
-  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const whole = !opts.scenario && !opts.sample && !opts.matrixSpec && !opts.appDir;
   const name = opts.appDir ? `${apps[0].key}-${stamp}` : stamp;
   const measuring = {

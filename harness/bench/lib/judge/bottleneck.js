@@ -23,9 +23,8 @@ export const GENERATOR_BOUND = 0.7;
 // topology and competes with it; CPU-heavy requests keep it far below (generator.js).
 export const GENERATOR_SHARE_LIMIT = 0.15;
 
-const perWall = (rounds, field) => median(rounds
-  .map((r) => (Number.isFinite(r[field]) && r.wallMs > 0 ? r[field] / r.wallMs : null))
-  .filter(Number.isFinite));
+// Of rounds with a wall time; median() keeps the finite values.
+const perWall = (rounds, field) => median(rounds.map((r) => (Number.isFinite(r[field]) ? r[field] / r.wallMs : null)));
 
 /**
  * The bound of one ok closed-loop cell: { by, why, usedCpus, appCpus, proxyCpus, budget }, or null

@@ -44,7 +44,6 @@ function runSummary(doc) {
   const medianHalfWidth = lowerMedian(vs.map((v) => (v.ci95[1] - v.ci95[0]) / 2 / v.ratio));
   const count = (label) => vs.filter((v) => verdictLabel(v) === label).length;
   return {
-    verdicts: vs.length,
     medianHalfWidth,
     narrowEnough: medianHalfWidth !== null && medianHalfWidth <= 0.10,
     wins: count('wins'),
@@ -68,19 +67,17 @@ export function inconsistencies(va, vb) {
 
 export function compareRuns(a, b) {
   const [A, B] = [a, b].map((doc) => new Map(doc.verdicts.map((v) => [v.id, v])));
-  const questions = [];
-  for (const id of [...new Set([...A.keys(), ...B.keys()])].sort()) {
+  const labelled = (v) => ({ ...v, label: verdictLabel(v), winner: winnerOf(v) });
+  const questions = [...new Set([...A.keys(), ...B.keys()])].sort().map((id) => {
     const va = A.get(id);
     const vb = B.get(id);
     if (!usable(va) || !usable(vb)) {
       const why = ['not compared: missing, not measured or suspect in a run'];
-      questions.push({ id, a: va ?? {}, b: vb ?? {}, compared: false, ok: true, why });
-      continue;
+      return { id, a: va ?? {}, b: vb ?? {}, compared: false, ok: true, why };
     }
     const why = inconsistencies(va, vb);
-    const labelled = (v) => ({ ...v, label: verdictLabel(v), winner: winnerOf(v) });
-    questions.push({ id, a: labelled(va), b: labelled(vb), compared: true, ok: why.length === 0, why });
-  }
+    return { id, a: labelled(va), b: labelled(vb), compared: true, ok: why.length === 0, why };
+  });
   const compared = questions.filter((q) => q.compared);
   const runs = { first: runSummary(a), second: runSummary(b) };
   const agree = compared.filter((q) => q.ok).length;

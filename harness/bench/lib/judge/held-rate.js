@@ -24,8 +24,7 @@ export function heldOf(paced) {
   const elapsedS = rps > 0 ? requests / rps : scheduledS;
   const p50s = (paced.sliceHistograms ?? []).map((h) => quantileOf([h], 0.5)).filter(Number.isFinite);
   const drainMs = p50s.length === slices ? p50s.reduce((s, x) => s + x, 0) : slices * (paced.latencyMs?.p50 ?? 0);
-  const drainS = drainMs / 1000;
-  const backlogS = Math.max(0, elapsedS - scheduledS - drainS);
+  const backlogS = Math.max(0, elapsedS - scheduledS - drainMs / 1000);
   const achieved = requests / (scheduledS + backlogS);
   const why = [];
   if (achieved < HELD_SHARE * rate) why.push(`achieved ${round(achieved)} of ${rate} req/s`);

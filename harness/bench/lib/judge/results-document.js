@@ -39,18 +39,6 @@ function workloadsOf(plan) {
   return out;
 }
 
-// The latency windows at a fixed rate, as the protocol says them; null where the plan has none.
-function latencyProtocol(params) {
-  if (!params.latencyRounds) return null;
-  return {
-    rounds: params.latencyRounds,
-    windowS: params.latencyWindowS ?? params.windowS,
-    sliceS: params.latencySliceS,
-    load: params.latencyLoad,
-    tool: 'paced',
-  };
-}
-
 // The run's label when none is given: the machine, the mode, the day and how loaded the box was.
 function runLabel({ mode, whole, meta, box, startedAt }) {
   const partial = whole ? '' : ' (partial run)';
@@ -101,7 +89,11 @@ export function buildResults({
       rounds: plan.params.rounds,
       ...(plan.params.closedSliceS ? { sliceS: plan.params.closedSliceS } : {}),
       memory: { counts: 'anon+shmem PSS', of: 'every process of the topology, nginx included', sampledEveryS: 1 },
-      latency: latencyProtocol(plan.params),
+      // The latency windows at a fixed rate; null where the plan has none.
+      latency: plan.params.latencyRounds ? {
+        rounds: plan.params.latencyRounds, windowS: plan.params.latencyWindowS ?? plan.params.windowS,
+        sliceS: plan.params.latencySliceS, load: plan.params.latencyLoad, tool: 'paced',
+      } : null,
       capacity: plan.params.capacitySteps ? {
         p99TargetMs: plan.params.sloP99Ms, steps: plan.params.capacitySteps, sliceS: plan.params.capacitySliceS,
         range: plan.params.capacityRange, heldShare: 0.95,
@@ -119,6 +111,12 @@ export function buildResults({
       budgets: isolation.budgets?.map((b) => b.budget) ?? [isolation.budgetCpus],
       placements: isolation.budgets ?? null,
       generatorShareLimit: GENERATOR_SHARE_LIMIT,
+      // How the run was made: the engines (docker | processes, how chosen), the budgets' choice, the
+      // generator's flags (tools/generator-heap.js).
+      engine: engines[0],
+      ...(engines.length > 1 ? { otherEngines: engines.slice(1) } : {}),
+      budgetChoice,
+      generatorNodeFlags,
     },
     tool,
     pacedTool,
@@ -141,11 +139,6 @@ export function buildResults({
     checks: [], // no scenario plans a physical-limit check now; a kept file's are judged again (runChecks)
     scaling: plan.scenarios.flatMap((sc) => sc.scaling ?? []),
   });
-  // How the run was made: the engines (docker | processes, how chosen), the budgets' choice, the generator's flags.
-  const [engine, ...others] = engines;
-  doc.protocol.engine = engine;
-  if (others.length) doc.protocol.otherEngines = others;
-  Object.assign(doc.protocol, { budgetChoice, generatorNodeFlags }); // flags: tools/generator-heap.js
   doc.apps = appRecords(apps);
   return doc;
 }

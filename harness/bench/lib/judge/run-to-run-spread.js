@@ -58,12 +58,12 @@ export function floorOf(spread, id) {
 }
 
 /** The committed spread (harness/bench/repeatability.json), or null where there is none. */
-export function loadSpread(file = REPEATABILITY_FILE) {
+export function loadSpread() {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(REPEATABILITY_FILE, 'utf8'));
   } catch (e) {
     if (e.code === 'ENOENT') return null;
-    throw new Error(`${file instanceof URL ? file.pathname : file}: ${e.message}`, { cause: e });
+    throw new Error(`${REPEATABILITY_FILE.pathname}: ${e.message}`, { cause: e });
   }
 }
 
@@ -71,7 +71,7 @@ export function loadSpread(file = REPEATABILITY_FILE) {
 export function describeSpread(spread) {
   if (!spread) return null;
   const dates = spread.runs.map((r) => r.startedAt?.slice(0, 10)).filter(Boolean);
-  const span = dates.length ? `${[...new Set(dates)].join(', ')}` : 'unknown dates';
+  const span = [...new Set(dates)].join(', ') || 'unknown dates';
   return {
     runs: spread.runs.length,
     mode: spread.mode,

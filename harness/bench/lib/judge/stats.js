@@ -132,25 +132,16 @@ export const BOOTSTRAP_REPLICATES = 2000;
  * of the pooled blocks, like a p99 over every slice's requests, which paired rounds can't give.
  * stat(blocks) -> number. Fewer than 4 pairs: no interval.
  */
-export function blockBootstrapRatio(blocksA, blocksB, stat, { replicates = BOOTSTRAP_REPLICATES, seed = 1 } = {}) {
+export function blockBootstrapRatio(blocksA, blocksB, stat) {
   const n = Math.min(blocksA.length, blocksB.length);
   const ratioOf = (a, b) => { const x = stat(a) / stat(b); return Number.isFinite(x) && x > 0 ? x : null; };
   const ratio = n ? ratioOf(blocksA.slice(0, n), blocksB.slice(0, n)) : null;
   if (ratio === null || n < 4) return { ratio, ci95: null, n };
-  const random = mulberry32(seed);
-  const ratios = [];
-  for (let r = 0; r < replicates; r += 1) {
-    const a = [];
-    const b = [];
-    for (let i = 0; i < n; i += 1) {
-      const j = Math.floor(random() * n);
-      a.push(blocksA[j]);
-      b.push(blocksB[j]);
-    }
-    const x = ratioOf(a, b);
-    if (x !== null) ratios.push(x);
-  }
-  ratios.sort((x, y) => x - y);
+  const random = mulberry32(1);
+  const ratios = Array.from({ length: BOOTSTRAP_REPLICATES }, () => {
+    const picks = Array.from({ length: n }, () => Math.floor(random() * n));
+    return ratioOf(picks.map((j) => blocksA[j]), picks.map((j) => blocksB[j]));
+  }).filter((x) => x !== null).sort((x, y) => x - y);
   const at = (q) => ratios[Math.min(ratios.length - 1, Math.max(0, Math.round(q * (ratios.length - 1))))];
   return { ratio, ci95: [at(0.025), at(0.975)], n };
 }

@@ -26,8 +26,7 @@ export function splitCpus(cpus) {
  * then shares: its own CPU use is measured in every window and set beside the verdicts.
  */
 export function defaultBudgets(cpus) {
-  const split = splitCpus(cpus);
-  const room = split.shared ? cpus.length : split.sut.length;
+  const room = splitCpus(cpus).sut.length; // every CPU where the generator shares them
   const out = [];
   for (let b = 1; b <= room; b *= 2) out.push(b);
   // Every CPU left after the generator's, whether or not a power of two (6 of 8: the cores a team has).
@@ -37,7 +36,7 @@ export function defaultBudgets(cpus) {
 }
 
 /** The budgets a run sweeps and why those: for the list line and results.json (protocol.budgetChoice). */
-export function budgetChoice(iso, asked = false) {
+export function budgetChoice(iso, asked) {
   const budgets = iso.budgets.map((b) => b.budget);
   if (asked) return { budgets, why: 'asked for (BUDGETS=)' };
   const gen = iso.generatorThreads;
@@ -55,8 +54,7 @@ export function budgetChoice(iso, asked = false) {
 
 /** BUDGETS=1,2 -> [1, 2]; one line naming the problem for anything but whole numbers ≥ 1. */
 export function parseBudgets(text) {
-  const parts = String(text).split(',').map((x) => x.trim());
-  const out = parts.map((x) => {
+  const out = String(text).split(',').map((x) => x.trim()).map((x) => {
     const n = Number(x);
     if (x === '' || !Number.isInteger(n) || n < 1) {
       throw new Error(`BUDGETS: '${x}' is not a whole number of CPUs ≥ 1 (e.g. BUDGETS=1,2)`);
@@ -77,7 +75,7 @@ export function parseBudgets(text) {
 /** @param {{ budget?: number, budgets?: number[] }} [options] @param {number[]} [cpus] */
 export function planIsolation({ budget, budgets } = {}, cpus = availableCpus()) {
   const split = splitCpus(cpus);
-  const room = split.shared ? cpus.length : split.sut.length;
+  const room = split.sut.length; // every CPU where the generator shares them
   const budgetCpus = budget ?? room;
   if (!(budgetCpus > 0) || budgetCpus > room) {
     const why = split.shared

@@ -43,13 +43,12 @@ const isAskedAt = (app, budget) => !app.asked.budgets || app.asked.budgets.inclu
  * @param {any[]} apps @param {{ budget: number, cpuset: string, mode: string }} where
  */
 export function topologiesAt(apps, { budget, cpuset, mode }) {
-  const out = [];
   const base = baselineOf(apps);
-  for (const app of apps.filter((a) => isAskedAt(a, budget))) {
-    for (const s of strategiesFor(app)) {
-      // The default run keeps its 15 minutes: at one CPU, the core strategies of the baseline app and
-      // one process of the others.
-      if (mode !== 'full' && budget === 1 && !(s.core && (app === base || !s.multiProcess))) continue;
+  // The default run keeps its 15 minutes: at one CPU, the core strategies of the baseline app and
+  // one process of the others.
+  const asked = (app, s) => mode === 'full' || budget !== 1 || (s.core && (app === base || !s.multiProcess));
+  return apps.filter((a) => isAskedAt(a, budget)).flatMap((app) => strategiesFor(app).filter((s) => asked(app, s))
+    .map((s) => {
       const t = topology({
         sample: app.sample,
         strategy: s.key,
@@ -58,10 +57,8 @@ export function topologiesAt(apps, { budget, cpuset, mode }) {
         viaNginx: true,
         cpuset,
       });
-      out.push({ app, strategy: s, t: { ...t, id: `${t.id}-b${budget}` } });
-    }
-  }
-  return out;
+      return { app, strategy: s, t: { ...t, id: `${t.id}-b${budget}` } };
+    }));
 }
 
 // The question key of one side: the strategy's slug on the baseline app, the app's key before it on another.

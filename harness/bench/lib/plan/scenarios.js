@@ -6,7 +6,7 @@ import { topology } from '../topologies/topology.js';
 import { workloadPath, describeSample, listApps } from '../topologies/app-descriptions.js';
 import { WORKLOADS, workloadSpec, requestOf } from '../workloads/index.js';
 import { baselineOf, topologiesAt, pairsAt, workloadsOf, limitOf } from './questions.js';
-import { strategiesFor } from '../strategies/index.js';
+import { strategiesFor, processesAt } from '../strategies/index.js';
 import { drillCells } from '../drills/cells.js';
 import { whyNoSwarm } from '../drills/swarm.js';
 import { EXPERIMENTS } from '../experiments/index.js';
@@ -205,7 +205,7 @@ function drills({ budget, n, params, apps, engines = ['processes'] }) {
   const swarm = [];
   for (const app of apps.filter((x) => x.post || x.writes)) {
     for (const s of strategiesFor(app)) {
-      const processes = s.multiProcess ? Math.max(2, n) : 1;
+      const processes = processesAt(s, n);
       // The lone process, never a deploy answer, is the counter-example on the run's own engine only.
       for (const engine of engines.filter((e) => app.engines.includes(e) && (e === engines[0] || s.multiProcess))) {
         // Another engine than the run's own (Docker in the full run) gets the default run's kills: its

@@ -7,8 +7,6 @@
 import { describeSample } from './app-descriptions.js';
 import { strategyOf } from '../strategies/index.js';
 
-const cpuText = (c) => `${Number(c.toFixed(3))} CPU`;
-
 /**
  * sample (an app folder); strategy (a record's key or slug); n (workers, processes or replicas);
  * budget (CPUs for the whole topology, split evenly over instances — or, with quota 'each', given
@@ -33,14 +31,12 @@ export function topology({
   if (cpusPerInstance && app.knobs.cpus) knobs[app.knobs.cpus] = String(Number(cpusPerInstance.toFixed(4)));
   if (lb && app.knobs.lb) knobs[app.knobs.lb] = lb;
   Object.assign(knobs, env);
-  const replicaQuota = quota === 'each' && !cpus
-    ? ', no quota'
-    : cpusPerInstance ? ` × ${cpuText(cpusPerInstance)}` : '';
-  const quotaText = record.key === 'replicas' ? replicaQuota : '';
-  const budgetText = cpusPerInstance && record.key !== 'replicas' ? ` (${cpuText(cpusPerInstance)})` : '';
+  const perInstance = cpusPerInstance ? `${Number(cpusPerInstance.toFixed(3))} CPU` : '';
+  const replicaText = quota === 'each' && !cpus ? ', no quota' : perInstance && ` × ${perInstance}`;
+  const sizeText = record.key === 'replicas' ? replicaText : perInstance && ` (${perInstance})`;
   return {
     id: id ?? `${app.key}-${record.shape(n)}${viaNginx ? '-nginx' : ''}`,
-    label: label ?? `${app.name}, ${record.label(n)}${quotaText}${budgetText}${viaNginx ? ' + nginx' : ''}`,
+    label: label ?? `${app.name}, ${record.label(n)}${sizeText}${viaNginx ? ' + nginx' : ''}`,
     sample: app.sample,
     app: app.key,
     runtime: app.runtime,
