@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { attempt } from './listening.js';
+import { attempt, read } from './listening.js';
 import { shapeOf } from './shell-script.js';
 
 const PROBE_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'probe');
@@ -93,8 +93,7 @@ function runProbe({ file, args, env, cwd }) {
       killSignal: 'SIGKILL',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const records = (fs.existsSync(out) ? fs.readFileSync(out, 'utf8').trim().split('\n') : [])
-      .filter(Boolean).map((l) => JSON.parse(l));
+    const records = read(out).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
     return {
       // A command a program started wins over the program itself (a package's program that starts
       // the server in a child: its entry is recorded first, then the command).

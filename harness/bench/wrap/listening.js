@@ -51,21 +51,14 @@ function socketInodes(pid) {
  * @typedef {{ pid: number, kind: 'tcp' | 'unix', address?: string, port?: number, path?: string }} Listener
  */
 
-/** What `pid` listens on: TCP (address, port) and Unix sockets; empty when it is gone or not ours to read. */
+/** What `pid` listens on; empty when it is gone or not ours to read. @returns {Listener[]} */
 export function listenersOf(pid) {
   const inodes = socketInodes(pid);
   if (!inodes.size) return [];
-  /** @type {Listener[]} */
-  const found = [];
-  for (const table of ['tcp', 'tcp6']) {
-    for (const [inode, s] of parseListening(read(`/proc/${pid}/net/${table}`))) {
-      if (inodes.has(inode)) found.push({ pid, kind: 'tcp', ...s });
-    }
-  }
-  for (const [inode, p] of parseUnixListening(read(`/proc/${pid}/net/unix`))) {
-    if (inodes.has(inode)) found.push({ pid, kind: 'unix', path: p });
-  }
-  return found;
+  const own = (table) => [...table].filter(([inode]) => inodes.has(inode)).map(([, s]) => s);
+  const tcp = ['tcp', 'tcp6'].flatMap((t) => own(parseListening(read(`/proc/${pid}/net/${t}`))));
+  const unix = own(parseUnixListening(read(`/proc/${pid}/net/unix`)));
+  return [...tcp.map((s) => ({ pid, kind: 'tcp', ...s })), ...unix.map((p) => ({ pid, kind: 'unix', path: p }))];
 }
 
 /** The ports `pid` listens on over TCP (sorted, each once). */

@@ -14,8 +14,6 @@ const line = (msg, fields = {}) => log(Object.keys(fields).length ? `${msg} ${JS
  * Starts and keeps `workers` processes: cluster workers, or what `fork` makes (child-worker.js).
  * @param {{ workers: number, drainMs: number, name: string, port?: number, fork?: () => any }} o
  */
-export function supervise({ workers, drainMs, name, port = 0, fork = undefined }) {
-  startSupervisor({
-    workers, drainMs, name, port, fork, stopWith: 'SIGTERM', killAfterMs: drainMs, listenTimeoutMs: 60_000, log: line,
-  });
+export function supervise(o) {
+  startSupervisor({ ...o, stopWith: 'SIGTERM', killAfterMs: o.drainMs, listenTimeoutMs: 60_000, log: line });
 }

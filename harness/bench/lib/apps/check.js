@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runnerFor } from '../../../runner/index.js';
+import { waitFor } from '../../../lib/poll.js';
 import { track } from '../run/cleanup.js';
 import { AppInputError, outputBlock } from './errors.js';
 import { lastLogLine, lastOutput } from './last-log.js';
@@ -17,13 +18,12 @@ const IN_USE = /EADDRINUSE\D*?(?:[\d.:[\]a-f]*:)?(\d{2,5})\b/;
 
 /** One request as the bench sends it: { status } or { error }. */
 export async function send(base, r, timeoutMs = REQUEST_TIMEOUT_MS) {
-  const hasBody = r.body !== undefined && r.body !== null;
   try {
     const res = await fetch(`${base}${r.path}`, {
       method: r.method ?? 'GET',
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
-      ...(hasBody ? {
+      ...(r.body != null ? {
         body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body),
         headers: { 'content-type': r.content_type ?? 'application/json' },
       } : {}),
@@ -79,14 +79,12 @@ async function startFailure(err, app, runDir, gaveUp) {
 }
 
 async function waitHealthy(url, health, timeoutS) {
-  const deadline = Date.now() + timeoutS * 1000;
   let last;
-  do {
+  const healthy = async () => {
     last = await send(url, { path: health }, 5000);
-    if (last.status >= 200 && last.status < 300) return null;
-    await sleep(500);
-  } while (Date.now() < deadline);
-  return outcome(last);
+    return last.status >= 200 && last.status < 300;
+  };
+  return waitFor(healthy, { timeoutMs: timeoutS * 1000, everyMs: 500 }).then(() => null, () => outcome(last));
 }
 
 // An app that opted in to reusePort, run as two processes: the second must listen beside the first.

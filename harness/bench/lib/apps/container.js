@@ -74,7 +74,9 @@ function runtimeOf(svc, x) {
   return RUNTIMES.find(([re]) => re.test(from.toLowerCase()))?.[1] ?? 'container';
 }
 
-const withoutNulls = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+// A service as every run may start it: no null field, no fixed container name, no published port.
+const portable = (svc) => Object.fromEntries(Object.entries(svc)
+  .filter(([k, v]) => v !== null && v !== undefined && k !== 'container_name' && k !== 'ports'));
 // Names Compose would give every run the same (the user's project's): each run gets its own.
 const unnamed = (defs = {}) => Object.fromEntries(Object.entries(defs).map(([k, v]) => {
   if (!v || v.external) return [k, v];
@@ -154,11 +156,7 @@ export function containerApp({ dir, genDir, name, service, health, requests }) {
   }
   const proxy = services.nginx ? 'bench-nginx' : 'nginx';
 
-  const out = {};
-  for (const [n, s] of Object.entries(services)) {
-    const { container_name: _c, ports: _p, ...rest } = withoutNulls(s);
-    out[n] = rest;
-  }
+  const out = Object.fromEntries(Object.entries(services).map(([n, s]) => [n, portable(s)]));
   const { scale: _scale, ...appService } = out[app]; // the REPLICAS knob sets deploy.replicas, and Compose refuses both
   out[app] = {
     ...appService,

@@ -93,12 +93,11 @@ export function nodeFolderApp({ dir, genDir, name, start, health, requests, reus
 
   fs.mkdirSync(genDir, { recursive: true });
   fs.writeFileSync(path.join(genDir, 'launch.json'), `${JSON.stringify(launch, null, 2)}\n`);
-  const framework = FRAMEWORKS.find(([dep]) => deps[dep])?.[1] ?? 'node';
   const xbench = {
     app: 'app',
     proxy: 'nginx',
     runtime: 'node',
-    framework,
+    framework: FRAMEWORKS.find(([dep]) => deps[dep])?.[1] ?? 'node',
     name,
     health,
     knobs: {

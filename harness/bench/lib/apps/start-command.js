@@ -46,8 +46,7 @@ export function startOf({ dir, start, pkg, port }) {
     const found = resolveEntry({ script: npm.script, env: { ...npm.env, PORT: String(port) }, cwd: dir, said });
     return {
       dir, said, script: npm.script, execScript: shapeOf(npm.script).execScript, npmEnv, pathPrefix,
-      forks: found.kind === 'node', why: found.kind === 'node' ? null : found.why,
-      entry: found.kind === 'node' ? found.node.entry : null,
+      forks: found.kind === 'node', why: found.why ?? null, entry: found.node?.entry ?? null,
     };
   } catch (err) {
     if (!(err instanceof StartError)) throw err;

@@ -12,13 +12,13 @@ export const plainHttpSample = (apps) => appWith(apps, { framework: 'node:http' 
 
 /**
  * @param {string} scenario @param {string} key @param {{ sample: string }} topology
- * @param {{ workload?: string, path?: string, params?: object, [field: string]: any }} spec
+ * @param {{ workload?: string, params?: object, [field: string]: any }} spec
  * @returns {Record<string, any>}
  */
-export function cell(scenario, key, topology, { workload = 'light', path, params, ...rest }) {
-  const resolved = path ?? workloadPath(topology.sample, workload, params ?? WORKLOADS[workload].params);
+export function cell(scenario, key, topology, { workload = 'light', params, ...rest }) {
+  const path = workloadPath(topology.sample, workload, params ?? WORKLOADS[workload].params);
   return {
-    id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path: resolved, topology,
+    id: `${scenario}:${key}`, scenario, kind: 'closed', workload, path, topology,
     needsDb: Boolean(WORKLOADS[workload]?.database), keep: true, ...rest,
   };
 }
