@@ -48,7 +48,7 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
     if (workers.length < before.length || workers.includes(victim) || !fresh.length) return null;
     const text = await log.read();
     const back = fresh.every((p) => saidListening(text, nsPidOf(p))) && (await runner.isServing(at));
-    return back ? { pid: fresh[0], at: Date.now() } : null;
+    return back ? { healthyAt: Date.now() } : null;
   }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs, everyMs: 20 });
 }
 
@@ -68,22 +68,26 @@ async function checkSameAddress({ runner, runDir, service, inst, url }) {
   }
 }
 
+// A kill's record: when `kill` was sent on the load's clock, and how long until it saw the victim
+// healthy again and (behind nginx) back in rotation.
+/** @param {Load} load @param {() => Promise<{ healthyAt: number, inRotationAt?: number }>} kill */
+async function timedKill(load, target, pid, kill) {
+  const killedAtMs = Math.round(load.now());
+  const epoch = Date.now();
+  const { healthyAt, inRotationAt = healthyAt } = await kill();
+  return { target, pid, killedAtMs, backAfterMs: healthyAt - epoch, inRotationAfterMs: inRotationAt - epoch };
+}
+
 /** @param {Where & { url: string, k: number, load: Load }} options */
 async function killInstance({ runner, runDir, service, url, k, load }) {
   const instances = await appOf({ runner, runDir, service });
   const inst = instances[k % instances.length];
-  const killedAtMs = load.now();
-  const epoch = Date.now();
-  await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
-  const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
-  await checkSameAddress({ runner, runDir, service, inst, url });
-  return {
-    target: inst.name,
-    pid: inst.pid,
-    killedAtMs: Math.round(killedAtMs),
-    backAfterMs: back.healthyAt - epoch,
-    inRotationAfterMs: back.inRotationAt - epoch,
-  };
+  return timedKill(load, inst.name, inst.pid, async () => {
+    await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
+    const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
+    await checkSameAddress({ runner, runDir, service, inst, url });
+    return back;
+  });
 }
 
 /** @param {Where & { load: Load }} options */
@@ -94,17 +98,10 @@ async function killWorker({ runner, runDir, service, load }) {
   if (!before.length) throw new Error(`${inst.name} has no worker processes to kill (is it a cluster primary?)`);
   const victim = before[0]; // the oldest: each kill hits a worker that has not been killed yet
   const log = await runner.logReader(at);
-  const killedAtMs = load.now();
-  const epoch = Date.now();
-  process.kill(victim, 'SIGKILL');
-  const back = await workerBack({ runner, ...at, name: inst.name, victim, before, log });
-  return {
-    target: `${inst.name} worker`,
-    pid: victim,
-    killedAtMs: Math.round(killedAtMs),
-    backAfterMs: back.at - epoch,
-    inRotationAfterMs: back.at - epoch,
-  };
+  return timedKill(load, `${inst.name} worker`, victim, () => {
+    process.kill(victim, 'SIGKILL');
+    return workerBack({ runner, ...at, name: inst.name, victim, before, log });
+  });
 }
 
 /**
@@ -118,8 +115,7 @@ async function killWorker({ runner, runDir, service, load }) {
  * inRotationAfterMs, outageMs, failed: { get, post } }], get: { requests, failed, retried, errors },
  * post: {...}, latencyMs: { p50, p90, p99, max }, recoverMs: { median, max }, inRotationMs,
  * backMs, outageMs: { median, max }, writes, durationS, rate, mix }.
- */
-/** @param {import('./under-load.js').DrillOptions & { how?: string, kills?: number }} options */
+ * @param {import('./under-load.js').DrillOptions & { how?: string, kills?: number }} options */
 export async function faultDrill(options) {
   const o = withDefaults(options);
   const { runner, runDir, service, url, mix, about, log, gapMs } = o;

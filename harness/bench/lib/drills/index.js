@@ -8,13 +8,12 @@ import { drillOf } from './strategies.js';
 import { describeSample } from '../topologies/app-descriptions.js';
 import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../judge/send-lag-bound.js';
 import { swarmRolloutDrill } from './swarm.js';
+import { DRILL_KINDS } from '../report/drill-verdict.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
 export { drillCells, whyNotDrillable, DRILL_DEFAULTS } from './cells.js';
 export { STRATEGY_KEYS } from './strategies.js';
-
-const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
 
 // Who and what a drill cell drills, copied into its record (results.json describes itself).
 function aboutOf(cell, name) {

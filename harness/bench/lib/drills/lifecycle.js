@@ -64,8 +64,7 @@ async function scaleDownOne({ runner, runDir, service, k, load, log }) {
  * about, log }):
  * Returns { kind, ...about, engine, events: [{ target, atMs, backMs, outageMs, failed: { get, post }, ... }],
  * get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
- */
-/** @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
+ * @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
 export async function lifecycleDrill(options) {
   const o = withDefaults(options);
   const { runner, runDir, service, mix, about, log, gapMs } = o;
