@@ -105,12 +105,8 @@ async function killWorker({ runner, runDir, service, load }) {
 }
 
 /**
- * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, app, about, log }):
- * `runner`: the engine's Runner (runner/index.js runnerFor), the processes backend by default;
- * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
- * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }; `app` the app's
- * x-bench description (default: read from the run), whose store, where it runs, counts the writes;
- * `about` = { strategy, processes, budget, app } is copied into the record so it describes itself.
+ * faultDrill({ ...DrillOptions (under-load.js), how: 'instance' | 'worker', kills }): `url` is nginx, or one
+ * instance directly.
  * Returns { kind: 'crash', ...about, engine, how, kills: [{ target, pid, killedAtMs, backAfterMs,
  * inRotationAfterMs, outageMs, failed: { get, post } }], get: { requests, failed, retried, errors },
  * post: {...}, latencyMs: { p50, p90, p99, max }, recoverMs: { median, max }, inRotationMs,
@@ -149,7 +145,7 @@ export async function faultDrill(options) {
     how,
     kills: events,
     ...rest,
-    recoverMs: spread(events.map((k) => k.backAfterMs)),
+    recoverMs: rest.backMs,
     // After a kill behind nginx the runner also waits out nginx's passive check: a wait, not a measure.
     inRotationMs: spread(events.map((k) => k.inRotationAfterMs)),
   };

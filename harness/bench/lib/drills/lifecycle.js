@@ -60,8 +60,7 @@ async function scaleDownOne({ runner, runDir, service, k, load, log }) {
 }
 
 /**
- * lifecycleDrill({ runner, runDir, service = 'app', url, kind: 'stop' | 'scale-down', events, rate, mix, app,
- * about, log }):
+ * lifecycleDrill({ ...DrillOptions (under-load.js), kind: 'stop' | 'scale-down', events }):
  * Returns { kind, ...about, engine, events: [{ target, atMs, backMs, outageMs, failed: { get, post }, ... }],
  * get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  * @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
