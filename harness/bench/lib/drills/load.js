@@ -1,10 +1,6 @@
-// Open-loop load for the drills, sent from a thread of its own (load-thread.js running
-// load-schedule.js): requests leave on a fixed schedule (`rate` per second) whatever the server
-// does, and whatever the thread that runs the drill is doing — the Docker runner blocks its thread
-// for seconds at a time (`docker stop` of a draining replica, `docker compose up --wait`). Each
-// answer is timed from when the request was meant to leave, and each request records how late it
-// left (its send lag): a drill whose generator was late is judged invalid (judge/send-lag-bound.js), never
-// published. The summaries below are what a drill keeps of the records.
+// Open-loop load for the drills: load-schedule.js's fixed schedule (each request timed from when it
+// was meant to leave, and how late it left), sent from a thread of its own (load-thread.js says
+// why). The summaries below are what a drill keeps of the records.
 import { performance } from 'node:perf_hooks';
 import { generatorThread } from '../tools/generator-heap.js';
 import { percentiles } from '../judge/stats.js';
