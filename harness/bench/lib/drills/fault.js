@@ -37,9 +37,9 @@ const saidListening = (log, pid) =>
 // the victim, the new one has said it listens, and the instance answers its health check.
 /**
  * @param {Where & { index: number, name: string, victim: number, before: number[],
- *   log: { read: () => Promise<string> }, timeoutMs?: number }} options
+ *   log: { read: () => Promise<string> } }} options
  */
-async function workerBack({ runner, runDir, service, index, name, victim, before, log, timeoutMs = 60_000 }) {
+async function workerBack({ runner, runDir, service, index, name, victim, before, log }) {
   const at = { runDir, service, index };
   return waitFor(async () => {
     const workers = await runner.workerPids(at);
@@ -49,7 +49,7 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
     const text = await log.read();
     const back = fresh.every((p) => saidListening(text, nsPidOf(p))) && (await runner.isServing(at));
     return back ? { healthyAt: Date.now() } : null;
-  }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs, everyMs: 20 });
+  }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs: 60_000, everyMs: 20 });
 }
 
 const originOf = (u) => (URL.canParse(u) ? new URL(u).origin : null);
