@@ -115,7 +115,7 @@ const project = new Project({ sample: app.folder, name, files: composeFiles, env
 const scaleCompose = (n) =>
   project.run(['up', '-d', '--no-deps', '--no-recreate', '--wait', '--scale', `${app.app}=${n}`, app.app],
     { timeout: 300_000 });
-const swarm = (args, timeout = 600_000) => dockerOk(args, { cwd: app.dir, env, timeout });
+const swarm = (args) => dockerOk(args, { cwd: app.dir, env, timeout: 600_000 });
 
 // Each orchestrator's way to start, stop one replica (put back after), scale, replace and end.
 const ORCHESTRATORS = {

@@ -126,10 +126,9 @@ async function drillStrategy({ engine, sample, app, key, opts, outDir, log }) {
 async function main() {
   const opts = program.parse().opts();
   const choice = selectEngine(opts.engine ?? process.env.ENGINE);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const outDir = path.resolve(opts.out ?? path.join(REPO_ROOT, '.run', 'drills', stamp));
-  const log = (line) => console.log(line);
   const startedAt = new Date().toISOString();
+  const outDir = path.resolve(opts.out ?? path.join(REPO_ROOT, '.run', 'drills', startedAt.replace(/[:.]/g, '-')));
+  const log = (line) => console.log(line);
   process.once('SIGINT', () => {
     stopAll().finally(() => process.exit(130));
   });

@@ -21,9 +21,6 @@ const { up, down } = runnerFor('processes');
 const runDir = join(tmpdir(), `one-vs-replicas-${replicas}-${process.pid}`);
 const wrk = (url, c, d) => parseWrk(
   execFileSync('wrk', ['-t2', `-c${c}`, `-d${d}s`, '--timeout', '5s', '--latency', url], { encoding: 'utf8' }));
-const summary = ({ rps, latencyMs, socketErrors, non2xx }) => ({
-  rps, p50Ms: latencyMs.p50, p99Ms: latencyMs.p99, socketErrors, non2xx,
-});
 
 try {
   const topo = await up({ sample, runDir, env: { HTTP_PORT: '0', REPLICAS: replicas, CPUS: cpus } });
@@ -32,7 +29,8 @@ try {
   for (const path of paths.split(',')) {
     wrk(topo.url + path, 100, 3); // warm-up: JIT, connection pools
     for (const connections of [100, 400]) {
-      const measured = summary(wrk(topo.url + path, connections, seconds));
+      const { rps, latencyMs, socketErrors, non2xx } = wrk(topo.url + path, connections, seconds);
+      const measured = { rps, p50Ms: latencyMs.p50, p99Ms: latencyMs.p99, socketErrors, non2xx };
       console.log(JSON.stringify({ sample, replicas, cpus, path, connections, ...measured }));
     }
   }

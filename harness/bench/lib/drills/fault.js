@@ -37,9 +37,9 @@ const saidListening = (log, pid) =>
 // the victim, the new one has said it listens, and the instance answers its health check.
 /**
  * @param {Where & { index: number, name: string, victim: number, before: number[],
- *   log: { read: () => Promise<string> }, timeoutMs?: number }} options
+ *   log: { read: () => Promise<string> } }} options
  */
-async function workerBack({ runner, runDir, service, index, name, victim, before, log, timeoutMs = 60_000 }) {
+async function workerBack({ runner, runDir, service, index, name, victim, before, log }) {
   const at = { runDir, service, index };
   return waitFor(async () => {
     const workers = await runner.workerPids(at);
@@ -48,8 +48,8 @@ async function workerBack({ runner, runDir, service, index, name, victim, before
     if (workers.length < before.length || workers.includes(victim) || !fresh.length) return null;
     const text = await log.read();
     const back = fresh.every((p) => saidListening(text, nsPidOf(p))) && (await runner.isServing(at));
-    return back ? { pid: fresh[0], at: Date.now() } : null;
-  }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs, everyMs: 20 });
+    return back ? { healthyAt: Date.now() } : null;
+  }, { what: `${name}: its killed worker ${victim} replaced`, timeoutMs: 60_000, everyMs: 20 });
 }
 
 const originOf = (u) => (URL.canParse(u) ? new URL(u).origin : null);
@@ -68,22 +68,26 @@ async function checkSameAddress({ runner, runDir, service, inst, url }) {
   }
 }
 
+// A kill's record: when `kill` was sent on the load's clock, and how long until it saw the victim
+// healthy again and (behind nginx) back in rotation.
+/** @param {Load} load @param {() => Promise<{ healthyAt: number, inRotationAt?: number }>} kill */
+async function timedKill(load, target, pid, kill) {
+  const killedAtMs = Math.round(load.now());
+  const epoch = Date.now();
+  const { healthyAt, inRotationAt = healthyAt } = await kill();
+  return { target, pid, killedAtMs, backAfterMs: healthyAt - epoch, inRotationAfterMs: inRotationAt - epoch };
+}
+
 /** @param {Where & { url: string, k: number, load: Load }} options */
 async function killInstance({ runner, runDir, service, url, k, load }) {
   const instances = await appOf({ runner, runDir, service });
   const inst = instances[k % instances.length];
-  const killedAtMs = load.now();
-  const epoch = Date.now();
-  await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
-  const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
-  await checkSameAddress({ runner, runDir, service, inst, url });
-  return {
-    target: inst.name,
-    pid: inst.pid,
-    killedAtMs: Math.round(killedAtMs),
-    backAfterMs: back.healthyAt - epoch,
-    inRotationAfterMs: back.inRotationAt - epoch,
-  };
+  return timedKill(load, inst.name, inst.pid, async () => {
+    await runner.signal({ runDir, service, index: inst.index, signal: 'SIGKILL' });
+    const back = await runner.waitServing({ runDir, service, index: inst.index, notPid: inst.pid });
+    await checkSameAddress({ runner, runDir, service, inst, url });
+    return back;
+  });
 }
 
 /** @param {Where & { load: Load }} options */
@@ -94,32 +98,20 @@ async function killWorker({ runner, runDir, service, load }) {
   if (!before.length) throw new Error(`${inst.name} has no worker processes to kill (is it a cluster primary?)`);
   const victim = before[0]; // the oldest: each kill hits a worker that has not been killed yet
   const log = await runner.logReader(at);
-  const killedAtMs = load.now();
-  const epoch = Date.now();
-  process.kill(victim, 'SIGKILL');
-  const back = await workerBack({ runner, ...at, name: inst.name, victim, before, log });
-  return {
-    target: `${inst.name} worker`,
-    pid: victim,
-    killedAtMs: Math.round(killedAtMs),
-    backAfterMs: back.at - epoch,
-    inRotationAfterMs: back.at - epoch,
-  };
+  return timedKill(load, `${inst.name} worker`, victim, () => {
+    process.kill(victim, 'SIGKILL');
+    return workerBack({ runner, ...at, name: inst.name, victim, before, log });
+  });
 }
 
 /**
- * faultDrill({ runner, runDir, service = 'app', url, how: 'instance' | 'worker', kills, rate, mix, app, about, log }):
- * `runner`: the engine's Runner (runner/index.js runnerFor), the processes backend by default;
- * `url` is where the clients go (nginx, or one instance directly); `rate` requests per second,
- * open loop; `mix` = { get: '/path', post: { path, body, contentType }, postShare }; `app` the app's
- * x-bench description (default: read from the run), whose store, where it runs, counts the writes;
- * `about` = { strategy, processes, budget, app } is copied into the record so it describes itself.
+ * faultDrill({ ...DrillOptions (under-load.js), how: 'instance' | 'worker', kills }): `url` is nginx, or one
+ * instance directly.
  * Returns { kind: 'crash', ...about, engine, how, kills: [{ target, pid, killedAtMs, backAfterMs,
  * inRotationAfterMs, outageMs, failed: { get, post } }], get: { requests, failed, retried, errors },
  * post: {...}, latencyMs: { p50, p90, p99, max }, recoverMs: { median, max }, inRotationMs,
  * backMs, outageMs: { median, max }, writes, durationS, rate, mix }.
- */
-/** @param {import('./under-load.js').DrillOptions & { how?: string, kills?: number }} options */
+ * @param {import('./under-load.js').DrillOptions & { how?: string, kills?: number }} options */
 export async function faultDrill(options) {
   const o = withDefaults(options);
   const { runner, runDir, service, url, mix, about, log, gapMs } = o;
@@ -153,7 +145,7 @@ export async function faultDrill(options) {
     how,
     kills: events,
     ...rest,
-    recoverMs: spread(events.map((k) => k.backAfterMs)),
+    recoverMs: rest.backMs,
     // After a kill behind nginx the runner also waits out nginx's passive check: a wait, not a measure.
     inRotationMs: spread(events.map((k) => k.inRotationAfterMs)),
   };

@@ -8,13 +8,12 @@ import { drillOf } from './strategies.js';
 import { describeSample } from '../topologies/app-descriptions.js';
 import { lateWhy, LATE_TRIES, SEND_LAG_P99_BOUND_MS } from '../judge/send-lag-bound.js';
 import { swarmRolloutDrill } from './swarm.js';
+import { DRILL_KINDS } from '../report/drill-verdict.js';
 
 /** @typedef {import('../../../runner/index.js').Runner} Runner */
 
 export { drillCells, whyNotDrillable, DRILL_DEFAULTS } from './cells.js';
 export { STRATEGY_KEYS } from './strategies.js';
-
-const DRILL_KINDS = ['fault', 'rollout', 'stop', 'scale-down'];
 
 // Who and what a drill cell drills, copied into its record (results.json describes itself).
 function aboutOf(cell, name) {
@@ -46,21 +45,19 @@ export async function keptUnlessLate(once, log, boundMs = SEND_LAG_P99_BOUND_MS)
 }
 
 /**
- * runDrillCell({ cell, runner, runDir, url, app, name, service, log }) -> the drill's record: it
+ * runDrillCell({ cell, runner, runDir, url, app, name, log }) -> the drill's record: it
  * names its kind, strategy, engine, processes, budget, app and what was done (`what`). `app`: the
  * app's description (default: describeSample of the cell's topology's sample).
  * A drill whose generator sent late is run again (keptUnlessLate); `sendLagBoundMs` (default judge/send-lag-bound.js's)
  * is the bound: a test that asserts no latency may take any, a hand run on a busy machine a larger one.
- * @param {{ cell: any, runner: Runner, runDir: string, url: string, app?: any, name?: string, service?: string,
+ * @param {{ cell: any, runner: Runner, runDir: string, url: string, app?: any, name?: string,
  *   log?: (line: string) => void, sendLagBoundMs?: number }} options
  */
-export async function runDrillCell({
-  cell, runner, runDir, url, app, name, service = 'app', log = () => {}, sendLagBoundMs,
-}) {
+export async function runDrillCell({ cell, runner, runDir, url, app, name, log = () => {}, sendLagBoundMs }) {
   if (!DRILL_KINDS.includes(cell.kind)) throw new Error(`not a drill cell: kind ${JSON.stringify(cell.kind)}`);
   const described = app ?? describeSample(cell.topology.sample);
   const about = aboutOf(cell, name);
-  const common = { runner, runDir, service, url, rate: cell.rate, mix: cell.mix, app: described, about, log };
+  const common = { runner, runDir, url, rate: cell.rate, mix: cell.mix, app: described, about, log };
   return keptUnlessLate(() => {
     if (cell.kind === 'fault') return faultDrill({ ...common, how: cell.how, kills: cell.kills });
     if (cell.kind === 'rollout') return rolloutDrill({ ...common, sample: described.folder, roll: cell.roll });

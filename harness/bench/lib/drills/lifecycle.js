@@ -13,12 +13,12 @@ export const LIFECYCLE = ['stop', 'scale-down'];
 /** @typedef {import('./under-load.js').Where} Where @typedef {import('./under-load.js').Load} Load */
 
 // Until the instance's process `pid` is gone (it drained and exited), bounded.
-/** @param {Where & { index: number, pid: number, name: string, timeoutMs?: number }} options */
-async function exited({ runner, runDir, service, index, pid, name, timeoutMs = 60_000 }) {
+/** @param {Where & { index: number, pid: number, name: string }} options */
+async function exited({ runner, runDir, service, index, pid, name }) {
   await waitFor(async () => {
     const row = (await instancesOf(runner, runDir, service)).find((r) => r.index === index);
     return !row || row.pid !== pid || !String(row.status).startsWith('running');
-  }, { what: `${name} to exit after its stop signal`, timeoutMs });
+  }, { what: `${name} to exit after its stop signal`, timeoutMs: 60_000 });
 }
 
 /** @param {Where & { k: number, load: Load, log: (line: string) => void }} step */
@@ -60,12 +60,10 @@ async function scaleDownOne({ runner, runDir, service, k, load, log }) {
 }
 
 /**
- * lifecycleDrill({ runner, runDir, service = 'app', url, kind: 'stop' | 'scale-down', events, rate, mix, app,
- * about, log }):
+ * lifecycleDrill({ ...DrillOptions (under-load.js), kind: 'stop' | 'scale-down', events }):
  * Returns { kind, ...about, engine, events: [{ target, atMs, backMs, outageMs, failed: { get, post }, ... }],
  * get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
- */
-/** @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
+ * @param {import('./under-load.js').DrillOptions & { kind: string, events?: number }} options */
 export async function lifecycleDrill(options) {
   const o = withDefaults(options);
   const { runner, runDir, service, mix, about, log, gapMs } = o;

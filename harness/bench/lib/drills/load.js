@@ -1,10 +1,6 @@
-// Open-loop load for the drills, sent from a thread of its own (load-thread.js running
-// load-schedule.js): requests leave on a fixed schedule (`rate` per second) whatever the server
-// does, and whatever the thread that runs the drill is doing — the Docker runner blocks its thread
-// for seconds at a time (`docker stop` of a draining replica, `docker compose up --wait`). Each
-// answer is timed from when the request was meant to leave, and each request records how late it
-// left (its send lag): a drill whose generator was late is judged invalid (judge/send-lag-bound.js), never
-// published. The summaries below are what a drill keeps of the records.
+// Open-loop load for the drills: load-schedule.js's fixed schedule (each request timed from when it
+// was meant to leave, and how late it left), sent from a thread of its own (load-thread.js says
+// why). The summaries below are what a drill keeps of the records.
 import { performance } from 'node:perf_hooks';
 import { generatorThread } from '../tools/generator-heap.js';
 import { percentiles } from '../judge/stats.js';
@@ -13,17 +9,15 @@ import { percentiles } from '../judge/stats.js';
  * Starts the load in its own thread; resolves once its schedule has started. `mix` = { get: '/path',
  * post: { path, body, contentType }, postShare }. Returns { now(), startedAt, stop() -> Promise<records> }:
  * now() is ms since the schedule's start (the clock every record's `at` uses), startedAt when that
- * was (epoch ms); stop() ends the schedule, waits for the requests in flight (each bounded by
- * timeoutMs) and returns one record per request: { method, at (ms after start it was meant to
- * leave), lagMs (how late it left), latencyMs, status?, error?, retried, id? }.
- * @param {{ url: string, rate: number, mix: any, idPrefix?: string, timeoutMs?: number, maxSockets?: number }} options
+ * was (epoch ms); stop() ends the schedule and returns its records (load-schedule.js runSchedule).
+ * @param {{ url: string, rate: number, mix: any, idPrefix?: string }} options
  * @returns {Promise<{ now: () => number, startedAt: number, stop: () => Promise<any[]> }>}
  */
-export async function startLoad({ url, rate, mix, idPrefix, timeoutMs = 10_000, maxSockets = 64 }) {
+export async function startLoad({ url, rate, mix, idPrefix }) {
   if (!(rate > 0)) throw new Error(`rate must be a positive number of requests per second (got ${rate})`);
   new URL(url); // a bad URL throws here, not in the thread
   const worker = generatorThread(new URL('./load-thread.js', import.meta.url), {
-    workerData: { url, rate, mix, idPrefix, timeoutMs, maxSockets },
+    workerData: { url, rate, mix, idPrefix },
   });
   const ended = new Promise((resolve, reject) => {
     worker.once('error', reject);
@@ -76,11 +70,8 @@ export function summarise(records) {
   const byMethod = (method) => {
     const rs = records.filter((r) => r.method === method);
     const bad = rs.filter(failed);
-    const errors = {};
-    for (const r of bad) {
-      const key = r.error ?? `HTTP ${r.status}`;
-      errors[key] = (errors[key] ?? 0) + 1;
-    }
+    const byError = Object.groupBy(bad, (r) => r.error ?? `HTTP ${r.status}`);
+    const errors = Object.fromEntries(Object.entries(byError).map(([key, them]) => [key, them.length]));
     return { requests: rs.length, failed: bad.length, retried: rs.filter((r) => r.retried).length, errors };
   };
   return { get: byMethod('GET'), post: byMethod('POST'), latencyMs: latencyOf(records), sendLagMs: sendLagOf(records) };

@@ -31,8 +31,7 @@ async function restartInPlace({ runner, runDir, service, log }) {
  * zeroDowntime, steps: [{ instance, from, to, startedAtMs, tookMs, outageMs, failed: { get, post } }],
  * reloadMs, get, post, latencyMs, backMs, outageMs, writes, durationS, rate, mix }.
  * A rollout that stops (a new instance never healthy) throws its one-line reason.
- */
-/** @param {import('./under-load.js').DrillOptions & { sample?: string, roll?: string }} options */
+ * @param {import('./under-load.js').DrillOptions & { sample?: string, roll?: string }} options */
 export async function rolloutDrill(options) {
   const o = withDefaults(options);
   const { runner, runDir, service, about, log } = o;

@@ -31,7 +31,7 @@ export function stackFiles(app) {
  * that (a stack of this repository may place one per node, for machines of their own: start-first
  * needs a slot beside each old task, so there the update waits for a node that never comes).
  */
-export function whyNoSwarm(app, processes = 2) {
+export function whyNoSwarm(app, processes) {
   const file = path.join(app.dir, 'compose.swarm.yaml');
   if (!fs.existsSync(file)) return `${app.folder} has no compose.swarm.yaml`;
   const cap = YAML.parse(fs.readFileSync(file, 'utf8'))?.services?.[app.app]?.deploy?.placement?.max_replicas_per_node;
@@ -126,10 +126,9 @@ function stackRunner(docker, stack) {
  * get, post, latencyMs, sendLagMs, writes, … }. `ownEngine`: the run started this engine (it may
  * make it a Swarm and leave again); otherwise it must be a Swarm manager already.
  * @param {{ host?: string | null, ownEngine: boolean, app: any, env: Record<string, string>, processes: number,
- *   rate: number, mix: any, events?: number, about?: any, log?: (line: string) => void }} options
+ *   rate: number, mix: any, events?: number, about: any, log: (line: string) => void }} options
  */
-export async function swarmRolloutDrill({ host, ownEngine, app, env, processes, rate, mix, events = 2, about = {},
-  log = () => {} }) {
+export async function swarmRolloutDrill({ host, ownEngine, app, env, processes, rate, mix, events = 2, about, log }) {
   checkMix(mix);
   const why = whyNoSwarm(app, processes);
   if (why) throw new Error(why);

@@ -188,7 +188,6 @@ export function eventsRecord(run, events, { startOf, backOf }) {
     ...latencyBetween(records, windows[i][0], windows[i][1]),
   }));
   const outages = windowed.map((e) => e.outageMs);
-  const during = windows.length ? latencyBetween(records, windows[0][0], Infinity) : null;
   const post = mix.post && { path: mix.post.path, contentType: mix.post.contentType ?? 'application/json' };
   return {
     // The epoch ms the drill's clock (every atMs, startedAtMs, killedAtMs) counts from.
@@ -198,7 +197,7 @@ export function eventsRecord(run, events, { startOf, backOf }) {
     durationS: run.durationS,
     rate: run.rate,
     mix: { get: mix.get, ...(post ? { post } : {}), postShare: mix.postShare ?? 0 },
-    ...(during ? { duringEvents: during } : {}),
+    ...(windows.length ? { duringEvents: latencyBetween(records, windows[0][0], Infinity) } : {}),
     backMs: spread(windowed.map(backOf)),
     outageMs: { ...spread(outages), total: outages.reduce((a, b) => a + b, 0) },
     writes: run.writes,

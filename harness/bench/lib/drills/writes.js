@@ -125,14 +125,13 @@ export async function readBack({ runner, runDir, writes, prefix }) {
  */
 export function accountWrites(records, storedIds) {
   const posts = records.filter((r) => r.method === 'POST' && r.id !== undefined);
-  const times = new Map();
-  for (const id of storedIds) times.set(id, (times.get(id) ?? 0) + 1);
+  const times = Map.groupBy(storedIds, (id) => id);
   const sent = new Set(posts.map((r) => r.id));
   const acked = posts.filter((r) => !failedRequest(r));
   const failedAtClient = posts.filter(failedRequest);
   const lost = acked.filter((r) => !times.has(r.id)).map((r) => r.id);
   const ambiguous = failedAtClient.filter((r) => times.has(r.id)).map((r) => r.id);
-  const duplicated = [...times].filter(([id, n]) => n > 1 && sent.has(id)).map(([id]) => id);
+  const duplicated = [...times].filter(([id, rows]) => rows.length > 1 && sent.has(id)).map(([id]) => id);
   return {
     sent: posts.length,
     acknowledged: acked.length,
