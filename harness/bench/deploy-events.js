@@ -263,7 +263,7 @@ function startLoad(url) {
   const out = path.join(outDir, 'records.json');
   const args = ['--url', url, '--get', app.workloads.light ?? '/', '--post', post, '--body', body,
     '--post-share', String(opts.postShare), '--rate', String(opts.rate), '--seconds', '86400', '--out', out];
-  load = spawn(process.execPath, [new URL('./load.js', import.meta.url).pathname, ...args],
+  load = spawn(process.execPath, [path.join(import.meta.dirname, 'load.js'), ...args],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   let line = '';
   load.stdout.on('data', (d) => { line += d; });

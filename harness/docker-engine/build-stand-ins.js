@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { DOCKER_HOST } from './daemon.js';
 
-const BUILD = path.join(path.dirname(new URL(import.meta.url).pathname), 'build-stand-ins.sh');
+const BUILD = path.join(import.meta.dirname, 'build-stand-ins.sh');
 
 /** Builds (or finds cached) the stand-in images; `dind` too for the three-node Swarm drill. */
 export function buildStandIns(which = []) {

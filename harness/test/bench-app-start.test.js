@@ -7,6 +7,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { npmStart, resolveEntry, StartError } from '../bench/wrap/entry-probe.js';
 import { shapeOf } from '../bench/wrap/shell-script.js';
 import { appEnv, npmAdditions } from '../bench/wrap/launch-spec.js';
@@ -184,4 +185,23 @@ test('the cause in one line, from where the app listens', () => {
 test('the bench README quotes the settle time the check uses', () => {
   const doc = fs.readFileSync(path.join(REPO_ROOT, 'harness/bench/README.md'), 'utf8');
   assert.match(doc, new RegExp(`for ${SETTLED_S} s is not waited for longer \\(\`SETTLED_S\``));
+});
+
+test('the launcher starts from a path with a space, through a symbolic link', () => {
+  // A checkout in "My Projects", or reached through a link: the module's URL is percent-encoded and
+  // resolves the link, so it matches neither the path node was given nor the folder's name.
+  const home = userFolder('a space', {});
+  const wrap = path.join(home, 'wrap link');
+  fs.symlinkSync(path.join(REPO_ROOT, 'harness/bench/wrap'), wrap);
+  const launch = path.join(home, 'launch.json');
+  fs.writeFileSync(launch, JSON.stringify({
+    name: 'echo', dir: home, script: 'echo started', execScript: 'exec echo started', npmEnv: {}, pathPrefix: [],
+    forks: false, why: 'a shell command',
+  }));
+  const r = spawnSync(process.execPath, [path.join(wrap, 'start.js')], {
+    env: { ...process.env, BENCH_LAUNCH: launch, BENCH_CLUSTERING: 'false' }, encoding: 'utf8', timeout: 30_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /one process: sh -c echo started\n/);
+  assert.match(r.stdout, /^started$/m);
 });

@@ -11,7 +11,7 @@ import crypto from 'node:crypto';
 import { sliceOrder, sliceSeed } from '../bench/lib/run/measure-window.js';
 import { runProcesses } from '../runner/index.js';
 
-const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const HARNESS = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(HARNESS, 'bench', 'cli.js');
 const NODE = process.execPath;
 
@@ -531,7 +531,7 @@ test(
   'make bench BUDGETS=…: ' +
     'a non-number, zero or more CPUs than the machine has stops before anything is installed or started',
   () => {
-    const repo = new URL('../..', import.meta.url).pathname;
+    const repo = path.resolve(import.meta.dirname, '../..');
     for (const bad of ['0', 'x', '1,999']) {
       const r = spawnSync('make', ['-s', 'bench', `BUDGETS=${bad}`], { cwd: repo, encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, 2, `BUDGETS=${bad}: ${r.stdout}${r.stderr}`);

@@ -25,7 +25,7 @@ import { resultsFolder } from '../bench/lib/run-setup.js';
 import { readResults } from '../bench/lib/judge/read-results-file.js';
 import { wordsOf } from './docs-lib.js';
 
-const REPORT_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench', 'lib', 'report');
+const REPORT_DIR = path.join(import.meta.dirname, '..', 'bench', 'lib', 'report');
 const REPO = path.join(REPORT_DIR, '..', '..', '..', '..');
 
 async function rendered(doc = schema4Doc()) {

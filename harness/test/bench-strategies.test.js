@@ -133,7 +133,7 @@ test('the samples: which strategies each supports comes from its x-bench alone',
 test("no app of this repository is named in the bench's code: it knows them by their x-bench alone", async () => {
   const fs = await import('node:fs');
   const path = await import('node:path');
-  const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bench');
+  const root = path.join(import.meta.dirname, '..', 'bench');
   const files = fs
     .readdirSync(root, { recursive: true })
     .map(String)

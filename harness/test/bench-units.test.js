@@ -1115,7 +1115,7 @@ test(
   "compare.js: each run's label (a busy machine says so) first, exit 0 when every verdict agrees, " +
     '1 when one flips, 2 on misuse',
   () => {
-    const cli = new URL('../bench/compare.js', import.meta.url).pathname;
+    const cli = path.join(import.meta.dirname, '../bench/compare.js');
     const dir = tempRunDir('compare');
     try {
       const v = (winner, ratio, lo, hi) => ({

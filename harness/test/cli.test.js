@@ -11,7 +11,7 @@ import { FIXTURE, tempRunDir, runProcesses, waitFor, getJson, pattern } from './
 
 const { readState } = runnerFor('processes');
 
-const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
+const LAB = path.join(import.meta.dirname, '..', 'bin', 'lab.js');
 
 function lab(args, env = {}) {
   const runDir = tempRunDir('cli');

@@ -10,7 +10,7 @@ import { runnerFor, selectEngine } from '../runner/index.js';
 
 const { readState } = runnerFor('processes');
 
-const HARNESS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const HARNESS = path.resolve(import.meta.dirname, '..');
 const LAB = path.join(HARNESS, 'bin', 'lab.js');
 const BENCH = path.join(HARNESS, 'bench', 'cli.js');
 

@@ -8,7 +8,7 @@ import { isAlive } from '../lib/processes.js';
 export { waitFor } from '../lib/poll.js';
 export { runProcesses } from '../runner/index.js';
 
-export const FIXTURE = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'echo');
+export const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'echo');
 
 /** A regular expression from parts (String.raw), so a long expected message fits in short lines. */
 export const pattern = (...parts) => new RegExp(parts.join(''));

@@ -12,7 +12,7 @@ import { runnerFor, availableCpus, formatCpuList, PlacementError } from '../runn
 import { FIXTURE, tempRunDir, getJson, runProcesses } from './helpers.js';
 
 const { up, down, place, restart, scale, usage, readState } = runnerFor('processes');
-const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
+const LAB = path.join(import.meta.dirname, '..', 'bin', 'lab.js');
 const ALL = availableCpus();
 const LAST = String(ALL.at(-1));
 

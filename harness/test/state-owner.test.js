@@ -12,7 +12,7 @@ import { FIXTURE, tempRunDir, getJson, waitFor, runProcesses, alivePids } from '
 
 const { up, down, ps, signal, restart, readState } = runnerFor('processes');
 
-const LAB = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'lab.js');
+const LAB = path.join(import.meta.dirname, '..', 'bin', 'lab.js');
 
 /** `lab <args>` as a process of its own, one more client of the run's supervisor. */
 function lab(runDir, args) {

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { attempt, read } from './listening.js';
 import { shapeOf } from './shell-script.js';
 
-const PROBE_DIR = path.join(path.dirname(new URL(import.meta.url).pathname), 'probe');
+const PROBE_DIR = path.join(import.meta.dirname, 'probe');
 const RECORD = path.join(PROBE_DIR, 'record.cjs');
 const PROBE_MS = 30_000;
 const MAX_DEPTH = 6;

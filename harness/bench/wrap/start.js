@@ -74,7 +74,7 @@ function runReusePort(node, count) {
 /** @param {import('./entry-probe.js').NodeEntry} node @param {number} count */
 function runPm2(node, count) {
   const runtime = createRequire(import.meta.url).resolve('pm2/bin/pm2-runtime');
-  const config = path.join(path.dirname(new URL(import.meta.url).pathname), 'pm2.config.cjs');
+  const config = path.join(import.meta.dirname, 'pm2.config.cjs');
   const app = {
     entry: node.entry, args: node.args, node_args: node.execArgv, cwd: node.cwd, env: node.env,
     instances: count, drainMs: drainMs(),
@@ -115,4 +115,6 @@ function main() {
   return { cluster: runCluster, pm2: runPm2, reuseport: runReusePort }[mode](node, count);
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname) main();
+// import.meta.main, not argv[1] against the module's URL: a URL's path is percent-encoded (a folder
+// with a space) and resolves symbolic links, and then the two never matched.
+if (import.meta.main) main();

@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { TOOLS } from '../tools/index.js';
 import { nginxBinary } from '../../../lib/nginx-binary.js';
 import { track } from './cleanup.js';
-
-const REPO = new URL('../../../../', import.meta.url).pathname;
+import { REPO_ROOT as REPO } from '../../../lib/repo-root.js';
 
 // The version probes still running. `dotnet --version` takes a second or more: a Ctrl-C in that
 // second must not leave it behind, so Ctrl-C's stopAll waits for it and an exit kills any left.
