@@ -28,7 +28,7 @@ export function appOptions(program) {
 /**
  * --app: the generated app (not started yet: checkApp does that once the engine runs), or null.
  * `engine`: the one asked for (--engine or ENGINE), undefined to go by the app's kind.
- * @param {any} opts @param {{ engine?: string, log?: (line: string) => void }} [options]
+ * @param {Record<string, any>} opts @param {{ engine?: string, log?: (line: string) => void }} [options]
  */
 export async function appFromOptions(opts, { engine, log } = {}) {
   if (!opts.app) {
@@ -39,7 +39,11 @@ export async function appFromOptions(opts, { engine, log } = {}) {
   const other = { sample: '--sample', scenario: '--scenario', matrix: '--matrix', from: '--from', appDir: '--app-dir' };
   const given = Object.keys(other).find((k) => opts[k]);
   if (given) throw new AppInputError(`--app measures your service on its own: leave out ${other[given]}`);
-  const app = await prepareApp({ ...opts, engine, check: false, log });
+  // What the app adapter takes of the command line, named: the rest of the bench's options are not its.
+  const app = await prepareApp({
+    app: opts.app, paths: opts.paths, health: opts.health, start: opts.start, service: opts.service,
+    reusePort: Boolean(opts.reusePort), engine, out: opts.out, check: false, log,
+  });
   for (const note of app.notes) log?.(note); // the strategies this app is not measured under, and why
   return app;
 }
